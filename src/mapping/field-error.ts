@@ -1,0 +1,14 @@
+/**
+ * One problem with one field of one row: reported as `field: message`. A row collects all of
+ * its field errors at once (issue 2: "every row gets all its errors at once").
+ */
+export interface FieldError {
+  /** Target field path as the mapping names it (`data.plan`, `order_products.0.currency`). */
+  readonly field: string;
+  readonly message: string;
+}
+
+/** `field: message; field: message`: the form used in the report's message column. */
+export function formatFieldErrors(errors: readonly FieldError[]): string {
+  return errors.map((e) => `${e.field}: ${e.message}`).join('; ');
+}
