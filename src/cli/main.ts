@@ -1,0 +1,68 @@
+import yargs from 'yargs';
+import { EngageError } from '../errors.js';
+import type { CliCommand, CliIo } from './command.js';
+import { EXIT } from './exit-codes.js';
+import { importCommand } from './import-command.js';
+import { validateCommand } from './validate-command.js';
+import { VERSION } from './version.js';
+
+const COMMANDS: readonly CliCommand<never>[] = [validateCommand, importCommand] as never;
+
+/** Mapped to exit code 2: the user can fix these; nothing was sent. */
+const USAGE_CODES = new Set(['USAGE', 'CONFIG_INVALID', 'MAPPING_COLUMN_MISSING', 'CSV_ENCODING', 'CSV_DUPLICATE_HEADER', 'CSV_READ', 'RESUME_REFUSED', 'STATE_LOCKED', 'LEDGER']);
+
+/**
+ * The whole command line, in-process: parses `argv` (without node and the script), runs one
+ * command, returns its exit code. Nothing else in the tool knows about argv.
+ */
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  let exitCode: number | undefined;
+  let parser = yargs([...argv])
+    .scriptName('engage-import')
+    .usage('$0 <command> [options]\n\nLoad CSV exports into the engagement platform through its public REST API.')
+    .version(VERSION)
+    .help()
+    .alias('h', 'help')
+    .strict()
+    .demandCommand(1, 'Name a command: validate, import, resume, sandbox or events')
+    .recommendCommands()
+    .exitProcess(false)
+    .showHelpOnFail(false)
+    .wrap(Math.min(110, io.stderr.columns ?? 100))
+    .epilogue('Exit codes: 0 all rows ok/valid, 1 some rows invalid, failed or unknown, 2 usage or configuration error, 3 aborted.\nThe API key is read from ENGAGE_API_KEY or --api-key-file, never from the command line.');
+  for (const c of COMMANDS) {
+    parser = parser.command(c.command as string, c.describe, c.builder as never, async (args: never) => {
+      exitCode = await c.run(args, io);
+    });
+  }
+  let output = '';
+  let usageError: string | undefined;
+  parser = parser.fail((message, error) => {
+    // yargs reports its own parse problems with a message; errors thrown by handlers come as `error`.
+    if (error) throw error;
+    usageError = message;
+  });
+  try {
+    await parser.parseAsync([...argv], {}, (_err, _args, text) => {
+      output = text;
+    });
+  } catch (error) {
+    return reportError(error, io);
+  }
+  if (usageError !== undefined) {
+    io.stderr.write(`engage-import: ${usageError}\nRun 'engage-import --help' for the commands and options.\n`);
+    return EXIT.USAGE;
+  }
+  if (output) io.stdout.write(`${output}\n`);
+  return exitCode ?? EXIT.OK;
+}
+
+function reportError(error: unknown, io: CliIo): number {
+  if (error instanceof EngageError) {
+    io.stderr.write(`engage-import: ${error.message}\n`);
+    if (error.code === 'HTTP_UNAUTHORIZED') return EXIT.ABORTED;
+    return USAGE_CODES.has(error.code) ? EXIT.USAGE : EXIT.ABORTED;
+  }
+  io.stderr.write(`engage-import: internal error (please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  return EXIT.INTERNAL;
+}

@@ -1,0 +1,112 @@
+import { dirname, resolve } from 'node:path';
+import iconv from 'iconv-lite';
+import { IANAZone } from 'luxon';
+import { ConfigError } from '../errors.js';
+import { readConfigFile, parseWith, type ConfigDocument } from './_read-config-file.js';
+import {
+  MappingFileSchema,
+  type FieldObjectInput,
+  type ResolvedField,
+  type ResolvedMapping,
+} from './mapping-schema.js';
+
+export interface MappingOverrides {
+  /** CSV file to read instead of the mapping's `source.file` (relative to the cwd). */
+  readonly input?: string;
+  readonly cwd?: string;
+}
+
+/** Read, validate and resolve one mapping file: every default is filled in here, once. */
+export async function loadMapping(path: string, overrides: MappingOverrides = {}): Promise<ResolvedMapping> {
+  const abs = resolve(overrides.cwd ?? process.cwd(), path);
+  const doc = await readConfigFile(abs);
+  return resolveMapping(doc, overrides);
+}
+
+export function resolveMapping(doc: ConfigDocument, overrides: MappingOverrides = {}): ResolvedMapping {
+  const file = parseWith(doc, MappingFileSchema);
+  const problems: string[] = [];
+  const at = (fieldPath: (string | number)[], message: string) => {
+    const line = doc.lineOf(fieldPath);
+    problems.push(`${doc.path}${line ? `:${line}` : ''}: ${fieldPath.join('.')}: ${message}`);
+  };
+
+  const encoding = file.source.encoding ?? 'utf-8';
+  if (!iconv.encodingExists(encoding)) at(['source', 'encoding'], `unknown encoding ${JSON.stringify(encoding)}`);
+
+  const fields: ResolvedField[] = [];
+  for (const [target, spec] of Object.entries(file.fields)) {
+    const f: FieldObjectInput = typeof spec === 'string' ? { column: spec } : spec;
+    const where = ['fields', target];
+    const type = f.type ?? 'string';
+    const path = target.split('.');
+    if (path.some((segment) => segment === '')) at(where, `target ${JSON.stringify(target)} has an empty path segment`);
+    if (f.items !== undefined && type !== 'list') at([...where, 'items'], '`items` applies to type list only');
+    if (f.separator !== undefined && type !== 'list') at([...where, 'separator'], '`separator` applies to type list only');
+    if (f.decimals !== undefined && type !== 'decimal') at([...where, 'decimals'], '`decimals` applies to type decimal only');
+    const dated = ['date', 'datetime', 'unix'].includes(type) || (type === 'list' && ['date', 'datetime', 'unix'].includes(f.items ?? ''));
+    if ((f.format !== undefined || f.timezone !== undefined) && !dated) at(where, '`format` and `timezone` apply to date, datetime and unix only');
+    if (f.timezone !== undefined && !IANAZone.isValidZone(f.timezone)) at([...where, 'timezone'], `unknown time zone ${JSON.stringify(f.timezone)} (expected an IANA name such as Europe/Warsaw)`);
+    fields.push({
+      target,
+      path,
+      ...(f.column !== undefined ? { column: f.column } : {}),
+      ...(f.value !== undefined ? { constant: f.value } : {}),
+      type,
+      items: f.items ?? 'string',
+      ...(f.format !== undefined ? { format: f.format } : {}),
+      timezone: f.timezone ?? 'UTC',
+      separator: f.separator ?? ',',
+      decimals: f.decimals ?? 2,
+      ...(f.map !== undefined ? { map: f.map } : {}),
+      ...(f.default !== undefined ? { default: f.default } : {}),
+      required: f.required ?? false,
+      empty: f.empty ?? 'omit',
+    });
+  }
+  checkPathConflicts(fields, at);
+  if (problems.length > 0) throw new ConfigError('CONFIG_INVALID', problems.join('\n'));
+
+  const source = overrides.input !== undefined
+    ? resolve(overrides.cwd ?? process.cwd(), overrides.input)
+    : resolve(dirname(doc.path), file.source.file);
+  return {
+    mappingFile: doc.path,
+    resource: file.resource,
+    operation: file.operation,
+    source: { path: source, delimiter: file.source.delimiter ?? ',', encoding },
+    key: typeof file.key === 'string' ? [file.key] : file.key,
+    fields,
+  };
+}
+
+/** `data` and `data.plan` cannot both be targets: the scalar would be overwritten by the object. */
+function checkPathConflicts(fields: readonly ResolvedField[], at: (p: string[], m: string) => void): void {
+  const targets = new Set(fields.map((f) => f.target));
+  for (const f of fields) {
+    for (let n = 1; n < f.path.length; n++) {
+      const prefix = f.path.slice(0, n).join('.');
+      if (targets.has(prefix)) at(['fields', f.target], `conflicts with field ${JSON.stringify(prefix)}, which sets the same place to a single value`);
+    }
+  }
+}
+
+/**
+ * A mapping that names a column missing from the CSV header fails before row 1, naming the
+ * mapping file, the field and the columns the header does have (issue 2).
+ */
+export function checkHeader(mapping: ResolvedMapping, header: readonly string[]): void {
+  const have = new Set(header);
+  const missing: string[] = [];
+  for (const f of mapping.fields) {
+    if (f.column !== undefined && !have.has(f.column)) missing.push(`field ${JSON.stringify(f.target)} reads column ${JSON.stringify(f.column)}`);
+  }
+  for (const k of mapping.key) {
+    if (!have.has(k)) missing.push(`key reads column ${JSON.stringify(k)}`);
+  }
+  if (missing.length === 0) return;
+  throw new ConfigError(
+    'MAPPING_COLUMN_MISSING',
+    `${mapping.mappingFile}: ${missing.join('; ')}, but ${mapping.source.path} has no such column. Its columns are: ${header.map((h) => JSON.stringify(h)).join(', ')}`,
+  );
+}

@@ -1,0 +1,67 @@
+import type { LoadedJob } from '../config/load-job.js';
+import type { RequestOptions } from '../resources/index.js';
+import { createPayloadsWriter } from '../report/payloads-writer.js';
+import { createRejectsWriter } from '../report/rejects-writer.js';
+import { createReportWriter } from '../report/report-writer.js';
+import { newFileSummary, totalsOf, type FileSummary, type RunSummary } from '../report/summary.js';
+import { displayPath } from './display-path.js';
+import { openSources } from './open-sources.js';
+import { planRows } from './plan-rows.js';
+import { inDependencyOrder } from './stage-order.js';
+
+export interface DryRunOptions extends RequestOptions {
+  readonly cwd: string;
+  /** Report CSV path. */
+  readonly report: string;
+  /** Rejects CSV path (invalid rows with their original columns and `error`). Default: none. */
+  readonly rejects?: string | undefined;
+  /** NDJSON of the exact requests valid rows would send. Default: none. */
+  readonly payloads?: string | undefined;
+  /** Records read per file. Default: all. */
+  readonly limit?: number | undefined;
+  /** Requests per second the live import would run at, for the estimate. */
+  readonly rate: number;
+}
+
+/** Validate every row of a job without sending anything; one report line per record. */
+export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise<RunSummary> {
+  const ordered = inDependencyOrder(job.mappings);
+  const sources = await openSources(ordered);
+  const report = createReportWriter(options.report);
+  const rejects = options.rejects ? createRejectsWriter(options.rejects, job.kind === 'job') : undefined;
+  const payloads = options.payloads ? createPayloadsWriter(options.payloads) : undefined;
+  const files: FileSummary[] = [];
+  try {
+    for (const { mapping, source } of sources) {
+      const file = displayPath(mapping.source.path, options.cwd);
+      const summary = newFileSummary(file, mapping.resource);
+      files.push(summary);
+      for await (const row of planRows(mapping, source, options)) {
+        summary.counts[row.status]++;
+        if (row.status === 'valid') {
+          summary.requests++;
+          await report.write({ file, line: row.line, resource: mapping.resource, key: row.key, status: 'valid' });
+          await payloads?.write({ file, line: row.line, method: row.call.method, path: `/${row.call.path}`, body: row.call.body });
+        } else {
+          await report.write({ file, line: row.line, resource: mapping.resource, key: row.key, status: 'invalid', message: row.message });
+          await rejects?.write(mapping, source.header, row.fields, row.message);
+        }
+      }
+    }
+  } finally {
+    for (const { source } of sources) source.close();
+    await Promise.all([report.close(), rejects?.close(), payloads?.close()]);
+  }
+  return {
+    mode: 'dry-run',
+    files,
+    totals: totalsOf(files),
+    requests: files.reduce((n, f) => n + f.requests, 0),
+    rate: options.rate,
+    report: displayPath(options.report, options.cwd),
+    rejects: rejects?.files().map((f) => displayPath(f, options.cwd)) ?? [],
+    payloads: options.payloads ? displayPath(options.payloads, options.cwd) : undefined,
+    aborted: undefined,
+    limit: options.limit,
+  };
+}

@@ -1,0 +1,28 @@
+import { checkHeader } from '../config/load-mapping.js';
+import type { ResolvedMapping } from '../config/mapping-schema.js';
+import { openCsv, type CsvSource } from '../source/csv-source.js';
+
+export interface OpenedSource {
+  readonly mapping: ResolvedMapping;
+  readonly source: CsvSource;
+}
+
+/**
+ * Open every CSV of the job and check its header against its mapping before any row is read,
+ * so that a broken mapping fails the whole job before row 1 (issue 2) and before any request
+ * (issue 4). On failure the files already opened are released.
+ */
+export async function openSources(mappings: readonly ResolvedMapping[]): Promise<OpenedSource[]> {
+  const opened: OpenedSource[] = [];
+  try {
+    for (const mapping of mappings) {
+      const source = await openCsv({ path: mapping.source.path, delimiter: mapping.source.delimiter, encoding: mapping.source.encoding });
+      opened.push({ mapping, source });
+      checkHeader(mapping, source.header);
+    }
+    return opened;
+  } catch (error) {
+    for (const o of opened) o.source.close();
+    throw error;
+  }
+}

@@ -1,0 +1,35 @@
+import { createWriteStream, mkdirSync } from 'node:fs';
+import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
+import { dirname } from 'node:path';
+
+/** One request a valid row would send (dry run `--payloads`), for reviewing a migration. */
+export interface PayloadLine {
+  readonly file: string;
+  readonly line: number;
+  readonly method: string;
+  /** Relative to the API root, starting with `/` (`/product-event-creation/SKU/1/`). */
+  readonly path: string;
+  readonly body: unknown;
+}
+
+export interface PayloadsWriter {
+  write(line: PayloadLine): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** NDJSON, one request a line, streamed with backpressure. */
+export function createPayloadsWriter(path: string): PayloadsWriter {
+  mkdirSync(dirname(path), { recursive: true });
+  const out = createWriteStream(path);
+  return {
+    async write(l) {
+      const text = `${JSON.stringify({ file: l.file, line: l.line, method: l.method, path: l.path, body: l.body })}\n`;
+      if (!out.write(text)) await once(out, 'drain');
+    },
+    async close() {
+      out.end();
+      await finished(out);
+    },
+  };
+}

@@ -1,0 +1,27 @@
+import type { ResourceName } from '../config/mapping-schema.js';
+
+/**
+ * What happened to one input record.
+ * - `valid` / `invalid`: dry run (local checks only); `invalid` also in a live run (never sent).
+ * - `ok`, `failed` (the API said no), `unknown` (the request may have been applied; not resent),
+ *   `not_sent` (the run stopped before this row), `skipped` (a parent row failed).
+ */
+export const ROW_STATUSES = ['valid', 'invalid', 'ok', 'failed', 'unknown', 'not_sent', 'skipped'] as const;
+export type RowStatus = (typeof ROW_STATUSES)[number];
+
+/** One line of the report CSV: one per input record, in input order. */
+export interface ReportLine {
+  /** The CSV file as the user named it in the mapping (relative to the cwd when possible). */
+  readonly file: string;
+  /** Line on which the record starts (the header is line 1). */
+  readonly line: number;
+  readonly resource: ResourceName;
+  readonly key: string;
+  readonly status: RowStatus;
+  readonly http_status?: number | undefined;
+  /** Id the API answered for a created or updated record. */
+  readonly id?: string | undefined;
+  readonly message?: string | undefined;
+}
+
+export const REPORT_COLUMNS = ['file', 'line', 'resource', 'key', 'status', 'http_status', 'id', 'message'] as const;

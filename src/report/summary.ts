@@ -1,0 +1,87 @@
+import type { ResourceName } from '../config/mapping-schema.js';
+import { ROW_STATUSES, type RowStatus } from './report-line.js';
+
+/** Counts of one input file (one mapping). Live figures are absent in a dry run. */
+export interface FileSummary {
+  readonly file: string;
+  readonly resource: ResourceName;
+  readonly counts: Record<RowStatus, number>;
+  /** Requests this file's rows would send (dry run) or sent (live, including retries). */
+  requests: number;
+  retries: number;
+  throttled: number;
+  elapsedMs: number;
+}
+
+export interface RunSummary {
+  readonly mode: 'dry-run' | 'live';
+  readonly files: readonly FileSummary[];
+  readonly totals: Record<RowStatus, number>;
+  /** Dry run: requests the live import would send; live: requests sent. */
+  readonly requests: number;
+  readonly rate: number;
+  readonly report: string | undefined;
+  readonly rejects: readonly string[];
+  readonly payloads: string | undefined;
+  /** Set when the run stopped before its end (401, signal). */
+  readonly aborted: string | undefined;
+  /** Rows read per file when `--limit` cut the input. */
+  readonly limit: number | undefined;
+}
+
+export function emptyCounts(): Record<RowStatus, number> {
+  return Object.fromEntries(ROW_STATUSES.map((s) => [s, 0])) as Record<RowStatus, number>;
+}
+
+export function newFileSummary(file: string, resource: ResourceName): FileSummary {
+  return { file, resource, counts: emptyCounts(), requests: 0, retries: 0, throttled: 0, elapsedMs: 0 };
+}
+
+export function totalsOf(files: readonly FileSummary[]): Record<RowStatus, number> {
+  const totals = emptyCounts();
+  for (const f of files) for (const s of ROW_STATUSES) totals[s] += f.counts[s];
+  return totals;
+}
+
+const number = new Intl.NumberFormat('en-US');
+
+/** `20 min 35 s`, `1 h 2 min 3 s`, `4 s`: rounded up, so an estimate is never optimistic. */
+export function formatDuration(seconds: number): string {
+  let s = Math.ceil(seconds);
+  const h = Math.floor(s / 3600);
+  s -= h * 3600;
+  const m = Math.floor(s / 60);
+  s -= m * 60;
+  const parts = [h ? `${h} h` : '', m ? `${m} min` : '', s || (!h && !m) ? `${s} s` : ''].filter(Boolean);
+  return parts.join(' ');
+}
+
+/** `12,345 requests ≈ 20 min 35 s at 10 req/s` */
+export function formatEstimate(requests: number, rate: number): string {
+  return `${number.format(requests)} request${requests === 1 ? '' : 's'} ≈ ${formatDuration(requests / rate)} at ${number.format(rate)} req/s`;
+}
+
+/** The human summary written to stderr: one line per file with its non-zero counts. */
+export function formatSummary(summary: RunSummary): string {
+  const lines: string[] = [];
+  const width = Math.max(...summary.files.map((f) => f.file.length), 4);
+  for (const f of summary.files) {
+    const counts = ROW_STATUSES.filter((s) => f.counts[s] > 0).map((s) => `${s} ${number.format(f.counts[s])}`);
+    const live = summary.mode === 'live'
+      ? `  (${number.format(f.requests)} requests, ${number.format(f.retries)} retries, ${number.format(f.throttled)} × 429, ${formatDuration(f.elapsedMs / 1000)}${f.elapsedMs > 0 ? `, ${(f.requests / (f.elapsedMs / 1000)).toFixed(1)} req/s` : ''})`
+      : '';
+    lines.push(`  ${f.file.padEnd(width)}  ${f.resource.padEnd(16)}  ${counts.join(', ') || 'no rows'}${live}`);
+  }
+  const t = summary.totals;
+  const rows = ROW_STATUSES.reduce((n, s) => n + t[s], 0);
+  const head = summary.mode === 'dry-run' ? 'Dry run (nothing was sent)' : 'Import';
+  const totals = ROW_STATUSES.filter((s) => t[s] > 0).map((s) => `${s} ${number.format(t[s])}`).join(', ');
+  lines.unshift(`${head}: ${number.format(rows)} rows in ${summary.files.length} file${summary.files.length === 1 ? '' : 's'}: ${totals || 'no rows'}`);
+  if (summary.limit !== undefined) lines.push(`  (--limit: at most ${number.format(summary.limit)} rows read per file)`);
+  if (summary.mode === 'dry-run') lines.push(`Live import: ${formatEstimate(summary.requests, summary.rate)}`);
+  if (summary.aborted) lines.push(`Stopped early: ${summary.aborted}`);
+  if (summary.report) lines.push(`Report: ${summary.report}`);
+  for (const r of summary.rejects) lines.push(`Rejects: ${r}`);
+  if (summary.payloads) lines.push(`Payloads: ${summary.payloads}`);
+  return `${lines.join('\n')}\n`;
+}

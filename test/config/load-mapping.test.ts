@@ -1,0 +1,99 @@
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { checkHeader, loadMapping } from '../../src/config/load-mapping.js';
+import { ConfigError } from '../../src/errors.js';
+import { tmpTree } from '../helpers/tmp.js';
+
+const EVENTS = `resource: event
+source:
+  file: data/events.csv
+key: event_id
+fields:
+  user_custom_id: customer
+  name: { column: event, required: true }
+  timestamp: { column: at, type: unix, format: "dd.MM.yyyy HH:mm", timezone: Europe/Warsaw }
+  data.plan: plan
+`;
+
+async function loadError(yaml: string, name = 'm.yaml'): Promise<string> {
+  const dir = tmpTree({ [name]: yaml });
+  try {
+    await loadMapping(join(dir, name));
+  } catch (error) {
+    expect(error).toBeInstanceOf(ConfigError);
+    return (error as Error).message.replaceAll(dir, '<dir>');
+  }
+  throw new Error('expected a ConfigError');
+}
+
+describe('loadMapping', () => {
+  it('resolves defaults once and the source path relative to the mapping file', async () => {
+    const dir = tmpTree({ 'mappings/events.yaml': EVENTS });
+    const m = await loadMapping(join(dir, 'mappings/events.yaml'));
+    expect(m.resource).toBe('event');
+    expect(m.operation).toBeUndefined();
+    expect(m.source).toEqual({ path: join(dir, 'mappings/data/events.csv'), delimiter: ',', encoding: 'utf-8' });
+    expect(m.key).toEqual(['event_id']);
+    expect(m.fields.map((f) => [f.target, f.column, f.type, f.required, f.empty, f.timezone])).toEqual([
+      ['user_custom_id', 'customer', 'string', false, 'omit', 'UTC'],
+      ['name', 'event', 'string', true, 'omit', 'UTC'],
+      ['timestamp', 'at', 'unix', false, 'omit', 'Europe/Warsaw'],
+      ['data.plan', 'plan', 'string', false, 'omit', 'UTC'],
+    ]);
+    expect(m.fields[3]?.path).toEqual(['data', 'plan']);
+  });
+
+  it('takes --input relative to the cwd instead of source.file', async () => {
+    const dir = tmpTree({ 'm.yaml': EVENTS });
+    const m = await loadMapping(join(dir, 'm.yaml'), { input: 'other.csv', cwd: '/somewhere' });
+    expect(m.source.path).toBe('/somewhere/other.csv');
+  });
+
+  it('accepts JSON with the same schema', async () => {
+    const dir = tmpTree({ 'p.json': JSON.stringify({ resource: 'product', source: { file: 'p.csv', delimiter: ';' }, key: ['sku'], fields: { custom_id: 'sku', price: { column: 'price', type: 'number' } } }) });
+    const m = await loadMapping(join(dir, 'p.json'));
+    expect(m.source.delimiter).toBe(';');
+    expect(m.fields[1]?.type).toBe('number');
+  });
+
+  it.each([
+    ['a wrong type, with the line', EVENTS.replace('type: unix', 'type: int'),
+      '<dir>/m.yaml:8: fields.timestamp.type: expected one of "string", "integer", "number", "decimal", "boolean", "date", "datetime", "unix", "json", "list", got "int"'],
+    ['an unknown resource', EVENTS.replace('resource: event', 'resource: order'),
+      '<dir>/m.yaml:1: resource: expected one of "product", "user", "deal", "event", "product-event", "webpush-campaign", got "order"'],
+    ['a deal without operation', EVENTS.replace('resource: event', 'resource: deal'),
+      '<dir>/m.yaml:1: operation: a deal mapping needs `operation`: create, update or update_or_create'],
+    ['an operation on events', EVENTS.replace('resource: event', 'resource: event\noperation: create'),
+      '<dir>/m.yaml:2: operation: `operation` applies to deals only, not to event'],
+    ['an unknown key', EVENTS.replace('key: event_id', 'key: event_id\ncolumns: 3'), '<dir>/m.yaml:1: (top level): unknown key `columns`'],
+    ['a missing source', 'resource: event\nkey: a\nfields: { name: a }\n', '<dir>/m.yaml:1: source: expected object, got nothing'],
+    ['both column and value', EVENTS.replace('data.plan: plan', 'data.plan: { column: plan, value: pro }'),
+      '<dir>/m.yaml:9: fields.data.plan: give exactly one of `column` and `value`'],
+    ['an unknown time zone', EVENTS.replace('Europe/Warsaw', 'Europe/Atlantis'),
+      '<dir>/m.yaml:8: fields.timestamp.timezone: unknown time zone "Europe/Atlantis" (expected an IANA name such as Europe/Warsaw)'],
+    ['an unknown encoding', EVENTS.replace('file: data/events.csv', 'file: data/events.csv\n  encoding: klingon'),
+      '<dir>/m.yaml:4: source.encoding: unknown encoding "klingon"'],
+    ['items on a non-list', EVENTS.replace('data.plan: plan', 'data.plan: { column: plan, items: integer }'),
+      '<dir>/m.yaml:9: fields.data.plan.items: `items` applies to type list only'],
+    ['a scalar and a nested target on the same place', `${EVENTS}  data: blob\n`,
+      '<dir>/m.yaml:9: fields.data.plan: conflicts with field "data", which sets the same place to a single value'],
+    ['broken YAML', 'resource: [event\n', '<dir>/m.yaml:2: not valid YAML/JSON: Flow sequence in block collection must be sufficiently indented and end with a ]'],
+  ])('fails before row 1 on %s', async (_name, yaml, message) => {
+    expect(await loadError(yaml)).toBe(message);
+  });
+
+  it('names a missing file', async () => {
+    await expect(loadMapping('/nonexistent/m.yaml')).rejects.toThrow('/nonexistent/m.yaml: cannot read the file (ENOENT)');
+  });
+});
+
+describe('checkHeader', () => {
+  it('names the mapping file, the field, and the columns the header has', async () => {
+    const dir = tmpTree({ 'm.yaml': EVENTS });
+    const m = await loadMapping(join(dir, 'm.yaml'));
+    expect(() => checkHeader(m, ['event_id', 'customer', 'event', 'when', 'plan'])).toThrow(
+      `${join(dir, 'm.yaml')}: field "timestamp" reads column "at", but ${join(dir, 'data/events.csv')} has no such column. Its columns are: "event_id", "customer", "event", "when", "plan"`,
+    );
+    expect(() => checkHeader(m, ['event_id', 'customer', 'event', 'at', 'plan'])).not.toThrow();
+  });
+});

@@ -1,0 +1,36 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import iconv from 'iconv-lite';
+import { describe, expect, it } from 'vitest';
+import type { ResolvedMapping } from '../../src/config/mapping-schema.js';
+import { createRejectsWriter } from '../../src/report/rejects-writer.js';
+import { tmpTree } from '../helpers/tmp.js';
+
+const mapping = (source: string, delimiter: ',' | ';', encoding: string): ResolvedMapping => ({
+  mappingFile: `/m/${source}.yaml`, resource: 'deal', operation: 'create', key: ['id'], fields: [],
+  source: { path: `/data/${source}.csv`, delimiter, encoding },
+});
+
+describe('createRejectsWriter', () => {
+  it('keeps the source delimiter and encoding so the fixed file feeds back with the same mapping', async () => {
+    const path = join(tmpTree(), 'rejects.csv');
+    const w = createRejectsWriter(path, false);
+    await w.write(mapping('deals-pl', ';', 'windows-1250'), ['nazwa', 'wartość'], ['Łódź', '-12,50'], 'value: expected a number, got "-12,50"');
+    await w.close();
+    expect(w.files()).toEqual([path]);
+    const text = iconv.decode(readFileSync(path), 'windows-1250');
+    // The original cells are written back untouched (a leading "-" survives); the error is neutralised.
+    expect(text).toBe('nazwa;wartość;error\nŁódź;-12,50;value: expected a number, got "-12,50"\n');
+  });
+
+  it('writes one file per source for a job, and pads malformed records', async () => {
+    const dir = tmpTree();
+    const w = createRejectsWriter(join(dir, 'rejects.csv'), true);
+    await w.write(mapping('a', ',', 'utf-8'), ['x', 'y', 'z'], ['1'], 'Invalid Record Length: expect 3, got 1');
+    await w.write(mapping('b', ',', 'utf-8'), ['q'], ['=1+1'], '-bad');
+    await w.close();
+    expect(w.files()).toEqual([join(dir, 'rejects.a.csv'), join(dir, 'rejects.b.csv')]);
+    expect(readFileSync(join(dir, 'rejects.a.csv'), 'utf8')).toBe('x,y,z,error\n1,,,"Invalid Record Length: expect 3, got 1"\n');
+    expect(readFileSync(join(dir, 'rejects.b.csv'), 'utf8')).toBe("q,error\n=1+1,'-bad\n");
+  });
+});
