@@ -20,7 +20,7 @@ describe('createRejectsWriter', () => {
     expect(w.files()).toEqual([path]);
     const text = iconv.decode(readFileSync(path), 'windows-1250');
     // The original cells are written back untouched (a leading "-" survives); the error is neutralised.
-    expect(text).toBe('nazwa;wartość;error\nŁódź;-12,50;value: expected a number, got "-12,50"\n');
+    expect(text).toBe('nazwa;wartość;error\nŁódź;-12,50;"value: expected a number, got ""-12,50"""\n');
   });
 
   it('writes one file per source for a job, and pads malformed records', async () => {
