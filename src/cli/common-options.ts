@@ -2,8 +2,12 @@ import type { Argv } from 'yargs';
 
 /** Options shared by `validate` and `import`: where the job is, and what files to write. */
 export function withJobOptions(y: Argv) {
+  return withRunOptions(y.positional('job', { type: 'string', demandOption: true, describe: 'A job file (mappings: [...]) or a single mapping file' }));
+}
+
+/** Output and pacing options of every command that reads a job (`resume` included). */
+export function withRunOptions(y: Argv) {
   return y
-    .positional('job', { type: 'string', demandOption: true, describe: 'A job file (mappings: [...]) or a single mapping file' })
     .option('input', { type: 'string', describe: 'CSV file to read instead of the mapping\'s source.file (single mapping only)' })
     .option('report', { type: 'string', default: 'out/report.csv', describe: 'Report CSV: one line per input row' })
     .option('rejects', { type: 'string', describe: 'Write rejected rows with their original columns and an error column (a job writes one file per source: <name>.<source>.csv)' })

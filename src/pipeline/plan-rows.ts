@@ -20,6 +20,8 @@ export type PlannedRow =
       readonly line: number;
       readonly key: string;
       readonly fields: readonly string[];
+      /** What could be mapped (absent for a malformed record): enough to name the row as a parent. */
+      readonly payload?: Readonly<Record<string, unknown>>;
       /** `field: message; field: message`, or the CSV parser's message for a malformed record. */
       readonly message: string;
     };
@@ -52,7 +54,7 @@ export async function* planRows(mapping: ResolvedMapping, source: CsvSource, opt
       const broken = new Set(mapped.errors.map((e) => e.field));
       const errors = [...mapped.errors, ...def.validate(mapped.payload, mapping.operation).filter((e) => !broken.has(e.field))];
       if (errors.length > 0) {
-        yield { status: 'invalid', line: item.line, key, fields: item.fields, message: formatFieldErrors(errors) };
+        yield { status: 'invalid', line: item.line, key, fields: item.fields, payload: mapped.payload, message: formatFieldErrors(errors) };
         continue;
       }
       const call = def.toRequest(mapped.payload, mapping.operation, options);

@@ -1,0 +1,72 @@
+/**
+ * `npm run bench:dry-run` (issue 2): generates an events CSV of 1,000,000 rows (then 2,000,000),
+ * runs `validate` on it and, in the same run, a bare csv-parse pass over the same file, each in its
+ * own process so that peak RSS is its own. Prints rows/s of both, their ratio and the peak RSS.
+ * Targets: dry run ≥ 0.5 × the bare parse; peak RSS < 200 MB at both sizes.
+ */
+import { execFileSync } from 'node:child_process';
+import { createWriteStream, existsSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
+import { once } from 'node:events';
+import { finished } from 'node:stream/promises';
+
+const DIR = 'bench-data';
+const PLANS = ['free', 'pro', 'team', 'enterprise'];
+
+async function generate(rows: number): Promise<string> {
+  const path = `${DIR}/events-${rows}.csv`;
+  if (existsSync(path)) return path;
+  const out = createWriteStream(path);
+  out.write('event_id,customer,event,occurred_at,plan,amount\n');
+  const start = Date.UTC(2026, 0, 1);
+  for (let i = 0; i < rows; i++) {
+    // One row in 50 is bad on purpose (empty event name), so the invalid path is measured too.
+    const name = i % 50 === 49 ? '' : i % 3 === 0 ? 'Signed Up' : 'Order Placed';
+    const at = new Date(start + i * 7_000).toISOString();
+    const line = `E-${i},C-${i % 5000},${name},${at},${PLANS[i % 4]},${(i % 997) + 0.5}\n`;
+    if (!out.write(line)) await once(out, 'drain');
+  }
+  out.end();
+  await finished(out);
+  return path;
+}
+
+function mapping(): string {
+  const path = `${DIR}/events-bench.yaml`;
+  writeFileSync(
+    path,
+    [
+      'resource: event',
+      'source: { file: events-1000000.csv }',
+      'key: event_id',
+      'fields:',
+      '  user_custom_id: { column: customer, required: true }',
+      '  name: event',
+      '  timestamp: { column: occurred_at, type: unix }',
+      '  data.plan: plan',
+      '  data.amount: { column: amount, type: number }',
+      '',
+    ].join('\n'),
+  );
+  return path;
+}
+
+interface Measure { rows: number; ms: number; maxRssMb: number }
+
+function run(mode: 'bare' | 'validate', csv: string, map: string): Measure {
+  const out = execFileSync(process.execPath, ['--import', 'tsx', 'scripts/_bench-dry-run-worker.ts', mode, csv, map], { encoding: 'utf8' });
+  return JSON.parse(out.trim().split('\n').pop()!) as Measure;
+}
+
+mkdirSync(DIR, { recursive: true });
+const map = mapping();
+for (const rows of [1_000_000, 2_000_000]) {
+  const csv = await generate(rows);
+  const mb = (statSync(csv).size / 1e6).toFixed(0);
+  const bare = run('bare', csv, map);
+  const dry = run('validate', csv, map);
+  const rate = (m: Measure) => Math.round(m.rows / (m.ms / 1000));
+  console.log(`${rows.toLocaleString('en-US')} rows (${mb} MB):`);
+  console.log(`  bare csv-parse : ${rate(bare).toLocaleString('en-US')} rows/s, peak RSS ${bare.maxRssMb.toFixed(0)} MB`);
+  console.log(`  validate       : ${rate(dry).toLocaleString('en-US')} rows/s, peak RSS ${dry.maxRssMb.toFixed(0)} MB (report written)`);
+  console.log(`  ratio          : ${(rate(dry) / rate(bare)).toFixed(2)} of the bare parse (target ≥ 0.50); RSS target < 200 MB`);
+}

@@ -1,0 +1,40 @@
+import { createTransport, listAll, resolveBaseUrl } from '../transport/index.js';
+import type { CliCommand } from './command.js';
+import { readApiKey, readBaseUrl } from './credentials.js';
+import { EXIT } from './exit-codes.js';
+import { VERSION } from './version.js';
+
+type EventsArgs = { action: 'list'; 'base-url'?: string | undefined; 'api-key-file'?: string | undefined; json: boolean };
+
+/** `events list`: the account's event definitions (api.md §4.4), every page, to check names before an import. */
+export const eventsCommand: CliCommand<EventsArgs> = {
+  command: 'events <action>',
+  describe: 'List the account\'s event definitions (GET /events/, every page)',
+  builder: (y) =>
+    y
+      .positional('action', { choices: ['list'] as const, demandOption: true })
+      .option('base-url', { type: 'string', describe: 'The account\'s API root (or ENGAGE_BASE_URL)' })
+      .option('api-key-file', { type: 'string', describe: 'File holding the API key (or ENGAGE_API_KEY)' })
+      .option('json', { type: 'boolean', default: false, describe: 'One JSON object per line instead of a table' })
+      .example('$0 events list', 'Print id and name of every event definition') as never,
+  run: async (args, io) => {
+    const transport = createTransport({
+      baseUrl: resolveBaseUrl(readBaseUrl(io.env, args['base-url'])),
+      apiKey: readApiKey(io.env, args['api-key-file'], io.cwd),
+      userAgent: `engage-import/${VERSION}`,
+      signal: io.signal,
+    });
+    try {
+      let count = 0;
+      for await (const item of listAll(transport, 'events/')) {
+        const event = item as { id?: unknown; name?: unknown };
+        io.stdout.write(args.json ? `${JSON.stringify(event)}\n` : `${String(event.id)}\t${String(event.name)}\n`);
+        count++;
+      }
+      io.stderr.write(`${count} event definition${count === 1 ? '' : 's'}\n`);
+      return EXIT.OK;
+    } finally {
+      await transport.close();
+    }
+  },
+};

@@ -1,0 +1,104 @@
+import { resolve } from 'node:path';
+import { loadJob } from '../config/load-job.js';
+import { ConfigError } from '../errors.js';
+import { createRun, findLatestRun, openForResume, readRun, type Ledger } from '../ledger/index.js';
+import { displayPath } from '../pipeline/display-path.js';
+import { runLiveImport } from '../pipeline/live-import.js';
+import { createProgress, type Progress } from '../pipeline/progress.js';
+import { createTransport, resolveBaseUrl } from '../transport/index.js';
+import type { CliIo } from './command.js';
+import type { JobArgs } from './common-options.js';
+import { readApiKey, readBaseUrl } from './credentials.js';
+import { EXIT } from './exit-codes.js';
+import type { LiveArgs } from './live-options.js';
+import { printSummary } from './print-summary.js';
+import { runIdentity, type PayloadOptions } from './run-identity.js';
+import { VERSION } from './version.js';
+
+const SILENT: Progress = { stage: () => ({ tick: () => undefined, finish: () => undefined }), stop: () => undefined };
+
+/** How a live run starts: a new run of `job`, or the resume of a run directory. */
+export type LiveStart = { readonly kind: 'new'; readonly job: string } | { readonly kind: 'resume'; readonly job?: string | undefined; readonly runDir?: string | undefined };
+
+/** `import` (live) and `resume`: connection, ledger, transport and progress around the pipeline. */
+export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & LiveArgs, io: CliIo): Promise<number> {
+  // Credentials and address first: a usage error must come before any file is touched.
+  const apiKey = readApiKey(io.env, args['api-key-file'], io.cwd);
+  const baseUrl = resolveBaseUrl(readBaseUrl(io.env, args['base-url']));
+  const stateDir = resolve(io.cwd, args['state-dir']);
+  const payloadOptions: PayloadOptions = { input: args.input ?? null, limit: args.limit ?? null, 'deal-update-method': args['deal-update-method'] };
+
+  let ledger: Ledger;
+  let jobPath: string;
+  let options = payloadOptions;
+  if (start.kind === 'resume') {
+    const run = start.runDir !== undefined ? readRun(resolve(io.cwd, start.runDir)) : findLatestRun(stateDir);
+    if (run === undefined) {
+      throw new ConfigError('RESUME_REFUSED', `no run to resume in ${displayPath(start.runDir !== undefined ? resolve(io.cwd, start.runDir) : stateDir, io.cwd)}`);
+    }
+    if (run.finished) {
+      // A second resume of a finished run is a no-op (issue 5).
+      io.stderr.write(`engage-import: the run in ${displayPath(run.runDir, io.cwd)} has finished already; nothing to resume.\n`);
+      return EXIT.OK;
+    }
+    jobPath = start.job !== undefined ? resolve(io.cwd, start.job) : run.identity.job.path;
+    options = run.identity.options as unknown as PayloadOptions;
+    const job = await loadJob(jobPath, { cwd: io.cwd, ...(options.input !== null ? { input: options.input } : {}) });
+    ledger = await openForResume(run.runDir, await runIdentity(job, options));
+    return await drive(job, ledger);
+  }
+  jobPath = resolve(io.cwd, start.job);
+  const job = await loadJob(jobPath, { cwd: io.cwd, ...(args.input !== undefined ? { input: args.input } : {}) });
+  const latest = findLatestRun(stateDir);
+  if (latest && !latest.finished && latest.identity.job.path === job.file) {
+    throw new ConfigError(
+      'RESUME_REFUSED',
+      `an unfinished run of this job is in ${displayPath(latest.runDir, io.cwd)}: continue it with 'engage-import resume' (rows it sent are not sent again), or move that folder away to start over (its rows would be sent again)`,
+    );
+  }
+  ledger = await createRun(stateDir, await runIdentity(job, payloadOptions));
+  return await drive(job, ledger);
+
+  async function drive(job: Awaited<ReturnType<typeof loadJob>>, ledgerOfRun: Ledger): Promise<number> {
+    const transport = createTransport({
+      baseUrl,
+      apiKey,
+      rate: args.rate,
+      concurrency: args.concurrency,
+      maxAttempts: args['max-attempts'],
+      unsafeRetries: args['unsafe-retries'],
+      userAgent: `engage-import/${VERSION}`,
+      signal: io.signal,
+    });
+    const progress = args.quiet ? SILENT : createProgress({ stream: io.stderr, tty: io.stderr.isTTY === true });
+    try {
+      const result = await runLiveImport(
+        job,
+        {
+          cwd: io.cwd,
+          report: resolve(io.cwd, args.report),
+          rejects: args.rejects === undefined ? undefined : resolve(io.cwd, args.rejects),
+          limit: options.limit ?? undefined,
+          rate: args.rate,
+          concurrency: args.concurrency,
+          failOnInvalid: args['fail-on-invalid'],
+          unsafeRetries: args['unsafe-retries'],
+          resendUnknown: args['resend-unknown'],
+          dealUpdateMethod: options['deal-update-method'],
+          drainTimeoutMs: 30_000,
+        },
+        { transport, ledger: ledgerOfRun, progress, signal: io.signal },
+      );
+      printSummary(result, io, args);
+      if (!args.quiet) io.stderr.write(`Run ledger: ${displayPath(ledgerOfRun.runDir, io.cwd)}\n`);
+      if (result.interrupted === 'SIGTERM') return EXIT.SIGTERM;
+      if (result.interrupted !== undefined) return EXIT.SIGINT;
+      if (result.aborted !== undefined && result.totals.not_sent > 0 && !args['fail-on-invalid']) return EXIT.ABORTED;
+      const t = result.totals;
+      return t.failed + t.invalid + t.unknown + t.skipped + t.not_sent > 0 ? EXIT.ROWS_NOT_OK : EXIT.OK;
+    } finally {
+      await transport.close();
+      await ledgerOfRun.close();
+    }
+  }
+}

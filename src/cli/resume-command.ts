@@ -1,0 +1,16 @@
+import type { CliCommand } from './command.js';
+import { withRunOptions, type JobArgs } from './common-options.js';
+import { runLive } from './live-command.js';
+import { withLiveOptions, type LiveArgs } from './live-options.js';
+
+type ResumeArgs = Omit<JobArgs, 'job'> & LiveArgs & { 'run-dir'?: string | undefined };
+
+export const resumeCommand: CliCommand<ResumeArgs> = {
+  command: 'resume [run-dir]',
+  describe: 'Continue an interrupted run: rows with an outcome are not sent again (default: the newest run in --state-dir)',
+  builder: (y) =>
+    withLiveOptions(withRunOptions(y.positional('run-dir', { type: 'string', describe: 'A run folder under the state dir, e.g. .engage-import/runs/20261123T071500Z-3f9a' })))
+      .example('$0 resume', 'Continue the newest unfinished run')
+      .example('$0 resume --resend-unknown', 'Also resend rows that were in flight at the crash (may duplicate them)') as never,
+  run: (args, io) => runLive({ kind: 'resume', runDir: args['run-dir'] }, args, io),
+};

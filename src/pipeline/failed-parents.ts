@@ -1,0 +1,44 @@
+import type { EntityRef } from '../resources/index.js';
+
+/** Where a parent row failed, for the message of the rows that depend on it. */
+interface Failure {
+  readonly file: string;
+  readonly line: number;
+  /** `failed`, `invalid` or `skipped` (a failure further up the chain). */
+  readonly how: string;
+}
+
+const keyOf = (r: EntityRef) => `${r.kind}\u0000${r.by}\u0000${r.value}`;
+
+/**
+ * Parents (products, contacts, deals) that did not make it, so that the rows referencing them in
+ * later stages are `skipped` instead of sent to fail (issue 5: save the rate budget, put the root
+ * cause next to each affected row). Only the keys of failed rows are kept in memory; a later row
+ * that creates the same entity successfully clears the failure.
+ */
+export class FailedParents {
+  private readonly failures = new Map<string, Failure>();
+
+  fail(identity: readonly EntityRef[], failure: Failure): void {
+    for (const ref of identity) this.failures.set(keyOf(ref), failure);
+  }
+
+  succeed(identity: readonly EntityRef[]): void {
+    if (this.failures.size === 0) return;
+    for (const ref of identity) this.failures.delete(keyOf(ref));
+  }
+
+  /** The message for a row whose parents include a failed one, or undefined when all are fine. */
+  blockedBy(parents: readonly EntityRef[]): string | undefined {
+    if (this.failures.size === 0) return undefined;
+    for (const ref of parents) {
+      const f = this.failures.get(keyOf(ref));
+      if (f) return `depends on ${ref.kind} ${ref.by} '${ref.value}', which ${f.how === 'skipped' ? 'was skipped' : f.how === 'invalid' ? 'was invalid' : 'failed'} at ${f.file} line ${f.line}`;
+    }
+    return undefined;
+  }
+
+  get size(): number {
+    return this.failures.size;
+  }
+}

@@ -1,0 +1,215 @@
+import type { LoadedJob } from '../config/load-job.js';
+import type { ResolvedMapping } from '../config/mapping-schema.js';
+import { HttpError } from '../errors.js';
+import type { Ledger } from '../ledger/index.js';
+import { createRejectsWriter, type RejectsWriter } from '../report/rejects-writer.js';
+import type { ReportLine } from '../report/report-line.js';
+import { createReportWriter } from '../report/report-writer.js';
+import { newFileSummary, totalsOf, type FileSummary, type RunSummary } from '../report/summary.js';
+import { resourceDef } from '../resources/index.js';
+import type { Transport } from '../transport/index.js';
+import { displayPath } from './display-path.js';
+import { FailedParents } from './failed-parents.js';
+import type { LiveImportOptions } from './live-options.js';
+import { openSources } from './open-sources.js';
+import { planRows, type PlannedRow } from './plan-rows.js';
+import type { Progress } from './progress.js';
+import { Semaphore } from './semaphore.js';
+import { inDependencyOrder } from './stage-order.js';
+
+export interface LiveImportDeps {
+  readonly transport: Transport;
+  readonly ledger: Ledger;
+  readonly progress: Progress;
+  /** Aborted on SIGINT/SIGTERM: stop taking rows, let in-flight requests finish. */
+  readonly signal: AbortSignal;
+}
+
+export interface LiveRunResult extends RunSummary {
+  /** Set when a signal stopped the run (its name). */
+  readonly interrupted: string | undefined;
+}
+
+type Row = PlannedRow & { readonly file: string };
+
+/**
+ * The live import (issue 4) with its ledger (issue 5): validate the whole job, then send every
+ * valid row in dependency order, one stage after the other, at most `concurrency` in flight,
+ * writing one report line per input record in input order.
+ */
+export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, deps: LiveImportDeps): Promise<LiveRunResult> {
+  const { transport, ledger, progress, signal } = deps;
+  const mappings = inDependencyOrder(job.mappings);
+  const totals = await countRows(mappings, options);
+
+  let stopReason: string | undefined;
+  let aborted: string | undefined;
+  let unauthorized = false;
+  const invalidTotal = totals.reduce((n, t) => n + t.invalid, 0);
+  if (options.failOnInvalid && invalidTotal > 0) {
+    stopReason = `not sent: --fail-on-invalid and ${invalidTotal} row${invalidTotal === 1 ? ' is' : 's are'} invalid`;
+    aborted = stopReason;
+  }
+  const onSignal = () => {
+    stopReason ??= `not sent: the run was interrupted (${String(signal.reason)}); resume with: engage-import resume ${displayPath(ledger.runDir, options.cwd)}`;
+  };
+  if (signal.aborted) onSignal();
+  signal.addEventListener('abort', onSignal, { once: true });
+
+  const report = createReportWriter(options.report);
+  const rejects = options.rejects ? createRejectsWriter(options.rejects, job.kind === 'job') : undefined;
+  const parents = new FailedParents();
+  const inFlight = new Semaphore(options.concurrency);
+  // Lines wait here until every earlier line is written, so the report keeps input order; the
+  // window bounds memory when one slow row holds back the ones after it.
+  const window = Math.max(256, options.concurrency * 16);
+  const files: FileSummary[] = [];
+
+  try {
+    for (const [index, mapping] of mappings.entries()) {
+      const def = resourceDef(mapping.resource);
+      const file = displayPath(mapping.source.path, options.cwd);
+      const summary = newFileSummary(file, mapping.resource);
+      files.push(summary);
+      const stage = progress.stage(`${def.stage}: ${file}`, totals[index]?.rows ?? 0);
+      const before = transport.stats();
+      const started = Date.now();
+      const pending: Promise<ReportLine>[] = [];
+      const [opened] = await openSources([mapping]);
+      const header = opened!.source.header;
+
+      const writeHead = async () => {
+        const line = await pending.shift()!;
+        summary.counts[line.status]++;
+        stage.tick(line.status);
+        await report.write(line);
+      };
+
+      const reject = (row: Row, message: string) => rejects?.write(mapping, header, row.fields, message);
+
+      /** Record what the API answered, in the ledger first, then for the cascade. */
+      const send = async (row: Row & { status: 'valid' }): Promise<ReportLine> => {
+        const base = { file, line: row.line, resource: mapping.resource, key: row.key };
+        if (stopReason !== undefined) return { ...base, status: 'not_sent', message: stopReason };
+        await ledger.recordIntent(index, row.line);
+        let outcome;
+        try {
+          outcome = await transport.send({ method: row.call.method, path: row.call.path, body: row.call.body, idempotent: row.idempotent });
+        } catch (error) {
+          if (!(error instanceof HttpError && error.code === 'HTTP_UNAUTHORIZED')) throw error;
+          // 401: nothing was applied; stop the run at once (issue 4) and keep the row resumable.
+          unauthorized = true;
+          aborted ??= error.message;
+          stopReason ??= `not sent: ${error.message}`;
+          await ledger.forget(index, row.line);
+          return { ...base, status: 'not_sent', http_status: 401, message: stopReason };
+        }
+        switch (outcome.kind) {
+          case 'ok':
+            await ledger.recordOutcome(index, row.line, { state: 'ok', status: outcome.status, id: outcome.id });
+            parents.succeed(def.identity(row.payload, outcome.id));
+            return { ...base, status: 'ok', http_status: outcome.status, id: outcome.id };
+          case 'failed':
+            await ledger.recordOutcome(index, row.line, { state: 'failed', status: outcome.status, message: outcome.message });
+            parents.fail(def.identity(row.payload, undefined), { file, line: row.line, how: 'failed' });
+            await reject(row, outcome.message);
+            return { ...base, status: 'failed', http_status: outcome.status, message: outcome.message };
+          case 'unknown':
+            await ledger.recordOutcome(index, row.line, { state: 'unknown', status: outcome.status, message: outcome.message });
+            return { ...base, status: 'unknown', http_status: outcome.status, message: outcome.message };
+          case 'not_sent':
+            await ledger.forget(index, row.line);
+            return { ...base, status: 'not_sent', message: stopReason ?? outcome.message };
+        }
+      };
+
+      for await (const planned of planRows(mapping, opened!.source, options)) {
+        const row: Row = { ...planned, file };
+        while (pending.length >= window) await writeHead();
+        const base = { file, line: row.line, resource: mapping.resource, key: row.key };
+        if (row.status === 'invalid') {
+          if (row.payload) parents.fail(def.identity(row.payload, undefined), { file, line: row.line, how: 'invalid' });
+          await reject(row, row.message);
+          pending.push(Promise.resolve({ ...base, status: 'invalid', message: row.message }));
+          continue;
+        }
+        const known = ledger.get(index, row.line);
+        if (known && known.state !== 'intent') {
+          // Resumed run: this row has its outcome already; never send it again.
+          if (known.state === 'ok') parents.succeed(def.identity(row.payload, known.id ?? undefined));
+          if (known.state === 'failed') parents.fail(def.identity(row.payload, undefined), { file, line: row.line, how: 'failed' });
+          pending.push(Promise.resolve({ ...base, status: known.state, http_status: known.status ?? undefined, id: known.id ?? undefined, message: known.message ?? undefined }));
+          continue;
+        }
+        if (known?.state === 'intent' && !row.idempotent && !options.resendUnknown) {
+          // In flight when the last run stopped: it may have been applied (issue 5).
+          const message = 'the previous run stopped while this request was in flight; it may have been applied and was not resent to avoid a duplicate (check the account, or resume with --resend-unknown)';
+          await ledger.recordOutcome(index, row.line, { state: 'unknown', message });
+          pending.push(Promise.resolve({ ...base, status: 'unknown', message }));
+          continue;
+        }
+        const blocked = parents.blockedBy(def.parents(row.payload));
+        if (blocked !== undefined) {
+          parents.fail(def.identity(row.payload, undefined), { file, line: row.line, how: 'skipped' });
+          pending.push(Promise.resolve({ ...base, status: 'skipped', message: blocked }));
+          continue;
+        }
+        if (stopReason !== undefined) {
+          pending.push(Promise.resolve({ ...base, status: 'not_sent', message: stopReason }));
+          continue;
+        }
+        await inFlight.acquire();
+        pending.push(send(row as Row & { status: 'valid' }).finally(() => inFlight.release()));
+      }
+      // A stage finishes before the next begins, so that dependents find their parents (issue 4).
+      while (pending.length > 0) await writeHead();
+      stage.finish();
+      const after = transport.stats();
+      summary.requests = after.requests - before.requests;
+      summary.retries = after.retries - before.retries;
+      summary.throttled = after.throttled - before.throttled;
+      summary.elapsedMs = Date.now() - started;
+    }
+  } finally {
+    signal.removeEventListener('abort', onSignal);
+    progress.stop();
+    await Promise.all([report.close(), rejects?.close()]);
+  }
+  const interrupted = signal.aborted ? String(signal.reason) : undefined;
+  // A run stopped by a signal or a 401 stays open for `resume`; one that ran to its end (or was
+  // stopped by --fail-on-invalid before sending anything) is finished.
+  if (!interrupted && !unauthorized) await ledger.markFinished();
+  return {
+    mode: 'live',
+    files,
+    totals: totalsOf(files),
+    requests: files.reduce((n, f) => n + f.requests, 0),
+    rate: options.rate,
+    report: displayPath(options.report, options.cwd),
+    rejects: rejects?.files().map((f) => displayPath(f, options.cwd)) ?? [],
+    payloads: undefined,
+    aborted: interrupted ? `interrupted by ${interrupted}; resume with: engage-import resume ${displayPath(ledger.runDir, options.cwd)}` : aborted,
+    limit: options.limit,
+    interrupted,
+  };
+}
+
+interface FileCounts { rows: number; invalid: number }
+
+/**
+ * The validation pass over the whole job before any request (issue 4): totals for progress and
+ * the estimate, `--fail-on-invalid`, and a broken mapping or file fails before anything is sent.
+ */
+async function countRows(mappings: readonly ResolvedMapping[], options: LiveImportOptions): Promise<FileCounts[]> {
+  const sources = await openSources(mappings);
+  const counts: FileCounts[] = [];
+  for (const { mapping, source } of sources) {
+    const c = { rows: 0, invalid: 0 };
+    for await (const row of planRows(mapping, source, options)) {
+      c.rows++;
+      if (row.status === 'invalid') c.invalid++;
+    }
+    counts.push(c);
+  }
+  return counts;
+}
