@@ -1,0 +1,95 @@
+import { Invalid, quote, show, type Converter } from './_converter.js';
+
+const INTEGER = /^[+-]?\d+$/;
+const NUMBER = /^[+-]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+const DECIMAL = /^([+-]?)(\d*)(?:\.(\d+))?$/;
+
+// Spreadsheet habits that make a number unreadable: `1,299.00`, `1 249`, `1'000` (grouped
+// thousands), `12,5` (decimal comma), `1.249,50` / `1 249,50` (both). Named in the message so the
+// user knows what to change instead of just "not a number".
+const GROUPED = /^[+-]?\d{1,3}([,' \u00a0\u202f])\d{3}(?:\1\d{3})*(?:\.\d+)?$/;
+const GROUPED_DECIMAL_COMMA = /^[+-]?\d{1,3}([.' \u00a0\u202f])\d{3}(?:\1\d{3})*,\d+$/;
+const DECIMAL_COMMA = /^[+-]?\d*,\d+$/;
+
+function hint(text: string): string {
+  if (GROUPED.test(text)) return ' without thousands separators';
+  if (GROUPED_DECIMAL_COMMA.test(text)) return ' with a decimal point and no thousands separators';
+  if (DECIMAL_COMMA.test(text)) return ' with a decimal point';
+  return '';
+}
+
+const SAFE = `between ${Number.MIN_SAFE_INTEGER} and ${Number.MAX_SAFE_INTEGER}`;
+
+/**
+ * `integer`: plain digits with an optional sign. `1.5` and `1e3` are rejected: scientific notation
+ * in an integer column is what a spreadsheet writes after rounding a long identifier
+ * (`1.23457E+11`), so accepting it would send a wrong id. Beyond ±2^53 a JSON number is no
+ * longer exact, so that is rejected too.
+ */
+export const integerValue: Converter = {
+  text(text) {
+    if (INTEGER.test(text)) {
+      const n = Number(text);
+      if (!Number.isSafeInteger(n)) return new Invalid(`expected an integer ${SAFE}, got ${quote(text)}`);
+      return n + 0; // `-0` → `0`
+    }
+    if (NUMBER.test(text) && /[eE]/.test(text)) {
+      return new Invalid(`expected an integer in plain digits, got ${quote(text)} (a spreadsheet may have rounded it)`);
+    }
+    return new Invalid(`expected an integer${hint(text)}, got ${quote(text)}`);
+  },
+  scalar(value) {
+    if (typeof value === 'number' && Number.isSafeInteger(value)) return value + 0;
+    return new Invalid(`expected an integer, got ${show(value)}`);
+  },
+};
+
+/** `number`: a JSON number: `-1.25`, `1e3`, `.5`. No hex, no `Infinity`, no thousands separators. */
+export const numberValue: Converter = {
+  text(text) {
+    if (!NUMBER.test(text)) return new Invalid(`expected a number${hint(text)}, got ${quote(text)}`);
+    const n = Number(text);
+    if (!Number.isFinite(n)) return new Invalid(`expected a number, got ${quote(text)} (too large)`);
+    return n + 0;
+  },
+  scalar(value) {
+    if (typeof value === 'number' && Number.isFinite(value)) return value + 0;
+    return new Invalid(`expected a number, got ${show(value)}`);
+  },
+};
+
+/**
+ * `decimal`: a string with exactly `decimals` digits after the point (`12.5` → `"12.50"`), as the
+ * API's order product `value` wants (api.md §2.3). The digits are kept as text, never passed
+ * through a float. A value with more (non-zero) decimals than allowed is rejected rather than
+ * rounded: silently rounding money is worse than asking the user to fix the file.
+ * `12.340` with 2 decimals is fine (`"12.34"`): dropping trailing zeros changes nothing.
+ */
+export function decimalValue(decimals: number): Converter {
+  const zeros = '0'.repeat(decimals);
+  const tooPrecise = decimals === 0 ? 'expected a whole number' : `expected at most ${decimals} decimal${decimals === 1 ? '' : 's'}`;
+  const text = (cell: string): unknown => {
+    const m = DECIMAL.exec(cell);
+    const whole = m?.[2] ?? '';
+    let fraction = m?.[3] ?? '';
+    if (m === null || (whole === '' && fraction === '')) {
+      return new Invalid(`expected a decimal number${hint(cell)}, got ${quote(cell)}`);
+    }
+    if (fraction.length > decimals) {
+      if (/[^0]/.test(fraction.slice(decimals))) return new Invalid(`${tooPrecise}, got ${quote(cell)}`);
+      fraction = fraction.slice(0, decimals);
+    }
+    const digits = whole.replace(/^0+(?=\d)/, '') || '0';
+    const negative = m[1] === '-' && /[1-9]/.test(digits + fraction); // no "-0.00"
+    const padded = fraction + zeros.slice(fraction.length);
+    return `${negative ? '-' : ''}${digits}${decimals > 0 ? `.${padded}` : ''}`;
+  };
+  return {
+    text,
+    scalar(value) {
+      // String(0.5) is "0.5"; a float that prints as 1e-7 or 1e+21 is rejected by the pattern.
+      if (typeof value === 'number' && Number.isFinite(value)) return text(String(value));
+      return new Invalid(`expected a decimal number, got ${show(value)}`);
+    },
+  };
+}

@@ -1,0 +1,79 @@
+import type { ScalarType, ValueType } from '../config/mapping-schema.js';
+import { Invalid, type Converter } from './_converter.js';
+import { booleanValue } from './boolean-value.js';
+import { dateValue, datetimeValue, unixValue, type DateSpec } from './date-values.js';
+import { jsonValue } from './json-value.js';
+import { listValue } from './list-value.js';
+import { decimalValue, integerValue, numberValue } from './number-values.js';
+
+/** How a cell is converted: the value options of a `ResolvedField`, which satisfies this type. */
+export interface ValueSpec extends DateSpec {
+  readonly type: ValueType;
+  /** Element type of a `list`. Default `string` (resolved by the loader). */
+  readonly items: ScalarType;
+  /** Separator of a `list` cell. Default `,`. */
+  readonly separator: string;
+  /** Digits after the point of a `decimal`. Default 2. */
+  readonly decimals: number;
+}
+
+/** A converted cell, or the message that says why it could not be converted. */
+export type ValueResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly message: string };
+
+/** `string`: the cell as it is, spaces included (names and free text are not touched). */
+const stringValue: Converter = {
+  text: (text) => text,
+  scalar: (value) => String(value),
+};
+
+function scalarConverter(type: ScalarType, spec: ValueSpec): Converter {
+  switch (type) {
+    case 'string':
+      return stringValue;
+    case 'integer':
+      return integerValue;
+    case 'number':
+      return numberValue;
+    case 'decimal':
+      return decimalValue(spec.decimals);
+    case 'boolean':
+      return booleanValue;
+    case 'date':
+      return dateValue(spec);
+    case 'datetime':
+      return datetimeValue(spec);
+    case 'unix':
+      return unixValue(spec);
+    case 'json':
+      return jsonValue;
+  }
+}
+
+/**
+ * The converter of a value spec, built once per field: patterns, zones and date parsers are
+ * prepared here so that converting a cell only runs them.
+ * @throws ConfigError for a time zone or date format that cannot be used (the loader checks both
+ * first, with `checkTimezone` and `checkDateFormat`, to report them with file and line).
+ */
+export function converterFor(spec: ValueSpec): Converter {
+  return spec.type === 'list' ? listValue(scalarConverter(spec.items, spec), spec.separator) : scalarConverter(spec.type, spec);
+}
+
+const compiled = new WeakMap<ValueSpec, Converter>();
+
+/**
+ * Convert one cell's text as `spec` says. Spaces around the cell are trimmed except for `string`.
+ * Never throws for any cell text: a bad value comes back as `{ ok: false, message }`, a short
+ * message that quotes the value (`expected an integer, got "12a"`). An empty cell is converted
+ * like any other text here (an error for most types); the empty-cell rules of a field
+ * (`default`, `required`, `empty`) belong to the row mapper.
+ */
+export function parseValue(raw: string, spec: ValueSpec): ValueResult {
+  let converter = compiled.get(spec);
+  if (converter === undefined) {
+    converter = converterFor(spec);
+    compiled.set(spec, converter);
+  }
+  const value = converter.text(spec.type === 'string' ? raw : raw.trim());
+  return value instanceof Invalid ? { ok: false, message: value.message } : { ok: true, value };
+}
