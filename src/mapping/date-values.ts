@@ -1,0 +1,98 @@
+import { Invalid, quote, show, type Converter } from './_converter.js';
+import { formatReader } from './format-time.js';
+import { isoReader } from './iso-time.js';
+import { MAX_INSTANT, MIN_INSTANT, type TimeReader } from './written-time.js';
+import { ZoneClock } from './zone-clock.js';
+
+/** The date options of a field (`ResolvedField`). */
+export interface DateSpec {
+  /** Pattern in luxon tokens (`dd.MM.yyyy HH:mm`). Default: ISO 8601. */
+  readonly format?: string | undefined;
+  /** IANA zone a time without an offset is read in. Default `UTC` (resolved by the loader). */
+  readonly timezone: string;
+}
+
+const ISO_DATE_TIME = 'an ISO 8601 date-time such as 2026-03-29T14:30:00Z';
+
+function reader(spec: DateSpec, expected: string): TimeReader {
+  return spec.format === undefined ? isoReader(expected) : formatReader(spec.format, expected);
+}
+
+/**
+ * `instant` for `datetime` and `unix`: a written offset wins; otherwise the time is local to the
+ * zone. A local time the clocks skip (`2026-03-29 02:30` in Europe/Warsaw) is an error rather than
+ * a silent shift by an hour; a time that happens twice takes its first occurrence (ZoneClock).
+ */
+function instantReader(spec: DateSpec, expected: string): (text: string) => number | Invalid {
+  const read = reader(spec, expected);
+  const clock = new ZoneClock(spec.timezone);
+  return (text) => {
+    const written = read(text);
+    if (written instanceof Invalid) return written;
+    const instant = written.offset === undefined ? clock.instantOf(written.wall) : written.wall - written.offset;
+    if (instant === undefined) return new Invalid(`${quote(text)} does not exist in ${clock.name} (the clocks skip it)`);
+    if (instant < MIN_INSTANT || instant > MAX_INSTANT) return new Invalid(`${expected}, got ${quote(text)} (no such year)`);
+    return instant;
+  };
+}
+
+/**
+ * `date` → `YYYY-MM-DD`. The date is the calendar date written in the cell: a time or an offset
+ * after it is checked but does not move it to another day, so `timezone` plays no part and a
+ * date never shifts, whatever the machine's or the field's zone.
+ */
+export function dateValue(spec: DateSpec): Converter {
+  const expected = spec.format === undefined ? 'expected a date as YYYY-MM-DD' : `expected a date as ${spec.format}`;
+  const read = reader(spec, expected);
+  return {
+    text(text) {
+      const written = read(text);
+      return written instanceof Invalid ? written : new Date(written.wall).toISOString().slice(0, 10);
+    },
+    scalar: (value) => new Invalid(`${expected}, got ${show(value)}`),
+  };
+}
+
+/** `datetime` → ISO 8601 in UTC with milliseconds: `2026-03-29T01:30:00.000Z`. */
+export function datetimeValue(spec: DateSpec): Converter {
+  const expected = spec.format === undefined ? `expected ${ISO_DATE_TIME}` : `expected a date-time as ${spec.format}`;
+  const read = instantReader(spec, expected);
+  return {
+    text(text) {
+      const instant = read(text);
+      return instant instanceof Invalid ? instant : new Date(instant).toISOString();
+    },
+    scalar: (value) => new Invalid(`${expected}, got ${show(value)}`),
+  };
+}
+
+const MIN_SECONDS = MIN_INSTANT / 1000;
+const MAX_SECONDS = Math.floor(MAX_INSTANT / 1000);
+const INTEGER = /^[+-]?\d+$/;
+
+function seconds(n: number, shown: string): number | Invalid {
+  if (Number.isSafeInteger(n) && n >= MIN_SECONDS && n <= MAX_SECONDS) return n + 0;
+  // 13 digits is what JavaScript and Java clocks print: milliseconds, not the seconds api.md wants.
+  const ms = Number.isSafeInteger(n) && n / 1000 >= MIN_SECONDS && n / 1000 <= MAX_SECONDS;
+  return new Invalid(`expected UNIX time in seconds, got ${shown}${ms ? ' (milliseconds?)' : ''}`);
+}
+
+/**
+ * `unix` → integer seconds since 1970 (api.md §2.5–2.6 `timestamp`). Without a `format`, a cell
+ * of digits is taken as seconds already; any other text is read like `datetime`. With a format,
+ * every cell is read with it (so `yyyyMMdd` is not mistaken for seconds). Fractions of a second
+ * are dropped (floor): an event is never dated after it happened.
+ */
+export function unixValue(spec: DateSpec): Converter {
+  const expected = spec.format === undefined ? `expected UNIX seconds or ${ISO_DATE_TIME}` : `expected a date-time as ${spec.format}`;
+  const read = instantReader(spec, expected);
+  const digitsAreSeconds = spec.format === undefined;
+  return {
+    text(text) {
+      if (digitsAreSeconds && INTEGER.test(text)) return seconds(Number(text), quote(text));
+      const instant = read(text);
+      return instant instanceof Invalid ? instant : Math.floor(instant / 1000);
+    },
+    scalar: (value) => (typeof value === 'number' ? seconds(value, show(value)) : new Invalid(`${expected}, got ${show(value)}`)),
+  };
+}
