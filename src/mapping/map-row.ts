@@ -1,0 +1,101 @@
+import type { ResolvedMapping } from '../config/mapping-schema.js';
+import { ConfigError } from '../errors.js';
+import { Invalid } from './_converter.js';
+import type { FieldError } from './field-error.js';
+import { fieldReader, OMIT, type FieldReader, type RowValues } from './field-value.js';
+import { compactArrays, compilePaths, setAt, type PayloadPath } from './payload-path.js';
+
+export type { RowValues } from './field-value.js';
+
+/** One row mapped: the payload, and every field error of the row (not only the first). */
+export interface MappedRow {
+  /** The fields that could be read; a field with an error is left out. */
+  readonly payload: Record<string, unknown>;
+  /** One per failed field, `field` being the target path (`data.plan`), in mapping order. */
+  readonly errors: FieldError[];
+}
+
+/** A mapping compiled for speed: call it once per row. */
+export type RowMapper = (values: RowValues) => MappedRow;
+
+interface CompiledField {
+  readonly target: string;
+  readonly read: FieldReader;
+  readonly path: PayloadPath;
+}
+
+/**
+ * Prepare a mapping once: every field's converter, zone, date parser and map, and every target
+ * path. A row then costs one pass over the fields, one payload object and its containers.
+ * @throws ConfigError (`CONFIG_INVALID`) for a default or map value of the wrong type, an unusable
+ * zone or date format, or targets that collide, with every problem of the mapping in one message.
+ */
+export function compileMapping(mapping: ResolvedMapping): RowMapper {
+  const problems: string[] = [];
+  const readers = mapping.fields.map((field): FieldReader => {
+    try {
+      return fieldReader(field);
+    } catch (error) {
+      if (!(error instanceof ConfigError)) throw error;
+      problems.push(`fields.${field.target}: ${error.message}`);
+      return () => OMIT;
+    }
+  });
+  const compiledPaths = compilePaths(mapping.fields.map((f) => f.path));
+  problems.push(...compiledPaths.problems.map((p) => `fields: ${p}`));
+  if (problems.length > 0) {
+    throw new ConfigError('CONFIG_INVALID', problems.map((p) => `${mapping.mappingFile}: ${p}`).join('\n'));
+  }
+  const fields: CompiledField[] = mapping.fields.map((field, i) => ({
+    target: field.target,
+    read: readers[i] ?? (() => OMIT),
+    path: compiledPaths.paths[i] ?? { keys: field.path },
+  }));
+  const hasArrays = compiledPaths.paths.some((p) => p.keys.some((k) => typeof k === 'number'));
+
+  return (values) => {
+    const payload: Record<string, unknown> = {};
+    const errors: FieldError[] = [];
+    const created: unknown[][] | undefined = hasArrays ? [] : undefined;
+    for (const field of fields) {
+      const value = field.read(values);
+      if (value === OMIT) continue;
+      if (value instanceof Invalid) errors.push({ field: field.target, message: value.message });
+      else setAt(payload, field.path, value, created);
+    }
+    if (created !== undefined && created.length > 0) compactArrays(created);
+    return { payload, errors };
+  };
+}
+
+const compiled = new WeakMap<ResolvedMapping, RowMapper>();
+
+/**
+ * Map one row: `(cells, mapping) → payload + errors`, pure and synchronous. The mapping is
+ * compiled on first use and cached for as long as the mapping object lives.
+ * @throws ConfigError when the mapping cannot be compiled (see `compileMapping`), and Error when a
+ * column the mapping reads is not in `values` (checkHeader prevents that before row 1).
+ */
+export function mapRow(values: RowValues, mapping: ResolvedMapping): MappedRow {
+  let mapper = compiled.get(mapping);
+  if (mapper === undefined) {
+    mapper = compileMapping(mapping);
+    compiled.set(mapping, mapper);
+  }
+  return mapper(values);
+}
+
+function cellOf(values: RowValues, column: string): string {
+  const cell = values[column];
+  if (typeof cell !== 'string') throw new Error(`keyOf: key column ${JSON.stringify(column)} is not in the row`);
+  return cell;
+}
+
+/** The row's key for the report: the key columns' cells, as written, joined with `|`. */
+export function keyOf(values: RowValues, mapping: ResolvedMapping): string {
+  const key = mapping.key;
+  if (key.length === 1) return cellOf(values, key[0] ?? '');
+  let joined = '';
+  for (let i = 0; i < key.length; i++) joined += (i === 0 ? '' : '|') + cellOf(values, key[i] ?? '');
+  return joined;
+}
