@@ -1,0 +1,8 @@
+export { createRun, openForResume } from './ledger.js';
+export type { Ledger, LedgerEntry, LedgerOptions, LedgerState, OpenLedger, Outcome } from './ledger.js';
+export { findLatestRun, readRun, LEDGER_FILE, RUNS_FOLDER } from './run-dirs.js';
+export type { RunInfo } from './run-dirs.js';
+export { hashFile } from './hash-file.js';
+export { identityChanges } from './identity.js';
+export type { RunIdentity } from './identity.js';
+export type { LockOwner } from './lock.js';
