@@ -16,7 +16,8 @@ function offsetOf(text: string): number | undefined {
   const hours = Number(text.slice(1, 3));
   const minutes = Number(text.slice(text.charAt(3) === ':' ? 4 : 3) || '0');
   if (hours > 18 || minutes > 59 || (hours === 18 && minutes > 0)) return undefined;
-  return (text.charAt(0) === '-' ? -1 : 1) * (hours * HOUR + minutes * MINUTE);
+  const size = hours * HOUR + minutes * MINUTE;
+  return text.charAt(0) === '-' ? -size + 0 : size; // `-00:00` is UTC, not -0
 }
 
 /**

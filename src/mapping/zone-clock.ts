@@ -11,14 +11,25 @@ const DAY = 86_400_000;
  */
 export function checkTimezone(name: string): string | undefined {
   if (IANAZone.isValidZone(name)) return undefined;
+  const suggestion = nearestZone(name);
+  const hint = suggestion === undefined ? '' : `; did you mean ${JSON.stringify(suggestion)}?`;
+  return `unknown time zone ${JSON.stringify(name)} (expected an IANA name such as Europe/Warsaw${hint})`;
+}
+
+/** `Warsaw` and `new york` name a zone's city; `Europe/Warsw` is a typo of one (3 edits at most). */
+function nearestZone(name: string): string | undefined {
+  const wanted = name.trim().toLowerCase().replaceAll(' ', '_');
+  if (wanted.length < 3) return undefined;
+  const zones = ['UTC', ...Intl.supportedValuesOf('timeZone')];
+  const city = zones.find((zone) => zone.toLowerCase().endsWith(`/${wanted}`));
+  if (city !== undefined) return city;
   let best: string | undefined;
-  let bestDistance = 4; // further than 3 edits is not a typo of that zone
-  for (const zone of ['UTC', ...Intl.supportedValuesOf('timeZone')]) {
-    const d = distance(name.toLowerCase(), zone.toLowerCase());
+  let bestDistance = 4;
+  for (const zone of zones) {
+    const d = distance(wanted, zone.toLowerCase());
     if (d < bestDistance) [best, bestDistance] = [zone, d];
   }
-  const suggestion = best === undefined ? '' : `; did you mean ${JSON.stringify(best)}?`;
-  return `unknown time zone ${JSON.stringify(name)} (expected an IANA name such as Europe/Warsaw${suggestion})`;
+  return best;
 }
 
 /** The UTC day a zone changes its offset on: the offset before and after the instant `at`. */

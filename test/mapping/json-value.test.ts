@@ -1,0 +1,36 @@
+import { describe, expect, it } from 'vitest';
+import { parseValue } from '../../src/mapping/parse-value.js';
+import { field } from './_fields.js';
+
+describe('json', () => {
+  it.each([
+    ['{"a":1}', { a: 1 }],
+    [' {"session":"s-7f3a","referrer":"newsletter"} ', { session: 's-7f3a', referrer: 'newsletter' }],
+    ['{"nested":{"list":[1,2]},"flag":true,"none":null}', { nested: { list: [1, 2] }, flag: true, none: null }],
+    ['{}', {}],
+  ])('%j → %j', (cell, value) => {
+    expect(parseValue(cell, field({ type: 'json' }))).toEqual({ ok: true, value });
+  });
+
+  it.each([
+    ['{session: s-2b77}', 'expected a JSON object, got "{session: s-2b77}" (not valid JSON)'],
+    ['[1,2]', 'expected a JSON object, got "[1,2]" (an array)'],
+    ['42', 'expected a JSON object, got "42" (a number)'],
+    ['"text"', 'expected a JSON object, got "\\"text\\"" (a string)'],
+    ['true', 'expected a JSON object, got "true" (a boolean)'],
+    ['null', 'expected a JSON object, got "null" (null)'],
+    ['{"a":1', 'expected a JSON object, got "{\\"a\\":1" (not valid JSON)'],
+    [
+      `{"long":"${'x'.repeat(80)}"`,
+      `expected a JSON object, got "{\\"long\\":\\"${'x'.repeat(51)}…" (not valid JSON)`,
+    ],
+  ])('%j is rejected', (cell, message) => {
+    expect(parseValue(cell, field({ type: 'json' }))).toEqual({ ok: false, message });
+  });
+
+  it('keeps a "__proto__" key as data, without touching any prototype', () => {
+    const result = parseValue('{"__proto__":{"polluted":true}}', field({ type: 'json' }));
+    expect(result.ok && JSON.stringify(result.value)).toBe('{"__proto__":{"polluted":true}}');
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+  });
+});

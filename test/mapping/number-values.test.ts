@@ -1,0 +1,85 @@
+import { describe, expect, it } from 'vitest';
+import { parseValue } from '../../src/mapping/parse-value.js';
+import { field } from './_fields.js';
+
+const ok = (value: unknown) => ({ ok: true, value });
+const bad = (message: string) => ({ ok: false, message });
+
+describe('integer', () => {
+  it.each([
+    ['42', ok(42)],
+    ['-7', ok(-7)],
+    ['+5', ok(5)],
+    ['007', ok(7)],
+    ['-0', ok(0)],
+    ['  12  ', ok(12)],
+    ['9007199254740991', ok(9007199254740991)],
+    ['12a', bad('expected an integer, got "12a"')],
+    ['1.5', bad('expected an integer, got "1.5"')],
+    ['1.0', bad('expected an integer, got "1.0"')],
+    ['1e3', bad('expected an integer in plain digits, got "1e3" (a spreadsheet may have rounded it)')],
+    ['1.23457E+11', bad('expected an integer in plain digits, got "1.23457E+11" (a spreadsheet may have rounded it)')],
+    ['1,000', bad('expected an integer without thousands separators, got "1,000"')],
+    ['1 000 000', bad('expected an integer without thousands separators, got "1 000 000"')],
+    ["1'000", bad('expected an integer without thousands separators, got "1\'000"')],
+    ['9007199254740992', bad('expected an integer between -9007199254740991 and 9007199254740991, got "9007199254740992"')],
+    ['0x10', bad('expected an integer, got "0x10"')],
+    ['24h', bad('expected an integer, got "24h"')],
+    ['', bad('expected an integer, got ""')],
+  ])('%j → %j', (cell, expected) => {
+    expect(parseValue(cell, field({ type: 'integer' }))).toEqual(expected);
+  });
+});
+
+describe('number', () => {
+  it.each([
+    ['-1.25', ok(-1.25)],
+    ['1e3', ok(1000)],
+    ['2.5E-3', ok(0.0025)],
+    ['.5', ok(0.5)],
+    ['+3', ok(3)],
+    ['826.90', ok(826.9)],
+    [' 49.00 ', ok(49)],
+    ['abc', bad('expected a number, got "abc"')],
+    ['1,299.00', bad('expected a number without thousands separators, got "1,299.00"')],
+    ['12,5', bad('expected a number with a decimal point, got "12,5"')],
+    ['1 249,50', bad('expected a number with a decimal point and no thousands separators, got "1 249,50"')],
+    ['1.249,50', bad('expected a number with a decimal point and no thousands separators, got "1.249,50"')],
+    ['1e999', bad('expected a number, got "1e999" (too large)')],
+    ['Infinity', bad('expected a number, got "Infinity"')],
+    ['NaN', bad('expected a number, got "NaN"')],
+    ['0x1F', bad('expected a number, got "0x1F"')],
+    ['1.', bad('expected a number, got "1."')],
+    ['€12', bad('expected a number, got "€12"')],
+  ])('%j → %j', (cell, expected) => {
+    expect(parseValue(cell, field({ type: 'number' }))).toEqual(expected);
+  });
+});
+
+describe('decimal', () => {
+  it.each([
+    ['12.5', 2, ok('12.50')],
+    ['12', 2, ok('12.00')],
+    ['12.34', 2, ok('12.34')],
+    ['12.340', 2, ok('12.34')],
+    ['-3.1', 2, ok('-3.10')],
+    ['+3.1', 2, ok('3.10')],
+    ['-0.00', 2, ok('0.00')],
+    ['.5', 2, ok('0.50')],
+    ['0007.5', 2, ok('7.50')],
+    ['123456789012345678.99', 2, ok('123456789012345678.99')],
+    ['7', 0, ok('7')],
+    ['7.000', 0, ok('7')],
+    ['1.2345', 4, ok('1.2345')],
+    ['12.345', 2, bad('expected at most 2 decimals, got "12.345"')],
+    ['12.35', 1, bad('expected at most 1 decimal, got "12.35"')],
+    ['12.5', 0, bad('expected a whole number, got "12.5"')],
+    ['1e3', 2, bad('expected a decimal number, got "1e3"')],
+    ['1,299.00', 2, bad('expected a decimal number without thousands separators, got "1,299.00"')],
+    ['12,50', 2, bad('expected a decimal number with a decimal point, got "12,50"')],
+    ['.', 2, bad('expected a decimal number, got "."')],
+    ['-', 2, bad('expected a decimal number, got "-"')],
+  ])('%j with %i decimals → %j', (cell, decimals, expected) => {
+    expect(parseValue(cell, field({ type: 'decimal', decimals }))).toEqual(expected);
+  });
+});

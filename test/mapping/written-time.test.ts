@@ -1,0 +1,37 @@
+import { describe, expect, it } from 'vitest';
+import { MAX_INSTANT, MIN_INSTANT, wallTime } from '../../src/mapping/written-time.js';
+
+describe('wallTime', () => {
+  it.each([
+    [[2026, 3, 29, 1, 30, 0, 0], '2026-03-29T01:30:00.000Z'],
+    [[2024, 2, 29, 0, 0, 0, 0], '2024-02-29T00:00:00.000Z'],
+    [[2000, 2, 29, 23, 59, 59, 999], '2000-02-29T23:59:59.999Z'],
+    [[99, 12, 31, 0, 0, 0, 0], '0099-12-31T00:00:00.000Z'], // not 1999: Date.UTC's two-digit years
+    [[0, 1, 1, 0, 0, 0, 0], '0000-01-01T00:00:00.000Z'],
+    [[9999, 12, 31, 23, 59, 59, 999], '9999-12-31T23:59:59.999Z'],
+  ])('%j → %s', (fields, iso) => {
+    const [y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, ms = 0] = fields;
+    expect(new Date(wallTime(y, mo, d, h, mi, s, ms) as number).toISOString()).toBe(iso);
+  });
+
+  it.each([
+    [[10000, 1, 1, 0, 0, 0, 0], 'no such year'],
+    [[2026, 0, 1, 0, 0, 0, 0], 'no such month'],
+    [[2026, 13, 1, 0, 0, 0, 0], 'no such month'],
+    [[2026, 2, 29, 0, 0, 0, 0], 'no such day'],
+    [[1900, 2, 29, 0, 0, 0, 0], 'no such day'],
+    [[2026, 4, 31, 0, 0, 0, 0], 'no such day'],
+    [[2026, 4, 0, 0, 0, 0, 0], 'no such day'],
+    [[2026, 4, 1, 24, 0, 0, 0], 'no such hour'],
+    [[2026, 4, 1, 0, 60, 0, 0], 'no such minute'],
+    [[2026, 4, 1, 0, 0, 60, 0], 'no such second'],
+  ])('%j → %s', (fields, reason) => {
+    const [y = 0, mo = 0, d = 0, h = 0, mi = 0, s = 0, ms = 0] = fields;
+    expect(wallTime(y, mo, d, h, mi, s, ms)).toBe(reason);
+  });
+
+  it('bounds instants to the years 0000–9999', () => {
+    expect(new Date(MIN_INSTANT).toISOString()).toBe('0000-01-01T00:00:00.000Z');
+    expect(new Date(MAX_INSTANT).toISOString()).toBe('9999-12-31T23:59:59.999Z');
+  });
+});
