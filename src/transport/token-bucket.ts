@@ -1,0 +1,75 @@
+/**
+ * The one pacer of a run: every request of the transport takes a slot here, whatever its
+ * stage or concurrency. Slots are spread evenly, `1000 / rate` ms apart, with no burst
+ * allowance: api.md §8 recommends to "queue requests and drain at a steady rate below the limit,
+ * avoid bursts". A 429 pauses the whole bucket for the time the service asked (api.md §8), and
+ * the slots after the pause are spread evenly again from its end.
+ *
+ * Reservations are synchronous, so any number of concurrent `take` calls is safe.
+ */
+export interface TokenBucketOptions {
+  /** Requests per second. */
+  readonly rate: number;
+  readonly now: () => number;
+  /** Resolves after `ms`, or early (or rejects) when `signal` aborts. */
+  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+export class TokenBucket {
+  readonly #interval: number;
+  readonly #now: () => number;
+  readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Earliest time the next slot can be given. */
+  #next = Number.NEGATIVE_INFINITY;
+  #pausedUntil = Number.NEGATIVE_INFINITY;
+
+  constructor(options: TokenBucketOptions) {
+    if (!(options.rate > 0) || !Number.isFinite(options.rate)) throw new RangeError(`rate must be a positive number, got ${options.rate}`);
+    this.#interval = 1000 / options.rate;
+    this.#now = options.now;
+    this.#sleep = options.sleep;
+  }
+
+  /**
+   * Waits for this caller's slot. True when the caller may send now; false when `signal`
+   * aborted first (the slot is given up).
+   */
+  async take(signal: AbortSignal): Promise<boolean> {
+    for (;;) {
+      if (signal.aborted) return false;
+      const now = this.#now();
+      if (now < this.#pausedUntil) {
+        await this.#wait(this.#pausedUntil - now, signal);
+        continue;
+      }
+      const slot = Math.max(now, this.#next);
+      this.#next = slot + this.#interval;
+      if (slot <= now) return true;
+      await this.#wait(slot - now, signal);
+      if (signal.aborted) return false;
+      // A 429 may have paused the bucket while this caller slept: queue again behind the pause.
+      if (this.#now() >= this.#pausedUntil) return true;
+    }
+  }
+
+  /** Nobody sends before `until` (ms on the `now` clock); later pauses extend, never shorten. */
+  pauseUntil(until: number): void {
+    this.#pausedUntil = Math.max(this.#pausedUntil, until);
+    this.#next = Math.max(this.#next, this.#pausedUntil);
+  }
+
+  /** When the current pause ends, or undefined when the bucket is not paused. */
+  pausedUntil(): number | undefined {
+    return this.#now() < this.#pausedUntil ? this.#pausedUntil : undefined;
+  }
+
+  async #wait(ms: number, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return;
+    try {
+      await this.#sleep(ms, signal);
+    } catch (error) {
+      // An injected sleep may reject on abort; the caller checks the signal itself.
+      if (!signal.aborted) throw error;
+    }
+  }
+}

@@ -1,0 +1,137 @@
+import type { RetryBudgetOptions } from './retry-budget.js';
+import type { UnsafeRetries } from './retry-policy.js';
+
+/** One API call, as the pipeline asks for it. */
+export interface ApiRequest {
+  readonly method: 'GET' | 'POST' | 'PATCH' | 'PUT';
+  /** Relative to the base URL, no leading slash, ending with `/` (api.md §4): `events/`, `deals/12/`. */
+  readonly path: string;
+  /** Sent as JSON when defined. */
+  readonly body?: unknown;
+  /** True when sending it twice has the effect of sending it once (api.md call ordering rule 5). */
+  readonly idempotent: boolean;
+}
+
+/**
+ * What became of one request. `attempts` counts every time it was sent, 429 answers included.
+ * - `ok`: 2xx; `body` parsed as JSON (the raw text when it is not JSON, undefined when empty or
+ *   unreadable), `id` is `body.id` as a string when present.
+ * - `failed`: the service refused it (4xx), or it was given up after retries; not applied.
+ * - `unknown`: it may have been applied (a lost answer; or a 5xx in mode `never`) and was not
+ *   resent to avoid a duplicate.
+ * - `not_sent`: the signal aborted (or the transport closed) before it was sent, or while it
+ *   waited to be sent again under the retry mode: sending it later is as safe as sending it now.
+ */
+export type SendOutcome =
+  | { readonly kind: 'ok'; readonly status: number; readonly body: unknown; readonly id: string | undefined; readonly attempts: number }
+  | { readonly kind: 'failed'; readonly status: number | undefined; readonly message: string; readonly attempts: number }
+  | { readonly kind: 'unknown'; readonly status: number | undefined; readonly message: string; readonly attempts: number }
+  | { readonly kind: 'not_sent'; readonly message: string; readonly attempts: number };
+
+/** Counters since the transport was created (the pipeline subtracts two readings per stage). */
+export interface TransportStats {
+  /** HTTP requests sent, every attempt and every 429'd one included. */
+  requests: number;
+  /** Requests sent again after a 5xx or a network failure (not after a 429). */
+  retries: number;
+  /** 429 answers. */
+  throttled: number;
+  /** Attempts whose answer was lost (connection closed, headers/body timeout). */
+  lostAnswers: number;
+}
+
+/** Reported as it happens, for the log; never contains the API key. */
+export type TransportEvent =
+  | {
+      readonly type: 'throttled';
+      readonly method: string;
+      readonly path: string;
+      /** The pause of the whole transport. */
+      readonly waitMs: number;
+      /** Where the wait came from: the header, the detail text, or the fallback backoff. */
+      readonly source: 'retry-after' | 'detail' | 'backoff';
+      /** 429s this request has had so far. */
+      readonly count: number;
+    }
+  | {
+      readonly type: 'retry';
+      readonly method: string;
+      readonly path: string;
+      /** The attempt about to be made (2 for the first retry). */
+      readonly attempt: number;
+      readonly delayMs: number;
+      readonly reason: string;
+    }
+  | {
+      readonly type: 'gave_up';
+      readonly method: string;
+      readonly path: string;
+      readonly reason: 'attempts' | 'budget' | 'throttles';
+      readonly message: string;
+    };
+
+/**
+ * The pipeline's view of HTTP. `send` never throws for a row's fate (that is the outcome); it
+ * throws `HttpError` for conditions no row can get past: 401 (`HTTP_UNAUTHORIZED`), a redirect
+ * (`HTTP_PROTOCOL`), a refused TLS certificate (`NETWORK`). After one of those, every later call
+ * throws the same error without sending. Errors that are bugs (an unserialisable body, an
+ * invalid path) are thrown as they are.
+ */
+export interface Transport {
+  send(req: ApiRequest): Promise<SendOutcome>;
+  /**
+   * GET of a path relative to the base URL, or of a full URL on the base URL's origin (a
+   * pagination `next` link); the parsed body of a 2xx. Throws `HttpError` when the outcome is
+   * not `ok` (`HTTP_PROTOCOL` with the status, or `NETWORK` when there is none), and for a URL on
+   * another origin (the API key is never sent elsewhere).
+   */
+  getJson(pathOrUrl: string): Promise<unknown>;
+  stats(): TransportStats;
+  /** Requests not yet sent end as `not_sent`, pauses end; waits for in-flight requests, then closes the connections. */
+  close(): Promise<void>;
+}
+
+export interface TransportTimeouts {
+  /** To establish a connection (TCP + TLS). Default 10 000. */
+  readonly connectMs?: number;
+  /** From the request being sent to the response headers. Default 30 000. */
+  readonly headersMs?: number;
+  /** Between two chunks of the response body. Default 30 000. */
+  readonly bodyMs?: number;
+}
+
+export interface TransportOptions {
+  /** The API root, as `resolveBaseUrl` returns it (trailing `/`, https or loopback). */
+  readonly baseUrl: URL;
+  /** Sent as `Authorization: Token <key>` (api.md §5); never logged, never in a message. */
+  readonly apiKey: string;
+  /** Requests per second for the whole run (api.md §8: 10 by default on the service). Default 10. */
+  readonly rate?: number;
+  /** Connections kept open to the service (the pipeline caps requests in flight). Default 4. */
+  readonly concurrency?: number;
+  /** Attempts per request on 5xx and network failures, the first included. Default 5. */
+  readonly maxAttempts?: number;
+  /** What may be resent for non-idempotent requests; see `UnsafeRetries`. Default `safe`. */
+  readonly unsafeRetries?: UnsafeRetries;
+  readonly timeouts?: TransportTimeouts;
+  /** Default `engage-import` (the CLI passes `engage-import/<version>`). */
+  readonly userAgent?: string;
+  /** Run-wide retry allowance; see `RetryBudget`. Default 500 tokens, 5 a retry, 1 back a success. */
+  readonly retryBudget?: RetryBudgetOptions;
+  /** Default: the global `fetch` (read at call time, so nock's interception applies), with an undici `Agent` as dispatcher. */
+  readonly fetch?: typeof fetch;
+  /** Default: `setTimeout` from `node:timers/promises`. Must resolve (or reject) early when `signal` aborts. */
+  readonly sleep?: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Milliseconds on the clock `sleep` waits on. Default `Date.now`. */
+  readonly now?: () => number;
+  /** In [0, 1), for the backoff jitter. Default `Math.random`. */
+  readonly random?: () => number;
+  /**
+   * Aborted on SIGINT/SIGTERM: requests not yet sent (and those waiting to be sent again) end
+   * as `not_sent`, pauses end at once; requests in flight are let finish so that their outcome
+   * is known. Default: never aborted.
+   */
+  readonly signal?: AbortSignal;
+  /** Throttling, retries and give-ups, for the log. Default: ignored. */
+  readonly onEvent?: (event: TransportEvent) => void;
+}
