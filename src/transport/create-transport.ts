@@ -95,10 +95,13 @@ export function createTransport(options: TransportOptions): Transport {
         status = result.status;
         if (status >= 200 && status < 300) {
           budget.onSuccess();
+          // A 2xx whose body broke off was applied all the same: ok, without the body.
           const parsed = result.bodyLost ? undefined : parseBody(result.text);
           return { kind: 'ok', status, body: parsed, id: idOf(parsed), attempts: sent };
         }
+        // api.md §7.1 "401: check the API key": no row can succeed, so the run stops.
         if (status === 401) return fail(new HttpError('HTTP_UNAUTHORIZED', UNAUTHORIZED, 401));
+        // Not followed: a redirect means a wrong base URL, and it could carry the key elsewhere.
         if (status >= 300 && status < 400) return fail(new HttpError('HTTP_PROTOCOL', redact(redirectMessage(status, result.headers.get('location'), baseUrl)), status));
         if (status === 429) {
           // api.md §8: pause everything for retry-after, then send again; not the row's failure.
@@ -107,7 +110,7 @@ export function createTransport(options: TransportOptions): Transport {
           const asked = throttleWait(result.headers, result.text, now());
           last = redact(errorMessage(429, result.text));
           if (throttles >= policy.maxThrottles) {
-            const message = redact(`throttled ${throttles} times in a row (HTTP 429), gave up: ${errorMessage(429, result.text)}`);
+            const message = redact(`throttled ${throttles} times (HTTP 429), gave up: ${errorMessage(429, result.text)}`);
             emit({ type: 'gave_up', method: req.method, path, reason: 'throttles', message });
             return { kind: 'failed', status, message, attempts: sent };
           }

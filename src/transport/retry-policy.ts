@@ -16,7 +16,7 @@ export interface RetryPolicy {
   readonly maxDelayMs: number;
   /** 429 answers one request may get before it is given up as `failed`. Default 50. */
   readonly maxThrottles: number;
-  /** Pause after a 429 that names no wait (no `retry-after`, no "Expected available in"): `min(maxDelayMs, throttleBaseMs * 2^(n-1))`. Default 1000. */
+  /** Pause after the n-th 429 that names no wait (no `retry-after`, no "Expected available in"): `min(maxDelayMs, throttleBaseMs * 2^(n-1))`. Default 1000. */
   readonly throttleBaseMs: number;
 }
 
@@ -71,7 +71,7 @@ export function backoffDelay(retry: number, policy: RetryPolicy, random: () => n
   return random() * Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retry - 1));
 }
 
-/** Pause after the `throttles`-th 429 in a row when the service named no wait. */
+/** Pause after the `throttles`-th 429 of a request when the service named no wait. */
 export function throttleFallbackDelay(throttles: number, policy: RetryPolicy): number {
   return Math.min(policy.maxDelayMs, policy.throttleBaseMs * 2 ** (throttles - 1));
 }

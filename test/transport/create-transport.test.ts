@@ -102,6 +102,20 @@ describe('requests', () => {
     await expect(transport.send(post('https://elsewhere.example.com/'))).rejects.toThrow(TypeError);
   });
 
+  it('a refused TLS certificate is fatal: nothing more is sent', async () => {
+    let calls = 0;
+    const { transport } = make({
+      fetch: async () => {
+        calls++;
+        throw new TypeError('fetch failed', { cause: Object.assign(new Error('certificate has expired'), { code: 'CERT_HAS_EXPIRED' }) });
+      },
+    });
+    const expected = { name: 'HttpError', code: 'NETWORK', message: 'could not connect to the API securely: the certificate of the service was refused (CERT_HAS_EXPIRED)' };
+    await expect(transport.send(post('events/', true))).rejects.toMatchObject(expected);
+    await expect(transport.send(post('events/', true))).rejects.toMatchObject(expected);
+    expect(calls).toBe(1);
+  });
+
   it('does not retry an error that is not a network failure (a bug)', async () => {
     let calls = 0;
     const { transport } = make({
@@ -199,14 +213,14 @@ describe('429: the whole transport pauses (api.md §8)', () => {
     expect(transport.stats()).toEqual({ requests: 4, retries: 1, throttled: 2, lostAnswers: 0 });
   });
 
-  it('gives up after 50 throttles in a row', async () => {
+  it('gives up after 50 throttles', async () => {
     const server = answering('post', 'events/', [[429, { detail: 'Request was throttled. Expected available in 1 second.' }, { 'retry-after': '1' }]]);
     const { transport, events } = make();
     const outcome = await transport.send(post('events/'));
     expect(outcome).toEqual({
       kind: 'failed',
       status: 429,
-      message: 'throttled 50 times in a row (HTTP 429), gave up: Request was throttled. Expected available in 1 second.',
+      message: 'throttled 50 times (HTTP 429), gave up: Request was throttled. Expected available in 1 second.',
       attempts: 50,
     });
     expect(server.hits).toHaveLength(50);
@@ -601,6 +615,16 @@ describe('over real loopback HTTP (undici Agent as the dispatcher)', () => {
     expect(outcome.kind).toBe(kind);
     expect(received).toHaveLength(requests);
     expect(transport.stats().lostAnswers).toBe(1);
+  });
+
+  it('a 2xx whose body breaks off was applied: ok without a body', async () => {
+    behaviour = (req, _body, res) => {
+      res.writeHead(201, { 'content-type': 'application/json', 'content-length': '100' });
+      res.write('{"id":', () => req.socket.destroy());
+    };
+    const { transport } = live();
+    expect(await transport.send(post('events/'))).toEqual({ kind: 'ok', status: 201, body: undefined, id: undefined, attempts: 1 });
+    expect(received).toHaveLength(1);
   });
 
   it('a headers timeout is a lost answer (50 ms real timeout)', async () => {
