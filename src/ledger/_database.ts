@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { LedgerError } from '../errors.js';
@@ -51,6 +51,8 @@ export interface DbPlace {
  * set on every open.
  */
 export function openDb(place: DbPlace, mode: 'create' | 'existing'): Db {
+  // SQLite would take an empty file for a new database (and make it one); a ledger is never empty.
+  if (mode === 'existing' && existsSync(place.file) && statSync(place.file).size === 0) throw damaged(place, 'the file is empty');
   return guard(place, () => {
     const db = new Database(place.file, { fileMustExist: mode === 'existing', timeout: 5_000 });
     try {
@@ -111,7 +113,7 @@ export function readMeta(db: Db, place: DbPlace): RunMeta {
 export function quickCheck(db: Db, place: DbPlace): void {
   guard(place, () => {
     const result = db.pragma('quick_check', { simple: true });
-    if (result !== 'ok') throw damaged(place, `quick_check: ${String(result)}`);
+    if (result !== 'ok') throw damaged(place, `quick_check: ${String(result).replace(/\*\*\* in database main \*\*\*\s*/g, '').replace(/\s*\n\s*/g, '; ')}`);
   });
 }
 
