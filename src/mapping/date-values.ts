@@ -1,5 +1,6 @@
 import { Invalid, quote, show, type Converter } from './_converter.js';
 import { formatReader } from './format-time.js';
+import { isoDate, isoDateTime } from './iso-format.js';
 import { isoReader } from './iso-time.js';
 import { MAX_INSTANT, MIN_INSTANT, type TimeReader } from './written-time.js';
 import { ZoneClock } from './zone-clock.js';
@@ -47,7 +48,7 @@ export function dateValue(spec: DateSpec): Converter {
   return {
     text(text) {
       const written = read(text);
-      return written instanceof Invalid ? written : new Date(written.wall).toISOString().slice(0, 10);
+      return written instanceof Invalid ? written : isoDate(written.wall);
     },
     scalar: (value) => new Invalid(`${expected}, got ${show(value)}`),
   };
@@ -60,7 +61,7 @@ export function datetimeValue(spec: DateSpec): Converter {
   return {
     text(text) {
       const instant = read(text);
-      return instant instanceof Invalid ? instant : new Date(instant).toISOString();
+      return instant instanceof Invalid ? instant : isoDateTime(instant);
     },
     scalar: (value) => new Invalid(`${expected}, got ${show(value)}`),
   };

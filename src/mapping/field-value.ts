@@ -62,7 +62,7 @@ function compileMap(field: ResolvedField, convert: Converter, map: NonNullable<R
 }
 
 /**
- * Compile the rules of one field (api of `ResolvedField`):
+ * Compile the rules of one `ResolvedField`:
  * - `constant`: used as it is, for every row;
  * - else the cell of `column`, trimmed (a `string` keeps its spaces unless `map` reads it);
  * - `map` is applied first to the trimmed cell: a cell that is not a key is an error listing the
