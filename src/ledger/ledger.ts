@@ -1,9 +1,9 @@
 import { existsSync, closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { LedgerError } from '../errors.js';
-import { guard, initialise, openDb, quickCheck, readMeta, toLedgerError, type Db, type DbPlace } from './_database.js';
+import { initialise, openDb, quickCheck, readMeta } from './_database.js';
 import { displayPath } from './_display-path.js';
-import { GroupCommit } from './group-commit.js';
+import { SqliteLedger } from './_sqlite-ledger.js';
 import { identityChanges, normaliseIdentity, type RunIdentity } from './identity.js';
 import { acquireLock, type LockOptions, type LockOwner, type StateLock } from './lock.js';
 import { LEDGER_FILE, ledgerFile, listRunIds, nextRunId, runsDir, stateDirOf } from './run-dirs.js';
@@ -75,13 +75,21 @@ export interface LedgerOptions {
  */
 export async function createRun(stateDir: string, identity: RunIdentity, now: () => Date = () => new Date(), options: LedgerOptions = {}): Promise<OpenLedger> {
   const cwd = options.cwd ?? process.cwd();
-  const runs = runsDir(resolve(stateDir));
-  mkdirSync(runs, { recursive: true });
-  const lock = acquireLock(resolve(stateDir), { cwd, ...options.lock });
+  const state = resolve(stateDir);
+  const runs = runsDir(state);
+  try {
+    if (!existsSync(runs)) {
+      mkdirSync(runs, { recursive: true });
+      fsyncDir(state);
+    }
+  } catch (error) {
+    throw new LedgerError('LEDGER', `cannot create the state directory ${displayPath(runs, cwd)}: ${(error as Error).message}`, { cause: error });
+  }
+  const lock = acquireLock(state, { cwd, ...options.lock });
   try {
     removeAbandonedCreations(runs);
     const created = now();
-    const runId = nextRunId(listRunIds(resolve(stateDir)), created);
+    const runId = nextRunId(listRunIds(state), created);
     const staging = join(runs, `.${runId}.creating`);
     mkdirSync(staging);
     const stagingPlace = { file: join(staging, LEDGER_FILE), cwd };
@@ -99,7 +107,8 @@ export async function createRun(stateDir: string, identity: RunIdentity, now: ()
     return openLedger(runDir, lock, cwd, options, undefined);
   } catch (error) {
     lock.release();
-    throw toLedgerError({ file: runs, cwd }, error);
+    if (error instanceof LedgerError) throw error;
+    throw new LedgerError('LEDGER', `cannot start a run in ${displayPath(runs, cwd)}: ${(error as Error).message}`, { cause: error });
   }
 }
 
@@ -142,187 +151,6 @@ function openLedger(runDir: string, lock: StateLock, cwd: string, options: Ledge
   } catch (error) {
     db.close();
     throw error;
-  }
-}
-
-type Write =
-  | { readonly kind: 'intent'; readonly source: number; readonly line: number }
-  | { readonly kind: 'outcome'; readonly source: number; readonly line: number; readonly entry: LedgerEntry }
-  | { readonly kind: 'forget'; readonly source: number; readonly line: number }
-  | { readonly kind: 'finish'; readonly at: string };
-
-interface RowRecord {
-  state: LedgerState;
-  status: number | null;
-  id: string | null;
-  message: string | null;
-}
-
-const key = (source: number, line: number) => `${source}:${line}`;
-
-class SqliteLedger implements OpenLedger {
-  readonly runId: string;
-  readonly runDir: string;
-  readonly identity: RunIdentity;
-  readonly #db: Db;
-  readonly #place: DbPlace;
-  readonly #lock: StateLock;
-  readonly #group: GroupCommit<Write>;
-  readonly #select;
-  readonly #countAll;
-  /** Writes queued for the next commit, so `get` and `counts` already see them (null: forgotten). */
-  readonly #pending = new Map<string, LedgerEntry | null>();
-  #finished: boolean;
-  #closing: Promise<void> | undefined;
-
-  constructor(db: Db, place: DbPlace, runDir: string, runId: string, identity: RunIdentity, finished: boolean, lock: StateLock, schedule?: (flush: () => void) => void) {
-    this.#db = db;
-    this.#place = place;
-    this.runDir = runDir;
-    this.runId = runId;
-    this.identity = identity;
-    this.#finished = finished;
-    this.#lock = lock;
-    this.#select = db.prepare<[number, number], RowRecord>('SELECT state, status, id, message FROM rows WHERE source = ? AND line = ?');
-    this.#countAll = db.prepare<[], { state: LedgerState; n: number }>('SELECT state, count(*) AS n FROM rows GROUP BY state');
-    const intent = db.prepare(
-      `INSERT INTO rows (source, line, state) VALUES (?, ?, 'intent')
-       ON CONFLICT (source, line) DO UPDATE SET state = 'intent', status = NULL, id = NULL, message = NULL`,
-    );
-    const outcome = db.prepare(
-      `INSERT INTO rows (source, line, state, status, id, message) VALUES (?, ?, ?, ?, ?, ?)
-       ON CONFLICT (source, line) DO UPDATE SET state = excluded.state, status = excluded.status, id = excluded.id, message = excluded.message`,
-    );
-    const forget = db.prepare(`DELETE FROM rows WHERE source = ? AND line = ? AND state = 'intent'`);
-    const finish = db.prepare(`INSERT INTO meta (key, value) VALUES ('finished_at', ?) ON CONFLICT (key) DO NOTHING`);
-    const commit = db.transaction((batch: readonly Write[]) => {
-      for (const w of batch) {
-        if (w.kind === 'intent') intent.run(w.source, w.line);
-        else if (w.kind === 'outcome') outcome.run(w.source, w.line, w.entry.state, w.entry.status, w.entry.id, w.entry.message);
-        else if (w.kind === 'forget') forget.run(w.source, w.line);
-        else finish.run(w.at);
-      }
-    });
-    this.#group = new GroupCommit<Write>({
-      commit: (batch) => {
-        try {
-          commit(batch);
-        } catch (error) {
-          throw toLedgerError(place, error);
-        } finally {
-          // Committed, or rolled back as a whole: either way the table now says it all.
-          this.#pending.clear();
-        }
-      },
-      ...(schedule ? { schedule } : {}),
-    });
-  }
-
-  get file(): string {
-    return this.#place.file;
-  }
-
-  get finished(): boolean {
-    return this.#finished;
-  }
-
-  get commits(): number {
-    return this.#group.commits;
-  }
-
-  get lockTakenOverFrom(): LockOwner | undefined {
-    return this.#lock.takenOverFrom;
-  }
-
-  get(source: number, line: number): LedgerEntry | undefined {
-    const k = key(source, line);
-    if (this.#pending.has(k)) return this.#pending.get(k) ?? undefined;
-    this.#assertOpen();
-    const row = guard(this.#place, () => this.#select.get(source, line));
-    return row === undefined ? undefined : { state: row.state, status: row.status, id: row.id, message: row.message };
-  }
-
-  recordIntent(source: number, line: number): Promise<void> {
-    return this.#write(source, line, () => {
-      const known = this.get(source, line);
-      if (known?.state === 'ok') {
-        // Events and product events are not idempotent: a second send is a duplicate (public-facts.md, Events).
-        throw new LedgerError(
-          'LEDGER',
-          `refusing to send line ${line} of source ${source} again: the run ledger says it was applied already (HTTP ${known.status ?? '?'}${known.id !== null ? `, id ${known.id}` : ''})`,
-        );
-      }
-      this.#pending.set(key(source, line), { state: 'intent', status: null, id: null, message: null });
-      return { kind: 'intent', source, line };
-    });
-  }
-
-  recordOutcome(source: number, line: number, outcome: Outcome): Promise<void> {
-    return this.#write(source, line, () => {
-      const entry: LedgerEntry = { state: outcome.state, status: outcome.status ?? null, id: outcome.id ?? null, message: outcome.message ?? null };
-      this.#pending.set(key(source, line), entry);
-      return { kind: 'outcome', source, line, entry };
-    });
-  }
-
-  forget(source: number, line: number): Promise<void> {
-    return this.#write(source, line, () => {
-      if (this.get(source, line)?.state === 'intent') this.#pending.set(key(source, line), null);
-      return { kind: 'forget', source, line };
-    });
-  }
-
-  counts(): Record<LedgerState, number> {
-    this.#assertOpen();
-    const counts: Record<LedgerState, number> = { intent: 0, ok: 0, failed: 0, unknown: 0 };
-    guard(this.#place, () => {
-      for (const { state, n } of this.#countAll.all()) counts[state] = n;
-      // Queued writes count already, as `get` shows them.
-      for (const [k, entry] of this.#pending) {
-        const [source, line] = k.split(':').map(Number) as [number, number];
-        const stored = this.#select.get(source, line);
-        if (stored !== undefined) counts[stored.state]--;
-        if (entry !== null) counts[entry.state]++;
-      }
-    });
-    return counts;
-  }
-
-  async markFinished(): Promise<void> {
-    this.#assertOpen();
-    await this.#group.enqueue({ kind: 'finish', at: new Date().toISOString() });
-    this.#finished = true;
-  }
-
-  close(): Promise<void> {
-    this.#closing ??= (async () => {
-      try {
-        await this.#group.close();
-      } finally {
-        try {
-          // Closing the last connection checkpoints the WAL into the file and removes it.
-          guard(this.#place, () => this.#db.close());
-        } finally {
-          this.#lock.release();
-        }
-      }
-    })();
-    return this.#closing;
-  }
-
-  #write(source: number, line: number, make: () => Write): Promise<void> {
-    try {
-      this.#assertOpen();
-      if (!Number.isSafeInteger(source) || source < 0) throw new RangeError(`source must be an integer >= 0, got ${source}`);
-      if (!Number.isSafeInteger(line) || line < 1) throw new RangeError(`line must be an integer >= 1, got ${line}`);
-      return this.#group.enqueue(make());
-    } catch (error) {
-      return Promise.reject(error);
-    }
-  }
-
-  #assertOpen(): void {
-    if (this.#closing !== undefined) throw new LedgerError('LEDGER', `the run ledger ${displayPath(this.#place.file, this.#place.cwd)} is closed`);
   }
 }
 

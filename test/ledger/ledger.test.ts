@@ -36,6 +36,17 @@ describe('createRun', () => {
   });
 });
 
+describe('createRun failures', () => {
+  it('says when the state directory cannot be made (a file is in the way)', async () => {
+    const { dir, identity } = await project();
+    writeFileSync(join(dir, 'state'), 'not a folder');
+    const error = await rejection(createRun(join(dir, 'state'), identity, at, { cwd: dir }));
+    expect(error).toBeInstanceOf(LedgerError);
+    expect(error?.code).toBe('LEDGER');
+    expect(error?.message).toMatch(/^cannot create the state directory state\/runs: ENOTDIR/);
+  });
+});
+
 describe('recording rows', () => {
   it('round-trips intents and outcomes across close and reopen', async () => {
     const { dir, ledger, identity } = await started();
@@ -199,6 +210,18 @@ describe('openForResume', () => {
     expect(readdirSync(state)).toEqual(['runs']);
     const again = await openForResume(ledger.runDir, identity, { cwd: dir });
     open.push(again);
+  });
+
+  it('refuses an empty ledger file as damaged (SQLite would take it for a new database)', async () => {
+    const { dir, ledger, identity } = await started();
+    await ledger.close();
+    writeFileSync(ledger.file, '');
+    const error = await rejection(openForResume(ledger.runDir, identity, { cwd: dir }));
+    expect(error?.code).toBe('LEDGER');
+    expect(error?.message).toBe(
+      `the run ledger .engage-import/runs/${ledger.runId}/ledger.sqlite is damaged (the file is empty) and cannot tell which rows were sent; ` +
+        `move the run folder .engage-import/runs/${ledger.runId} away to start a new run (rows that run sent will be sent again: check the account for them first)`,
+    );
   });
 
   it('refuses a folder without a ledger', async () => {

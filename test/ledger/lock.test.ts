@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LedgerError } from '../../src/errors.js';
 import { acquireLock } from '../../src/ledger/lock.js';
@@ -33,6 +33,17 @@ describe('acquireLock', () => {
     expect(existsSync(lock.path)).toBe(false);
     lock.release(); // twice is harmless
     // No temporary files are left behind.
+    expect(readdirSync(state)).toEqual([]);
+  });
+
+  it('is removed when the process exits through process.exit() without releasing it', () => {
+    const state = tmpTree();
+    const child = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', '--input-type=module', '-e', "import { acquireLock } from './src/ledger/lock.ts'; acquireLock(process.argv[1]); process.exit(3)", state],
+      { cwd: resolve(import.meta.dirname, '../..'), encoding: 'utf8' },
+    );
+    expect(child.status).toBe(3);
     expect(readdirSync(state)).toEqual([]);
   });
 
