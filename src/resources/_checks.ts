@@ -1,0 +1,175 @@
+import { codes } from 'currency-codes';
+import type { FieldError } from '../mapping/field-error.js';
+import type { Payload } from './resource-def.js';
+
+/** A rule for one value: the message when the value breaks it, else `undefined`. */
+export type Rule = (value: unknown) => string | undefined;
+
+/** Longest piece of a value quoted in a message: a whole JSON blob would drown the report. */
+const MAX_SHOWN = 60;
+
+/** The bad value as the user should recognise it: text JSON-quoted, anything else as JSON. */
+export function show(value: unknown): string {
+  const cut = (text: string) => (text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text);
+  if (typeof value === 'string') return JSON.stringify(cut(value));
+  let text: string;
+  try {
+    text = JSON.stringify(value) ?? String(value);
+  } catch {
+    text = String(value); // a cycle or a BigInt: not from the mapping engine, but never throw
+  }
+  return cut(text);
+}
+
+/** `undefined` (left out by the mapping) and `null` (`empty: null`) both mean "no value" for a required field. */
+export const isGiven = (value: unknown): boolean => value !== undefined && value !== null;
+
+export const isPlainObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+export const integer: Rule = (v) => (Number.isSafeInteger(v) ? undefined : `expected an integer, got ${show(v)}`);
+
+export const string: Rule = (v) => (typeof v === 'string' ? undefined : `expected a string, got ${show(v)}`);
+
+/** A string with something in it: a custom id or a name of spaces is as good as none. */
+export const nonEmptyString: Rule = (v) => {
+  if (typeof v !== 'string') return `expected a string, got ${show(v)}`;
+  return v.trim() === '' ? `must not be empty, got ${show(v)}` : undefined;
+};
+
+export const number: Rule = (v) => (typeof v === 'number' && Number.isFinite(v) ? undefined : `expected a number, got ${show(v)}`);
+
+export const boolean: Rule = (v) => (typeof v === 'boolean' ? undefined : `expected true or false, got ${show(v)}`);
+
+export const jsonObject: Rule = (v) => (isPlainObject(v) ? undefined : `expected a JSON object, got ${show(v)}`);
+
+/** A string at most `max` characters long (code points, as the service counts them: public-facts.md). */
+export function stringOfAtMost(max: number): Rule {
+  return (v) => {
+    if (typeof v !== 'string') return `expected a string, got ${show(v)}`;
+    let length = 0;
+    for (const _ of v) length++;
+    return length > max ? `at most ${max} characters, got ${length}: ${show(v)}` : undefined;
+  };
+}
+
+const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
+const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
+const daysIn = (y: number, m: number) => (m === 2 && isLeap(y) ? 29 : (DAYS[m - 1] ?? 0));
+
+const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** `YYYY-MM-DD` as the API's date fields take it (api.md §2.3 `expected_close_date`), a day that exists. */
+export const date: Rule = (v) => {
+  const m = typeof v === 'string' ? DATE.exec(v) : null;
+  if (m === null) return `expected a date as YYYY-MM-DD, got ${show(v)}`;
+  const month = Number(m[2]);
+  if (month < 1 || month > 12 || Number(m[3]) < 1 || Number(m[3]) > daysIn(Number(m[1]), month)) {
+    return `expected a date as YYYY-MM-DD, got ${show(v)} (no such day)`;
+  }
+  return undefined;
+};
+
+// An offset is required: without one the service would read the time in its own zone, which the
+// user cannot see (the mapping engine always writes `…Z`).
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):?(\d{2}))$/i;
+const EXPECTED_DATE_TIME = 'expected an ISO 8601 date-time with an offset such as 2026-03-29T14:30:00Z';
+/** ISO 8601 date-time with `Z` or an offset (api.md §2.1 `eta`, §2.3 `won_at`, `lost_at`). */
+export const datetime: Rule = (v) => {
+  const m = typeof v === 'string' ? DATE_TIME.exec(v) : null;
+  if (m === null) return `${EXPECTED_DATE_TIME}, got ${show(v)}`;
+  const [year, month, day, hour, minute, second, offH, offM] = m.slice(1).map((s) => (s === undefined ? 0 : Number(s))) as number[];
+  const ok =
+    month! >= 1 && month! <= 12 && day! >= 1 && day! <= daysIn(year!, month!) && hour! <= 23 && minute! <= 59 && second! <= 59 && offH! <= 23 && offM! <= 59;
+  return ok ? undefined : `${EXPECTED_DATE_TIME}, got ${show(v)} (no such time)`;
+};
+
+// The range the mapping engine's `unix` type writes (years 0000–9999): beyond it a value in
+// milliseconds is far more likely than an event in the year 50 000.
+const MIN_SECONDS = new Date(0).setUTCFullYear(0, 0, 1) / 1000;
+const MAX_SECONDS = Date.UTC(9999, 11, 31, 23, 59, 59) / 1000;
+/** UNIX time in whole seconds (api.md §2.5, §2.6 `timestamp`). */
+export const unixSeconds: Rule = (v) => {
+  if (Number.isSafeInteger(v) && (v as number) >= MIN_SECONDS && (v as number) <= MAX_SECONDS) return undefined;
+  const ms = Number.isSafeInteger(v) && (v as number) / 1000 >= MIN_SECONDS && (v as number) / 1000 <= MAX_SECONDS;
+  return `expected UNIX time in whole seconds, got ${show(v)}${ms ? ' (milliseconds?)' : ''}`;
+};
+
+const CURRENCIES: ReadonlySet<string> = new Set(codes());
+const CURRENCY_LIST = [...CURRENCIES];
+
+/** The one code a mistyped currency most likely meant: its upper case, or the only code one edit away. */
+function nearestCurrency(text: string): string | undefined {
+  const upper = text.trim().toUpperCase();
+  if (CURRENCIES.has(upper)) return upper;
+  if (upper.length < 2 || upper.length > 4) return undefined;
+  const near = CURRENCY_LIST.filter((c) => oneEditApart(upper, c));
+  return near.length === 1 ? near[0] : undefined;
+}
+
+function oneEditApart(a: string, b: string): boolean {
+  if (a === b || Math.abs(a.length - b.length) > 1) return false;
+  let i = 0;
+  while (i < a.length && i < b.length && a[i] === b[i]) i++;
+  if (a.length === b.length) return a.slice(i + 1) === b.slice(i + 1);
+  return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+}
+
+/** An ISO 4217 code as the standard writes it, upper case (api.md §2.3 `currency`). */
+export const currency: Rule = (v) => {
+  if (typeof v === 'string' && CURRENCIES.has(v)) return undefined;
+  if (typeof v !== 'string') return `expected an ISO 4217 currency code, got ${show(v)}`;
+  const near = nearestCurrency(v);
+  return `${show(v)} is not an ISO 4217 currency code${near === undefined ? '' : ` (did you mean "${near}"?)`}`;
+};
+
+/**
+ * A list whose items all pass `item`. A bad item is named by its position counting from 1, as the
+ * mapping engine names the items of a list cell (`item 3: expected an integer, got "x"`).
+ */
+export function listOf(item: Rule): Rule {
+  return (v) => {
+    if (!Array.isArray(v)) return `expected a list, got ${show(v)}`;
+    for (let i = 0; i < v.length; i++) {
+      const message = item(v[i]);
+      if (message !== undefined) return `item ${i + 1}: ${message}`;
+    }
+    return undefined;
+  };
+}
+
+/** Collects every problem of one row (issue 2: a row gets all its errors at once). */
+export class Issues {
+  readonly list: FieldError[] = [];
+
+  add(field: string, message: string): void {
+    this.list.push({ field, message });
+  }
+
+  /** The field must be given (not left out, not null) and pass `rule`. */
+  required(payload: Payload, key: string, rule: Rule, prefix = ''): void {
+    const value = Object.hasOwn(payload, key) ? payload[key] : undefined;
+    if (!isGiven(value)) this.add(prefix + key, 'is required');
+    else this.check(prefix + key, value, rule);
+  }
+
+  /**
+   * When given, the field must pass `rule`. `null` is accepted: it is what a mapping's
+   * `empty: null` asks for (clear the field), and the service decides what it means.
+   */
+  optional(payload: Payload, key: string, rule: Rule, prefix = ''): void {
+    const value = Object.hasOwn(payload, key) ? payload[key] : undefined;
+    if (isGiven(value)) this.check(prefix + key, value, rule);
+  }
+
+  /** Keys the endpoint does not know: it would ignore them, so a typo would silently send nothing. */
+  unknown(payload: Payload, known: ReadonlySet<string>, message: string, prefix = ''): void {
+    for (const key of Object.keys(payload)) {
+      if (!known.has(key)) this.add(prefix + key, message);
+    }
+  }
+
+  private check(field: string, value: unknown, rule: Rule): void {
+    const message = rule(value);
+    if (message !== undefined) this.add(field, message);
+  }
+}

@@ -1,0 +1,35 @@
+import { Issues, nonEmptyString, number } from './_checks.js';
+import { pushRef } from './_refs.js';
+import type { ApiCall, EntityRef, ResourceDef } from './resource-def.js';
+
+/**
+ * Products: `POST products/` (api.md §4.6). Deals and product events name them by custom id,
+ * so it is required; other fields (name, category_name, product_url, image_url, product
+ * attributes: public-facts.md "Products") are passed through as mapped.
+ */
+export const product: ResourceDef = {
+  name: 'product',
+  stage: 'products',
+
+  validate(payload) {
+    const issues = new Issues();
+    issues.required(payload, 'custom_id', nonEmptyString);
+    issues.optional(payload, 'price', number);
+    return issues.list;
+  },
+
+  toRequest: (payload): ApiCall => ({ method: 'POST', path: 'products/', body: { ...payload } }),
+
+  // A plain create, not one of the update_or_create endpoints that api.md "Call ordering rules" 5
+  // calls safe to retry: sent twice, it may create the product twice.
+  idempotent: () => false,
+
+  parents: () => [],
+
+  identity(payload, responseId) {
+    const refs: EntityRef[] = [];
+    pushRef(refs, 'product', 'custom_id', payload['custom_id']);
+    pushRef(refs, 'product', 'id', responseId);
+    return refs;
+  },
+};
