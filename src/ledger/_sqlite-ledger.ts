@@ -6,10 +6,6 @@ import type { RunIdentity } from './identity.js';
 import type { LedgerEntry, LedgerState, OpenLedger, Outcome } from './ledger.js';
 import type { LockOwner, StateLock } from './lock.js';
 
-/**
- * The Ledger over one open SQLite connection: reads through prepared statements, writes
- * through the group commit, and a view of queued writes so that reads never lag behind them.
- */
 type Write =
   | { readonly kind: 'intent'; readonly source: number; readonly line: number }
   | { readonly kind: 'outcome'; readonly source: number; readonly line: number; readonly entry: LedgerEntry }
@@ -25,6 +21,21 @@ interface RowRecord {
 
 const key = (source: number, line: number) => `${source}:${line}`;
 
+export interface SqliteLedgerParts {
+  readonly db: Db;
+  readonly place: DbPlace;
+  readonly runDir: string;
+  readonly runId: string;
+  readonly identity: RunIdentity;
+  readonly finished: boolean;
+  readonly lock: StateLock;
+  readonly schedule: ((flush: () => void) => void) | undefined;
+}
+
+/**
+ * The Ledger over one open SQLite connection: reads through prepared statements, writes
+ * through the group commit, and a view of queued writes so that reads never lag behind them.
+ */
 export class SqliteLedger implements OpenLedger {
   readonly runId: string;
   readonly runDir: string;
@@ -40,7 +51,7 @@ export class SqliteLedger implements OpenLedger {
   #finished: boolean;
   #closing: Promise<void> | undefined;
 
-  constructor(db: Db, place: DbPlace, runDir: string, runId: string, identity: RunIdentity, finished: boolean, lock: StateLock, schedule?: (flush: () => void) => void) {
+  constructor({ db, place, runDir, runId, identity, finished, lock, schedule }: SqliteLedgerParts) {
     this.#db = db;
     this.#place = place;
     this.runDir = runDir;

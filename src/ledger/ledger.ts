@@ -1,7 +1,7 @@
 import { existsSync, closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { LedgerError } from '../errors.js';
-import { initialise, openDb, quickCheck, readMeta } from './_database.js';
+import { initialise, openDb, quickCheck, readMeta, toLedgerError } from './_database.js';
 import { displayPath } from './_display-path.js';
 import { SqliteLedger } from './_sqlite-ledger.js';
 import { identityChanges, normaliseIdentity, type RunIdentity } from './identity.js';
@@ -147,10 +147,14 @@ function openLedger(runDir: string, lock: StateLock, cwd: string, options: Ledge
         );
       }
     }
-    return new SqliteLedger(db, place, runDir, meta.runId, meta.identity, meta.finished, lock, options.schedule);
+    return new SqliteLedger({ db, place, runDir, runId: meta.runId, identity: meta.identity, finished: meta.finished, lock, schedule: options.schedule });
   } catch (error) {
-    db.close();
-    throw error;
+    try {
+      db.close();
+    } catch {
+      // A damaged file may fail its closing checkpoint too; the first error is the one to report.
+    }
+    throw toLedgerError(place, error);
   }
 }
 
