@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { loadJob } from '../config/load-job.js';
 import { ConfigError } from '../errors.js';
-import { createRun, findLatestRun, openForResume, readRun, type Ledger } from '../ledger/index.js';
+import { createRun, findLatestRun, openForResume, readRun, type OpenLedger } from '../ledger/index.js';
 import { displayPath } from '../pipeline/display-path.js';
 import { runLiveImport } from '../pipeline/live-import.js';
 import { createProgress, type Progress } from '../pipeline/progress.js';
@@ -28,11 +28,11 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
   const stateDir = resolve(io.cwd, args['state-dir']);
   const payloadOptions: PayloadOptions = { input: args.input ?? null, limit: args.limit ?? null, 'deal-update-method': args['deal-update-method'] };
 
-  let ledger: Ledger;
+  let ledger: OpenLedger;
   let jobPath: string;
   let options = payloadOptions;
   if (start.kind === 'resume') {
-    const run = start.runDir !== undefined ? readRun(resolve(io.cwd, start.runDir)) : findLatestRun(stateDir);
+    const run = start.runDir !== undefined ? readRun(resolve(io.cwd, start.runDir), { cwd: io.cwd }) : findLatestRun(stateDir, { cwd: io.cwd });
     if (run === undefined) {
       throw new ConfigError('RESUME_REFUSED', `no run to resume in ${displayPath(start.runDir !== undefined ? resolve(io.cwd, start.runDir) : stateDir, io.cwd)}`);
     }
@@ -44,22 +44,24 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
     jobPath = start.job !== undefined ? resolve(io.cwd, start.job) : run.identity.job.path;
     options = run.identity.options as unknown as PayloadOptions;
     const job = await loadJob(jobPath, { cwd: io.cwd, ...(options.input !== null ? { input: options.input } : {}) });
-    ledger = await openForResume(run.runDir, await runIdentity(job, options));
+    ledger = await openForResume(run.runDir, await runIdentity(job, options), { cwd: io.cwd });
     return await drive(job, ledger);
   }
   jobPath = resolve(io.cwd, start.job);
   const job = await loadJob(jobPath, { cwd: io.cwd, ...(args.input !== undefined ? { input: args.input } : {}) });
-  const latest = findLatestRun(stateDir);
+  const latest = findLatestRun(stateDir, { cwd: io.cwd });
   if (latest && !latest.finished && latest.identity.job.path === job.file) {
     throw new ConfigError(
       'RESUME_REFUSED',
       `an unfinished run of this job is in ${displayPath(latest.runDir, io.cwd)}: continue it with 'engage-import resume' (rows it sent are not sent again), or move that folder away to start over (its rows would be sent again)`,
     );
   }
-  ledger = await createRun(stateDir, await runIdentity(job, payloadOptions));
+  ledger = await createRun(stateDir, await runIdentity(job, payloadOptions), undefined, { cwd: io.cwd });
   return await drive(job, ledger);
 
-  async function drive(job: Awaited<ReturnType<typeof loadJob>>, ledgerOfRun: Ledger): Promise<number> {
+  async function drive(job: Awaited<ReturnType<typeof loadJob>>, ledgerOfRun: OpenLedger): Promise<number> {
+    const owner = ledgerOfRun.lockTakenOverFrom;
+    if (owner && !args.quiet) io.stderr.write(`engage-import: took over the lock of ${displayPath(stateDir, io.cwd)} left by process ${owner.pid} on ${owner.hostname}, which is no longer running\n`);
     const transport = createTransport({
       baseUrl,
       apiKey,

@@ -44,7 +44,7 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
 
   let stopReason: string | undefined;
   let aborted: string | undefined;
-  let unauthorized = false;
+  let fatal = false;
   const invalidTotal = totals.reduce((n, t) => n + t.invalid, 0);
   if (options.failOnInvalid && invalidTotal > 0) {
     stopReason = `not sent: --fail-on-invalid and ${invalidTotal} row${invalidTotal === 1 ? ' is' : 's are'} invalid`;
@@ -96,13 +96,14 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
         try {
           outcome = await transport.send({ method: row.call.method, path: row.call.path, body: row.call.body, idempotent: row.idempotent });
         } catch (error) {
-          if (!(error instanceof HttpError && error.code === 'HTTP_UNAUTHORIZED')) throw error;
-          // 401: nothing was applied; stop the run at once (issue 4) and keep the row resumable.
-          unauthorized = true;
+          // 401 (and the other conditions no row can get past: a redirect, a refused TLS
+          // certificate): nothing was applied; stop the run at once (issue 4), keep it resumable.
+          if (!(error instanceof HttpError)) throw error;
+          fatal = true;
           aborted ??= error.message;
           stopReason ??= `not sent: ${error.message}`;
           await ledger.forget(index, row.line);
-          return { ...base, status: 'not_sent', http_status: 401, message: stopReason };
+          return { ...base, status: 'not_sent', http_status: error.status, message: stopReason };
         }
         switch (outcome.kind) {
           case 'ok':
@@ -176,9 +177,9 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
     await Promise.all([report.close(), rejects?.close()]);
   }
   const interrupted = signal.aborted ? String(signal.reason) : undefined;
-  // A run stopped by a signal or a 401 stays open for `resume`; one that ran to its end (or was
+  // A run stopped by a signal or a fatal answer (401) stays open for `resume`; one that ran to its end (or was
   // stopped by --fail-on-invalid before sending anything) is finished.
-  if (!interrupted && !unauthorized) await ledger.markFinished();
+  if (!interrupted && !fatal) await ledger.markFinished();
   return {
     mode: 'live',
     files,

@@ -1,5 +1,6 @@
 import { checkHeader } from '../config/load-mapping.js';
 import type { ResolvedMapping } from '../config/mapping-schema.js';
+import { compileMapping } from '../mapping/map-row.js';
 import { openCsv, type CsvSource } from '../source/csv-source.js';
 
 export interface OpenedSource {
@@ -13,6 +14,8 @@ export interface OpenedSource {
  * (issue 4). On failure the files already opened are released.
  */
 export async function openSources(mappings: readonly ResolvedMapping[]): Promise<OpenedSource[]> {
+  // Compiling checks what the schema cannot: date formats, map values and defaults of each type.
+  for (const mapping of mappings) compileMapping(mapping);
   const opened: OpenedSource[] = [];
   try {
     for (const mapping of mappings) {
