@@ -14,10 +14,10 @@ const header = ['Nr oferty', 'Nazwa', 'Klient', 'Wartość', 'Waluta', 'Status',
 const rows = [
   ['PL-2026-001', 'Zestaw biwakowy dla rodziny Kowalskich', 'C-10001', '1249.50', 'PLN', 'otwarta', '1', '1', 'TNT-4P-BLU, SB-SYN-L', '30.06.2026', 'polecenie'],
   ['PL-2026-002', 'Śpiwory puchowe na wyprawę zimową w Bieszczady', 'C-10006', '3798.00', 'PLN', 'wygrana', '1', '4', 'SB-DOWN-M', '15.01.2026', 'targi'],
-  ['PL-2026-003', 'Namioty; śpiwory – obóz harcerski w Łebie', 'C-10010', '7420.80', 'PLN', 'otwarta', '2', '2', 'TNT-2P-GRN, SB-SYN-L, PAD-AIR-R', '31.07.2026', 'strona www'],
+  ['PL-2026-003', 'Namioty; śpiwory – obóz harcerski w Łebie', 'C-10010', '7420.80', 'PLN', 'otwarta', '2', '6', 'TNT-2P-GRN, SB-SYN-L, PAD-AIR-R', '31.07.2026', 'strona www'],
   ['PL-2026-004', 'Wyjazd integracyjny – październik w Zakopanem', 'C-10007', '5310.25', 'PLN', 'otwarta', '1', '3', 'BP-55-GRY, SKU/2024/RED', '25.09.2026', 'kontakt bezpośredni'],
   ['PL-2026-005', 'Wyposażenie stoiska na targach w Gdańsku', 'C-10011', '2150.00', 'PLN', 'przegrana', '1', '4', 'LMP-HEAD-400', '', 'targi'],
-  ['PL-2026-006', 'Żółte kurtki dla przewodników górskich', 'C-10011', '4515.00', 'PLN', 'otwarta', '2', '1', 'JKT-RAIN-M', '14.08.2026', 'strona www'],
+  ['PL-2026-006', 'Żółte kurtki dla przewodników górskich', 'C-10011', '4515.00', 'PLN', 'otwarta', '2', '5', 'JKT-RAIN-M', '14.08.2026', 'strona www'],
   // Typed by hand with the Polish number format: a space as thousands separator, a decimal comma.
   ['PL-2026-007', 'Źródełko – sprzęt kuchenny dla schroniska', 'C-10007', '1 249,50', 'PLN', 'otwarta', '1', '2', 'STV-GAS-01, POT-TI-750', '30.04.2026', 'polecenie'],
   // A placeholder row the salesperson never filled in: no deal name.
