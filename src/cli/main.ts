@@ -26,7 +26,6 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     .version(VERSION)
     .help()
     .alias('h', 'help')
-    .strict()
     .demandCommand(1, 'Name a command: validate, import, resume, sandbox or events')
     .recommendCommands()
     .exitProcess(false)
@@ -38,12 +37,13 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
       exitCode = await c.run(args, io);
     });
   }
+  parser = parser.strict();
   let output = '';
-  let usageError: string | undefined;
   parser = parser.fail((message, error) => {
-    // yargs reports its own parse problems with a message; errors thrown by handlers come as `error`.
+    // yargs reports its own parse problems with a message; errors thrown by handlers come as
+    // `error`. Throwing is what stops yargs from running the handler after a parse problem.
     if (error) throw error;
-    usageError = message;
+    throw new UsageError(message);
   });
   try {
     await parser.parseAsync([...argv], {}, (_err, _args, text) => {
@@ -52,15 +52,18 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   } catch (error) {
     return reportError(error, io);
   }
-  if (usageError !== undefined) {
-    io.stderr.write(`engage-import: ${usageError}\nRun 'engage-import --help' for the commands and options.\n`);
-    return EXIT.USAGE;
-  }
   if (output) io.stdout.write(`${output}\n`);
   return exitCode ?? EXIT.OK;
 }
 
+/** A command line yargs could not parse: the user gets the problem and where to read more. */
+class UsageError extends Error {}
+
 function reportError(error: unknown, io: CliIo): number {
+  if (error instanceof UsageError) {
+    io.stderr.write(`engage-import: ${error.message}\nRun 'engage-import --help' for the commands and options.\n`);
+    return EXIT.USAGE;
+  }
   if (error instanceof EngageError) {
     io.stderr.write(`engage-import: ${error.message}\n`);
     if (error.code === 'HTTP_UNAUTHORIZED') return EXIT.ABORTED;

@@ -44,7 +44,9 @@ export async function* planRows(mapping: ResolvedMapping, source: CsvSource, opt
       if (options.limit !== undefined && read >= options.limit) break;
       read++;
       if (item.kind === 'malformed') {
-        yield { status: 'invalid', line: item.line, key: '', fields: item.fields, message: item.message };
+        // The key still names the row when its key columns are where the header says.
+        const key = mapping.key.map((k) => item.fields[source.header.indexOf(k)] ?? '').join('|');
+        yield { status: 'invalid', line: item.line, key, fields: item.fields, message: item.message };
         continue;
       }
       const key = keyOf(item.values, mapping);

@@ -1,0 +1,92 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/run-cli.js';
+import { tmpTree } from '../helpers/tmp.js';
+
+const ROOT = join(import.meta.dirname, '../..');
+
+const EVENTS_MAPPING = 'resource: event\nsource: { file: events.csv }\nkey: id\nfields:\n  user_id: { column: user, type: integer }\n  name: event\n  timestamp: { column: at, type: unix }\n';
+
+describe('engage-import validate', () => {
+  it('checks the bundled samples: exit 1, a summary, and the bad rows with their messages in the report', async () => {
+    const out = tmpTree();
+    const r = await runCli(['validate', join(ROOT, 'samples/job.yaml'), '--report', join(out, 'report.csv'), '--rejects', join(out, 'rejects.csv')], { cwd: ROOT });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('Dry run (nothing was sent): 93 rows in 7 files: valid 75, invalid 18');
+    expect(r.stderr).toContain('Live import: 75 requests ≈ 8 s at 10 req/s');
+    const rows = parse(readFileSync(join(out, 'report.csv')), { columns: true }) as Record<string, string>[];
+    expect(rows).toHaveLength(93);
+    // Dependency order, whatever the job lists: products first, webpush last.
+    expect(rows[0]?.file).toBe('samples/products.csv');
+    expect(rows.at(-1)?.file).toBe('samples/webpush-campaigns.csv');
+    const message = (file: string, line: string) => rows.find((x) => x.file === file && x.line === line)?.message;
+    expect(message('samples/product-events.csv', '8')).toBe('event_type: "add_to_cart" is not an event type (did you mean "add to cart"?)');
+    expect(message('samples/deals.csv', '12')).toBe('currency: "EURO" is not an ISO 4217 currency code (did you mean "EUR"?)');
+    expect(message('samples/products.csv', '13')).toBe('products.csv line 13: Invalid Record Length: expect 6, got 7');
+    expect(message('samples/webpush-campaigns.csv', '6')).toBe('messages.0.title: is required');
+  });
+
+  it('exits 0 when every row is valid, and prints the summary as JSON with --json', async () => {
+    const dir = tmpTree({ 'm.yaml': EVENTS_MAPPING, 'events.csv': 'id,user,event,at\nA,1,Signed Up,2026-01-01T00:00:00Z\nB,2,Paid,1767225600\n' });
+    const r = await runCli(['validate', 'm.yaml', '--json', '--quiet'], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe('');
+    const summary = JSON.parse(r.stdout) as { totals: Record<string, number>; requests: number; files: { file: string }[] };
+    expect(summary.totals.valid).toBe(2);
+    expect(summary.requests).toBe(2);
+    expect(summary.files[0]?.file).toBe('events.csv');
+    expect(readFileSync(join(dir, 'out/report.csv'), 'utf8')).toBe(
+      'file,line,resource,key,status,http_status,id,message\nevents.csv,2,event,A,valid,,,\nevents.csv,3,event,B,valid,,,\n',
+    );
+  });
+
+  it('reads only --limit rows of each file', async () => {
+    const dir = tmpTree({ 'm.yaml': EVENTS_MAPPING, 'events.csv': 'id,user,event,at\nA,1,x,1\nB,2,y,2\nC,3,z,3\n' });
+    const r = await runCli(['validate', 'm.yaml', '--limit', '2'], { cwd: dir });
+    expect(r.stderr).toContain('2 rows in 1 file: valid 2');
+    expect(r.stderr).toContain('(--limit: at most 2 rows read per file)');
+  });
+
+  it('fails before row 1 with exit 2 when the mapping names a missing column', async () => {
+    const dir = tmpTree({ 'm.yaml': EVENTS_MAPPING, 'events.csv': 'id,user,event,when\nA,1,x,1\n' });
+    const r = await runCli(['validate', 'm.yaml'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(
+      `engage-import: ${join(dir, 'm.yaml')}: field "timestamp" reads column "at", but ${join(dir, 'events.csv')} has no such column. Its columns are: "id", "user", "event", "when"\n`,
+    );
+  });
+
+  it('exits 2 on a file that is not valid in its declared encoding', async () => {
+    const dir = tmpTree({ 'm.yaml': EVENTS_MAPPING, 'events.csv': Buffer.concat([Buffer.from('id,user,event,at\nA,1,Caf'), Buffer.from([0xe9]), Buffer.from(',1\n')]) });
+    const r = await runCli(['validate', 'm.yaml'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^engage-import: .*events\.csv.*(utf-8|UTF-8)/);
+  });
+
+  it('exits 2 with a usage message on an unknown option or a missing job', async () => {
+    const unknown = await runCli(['validate', 'x.yaml', '--colour']);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('Unknown argument: colour');
+    const missing = await runCli(['validate']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('Not enough non-option arguments');
+  });
+
+  it('prints help with examples and exits 0', async () => {
+    const r = await runCli(['validate', '--help']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('engage-import validate samples/job.yaml');
+    expect(r.stdout).toContain('--rejects');
+  });
+
+  it('import --dry-run does the same as validate and writes the payloads', async () => {
+    const dir = tmpTree({ 'm.yaml': EVENTS_MAPPING, 'events.csv': 'id,user,event,at\nA,7,Signed Up,1767225600\n' });
+    const r = await runCli(['import', 'm.yaml', '--dry-run', '--payloads', 'out/p.ndjson'], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(dir, 'out/p.ndjson'), 'utf8')).toBe(
+      '{"file":"events.csv","line":2,"method":"POST","path":"/events/","body":{"user_id":7,"name":"Signed Up","timestamp":1767225600}}\n',
+    );
+  });
+});
