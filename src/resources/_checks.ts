@@ -95,23 +95,18 @@ export const unixSeconds: Rule = (v) => {
 };
 
 const CURRENCIES: ReadonlySet<string> = new Set(codes());
-const CURRENCY_LIST = [...CURRENCIES];
 
-/** The one code a mistyped currency most likely meant: its upper case, or the only code one edit away. */
+/**
+ * The code a mistyped currency most likely meant: its upper case (`eur`), or the only code left
+ * after dropping one letter of a four-letter word (`EURO`). A three-letter typo has several
+ * neighbours (`ABC`: `XBC`, `AUC`…), so none is suggested.
+ */
 function nearestCurrency(text: string): string | undefined {
   const upper = text.trim().toUpperCase();
   if (CURRENCIES.has(upper)) return upper;
-  if (upper.length < 2 || upper.length > 4) return undefined;
-  const near = CURRENCY_LIST.filter((c) => oneEditApart(upper, c));
-  return near.length === 1 ? near[0] : undefined;
-}
-
-function oneEditApart(a: string, b: string): boolean {
-  if (a === b || Math.abs(a.length - b.length) > 1) return false;
-  let i = 0;
-  while (i < a.length && i < b.length && a[i] === b[i]) i++;
-  if (a.length === b.length) return a.slice(i + 1) === b.slice(i + 1);
-  return a.length > b.length ? a.slice(i + 1) === b.slice(i) : a.slice(i) === b.slice(i + 1);
+  if (upper.length !== 4) return undefined;
+  const near = new Set([0, 1, 2, 3].map((i) => upper.slice(0, i) + upper.slice(i + 1)).filter((c) => CURRENCIES.has(c)));
+  return near.size === 1 ? [...near][0] : undefined;
 }
 
 /** An ISO 4217 code as the standard writes it, upper case (api.md §2.3 `currency`). */

@@ -1,18 +1,21 @@
 import type { EntityRef } from './resource-def.js';
 
+const DIGITS = /^\d+$/;
+
 /**
- * The text of a reference: a non-empty string as it is, an integer in decimal (`42` → `'42'`).
- * Anything else (an invalid row's bad value) names no entity.
+ * The text of a reference: an integer in decimal (`42` → `'42'`); a custom id as it is; an id
+ * given as text (a response id) only when it is digits. Anything else (an invalid row's bad value)
+ * names no entity.
  */
-export function refValue(value: unknown): string | undefined {
-  if (typeof value === 'string') return value === '' ? undefined : value;
+export function refValue(value: unknown, by: EntityRef['by'] = 'custom_id'): string | undefined {
   if (Number.isSafeInteger(value)) return String(value);
-  return undefined;
+  if (typeof value !== 'string' || value === '') return undefined;
+  return by === 'custom_id' || DIGITS.test(value) ? value : undefined;
 }
 
 /** Pushes the reference when `value` names an entity. */
 export function pushRef(refs: EntityRef[], kind: EntityRef['kind'], by: EntityRef['by'], value: unknown): void {
-  const text = refValue(value);
+  const text = refValue(value, by);
   if (text !== undefined) refs.push({ kind, by, value: text });
 }
 
