@@ -61,11 +61,13 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     private readonly file: FileHandle,
     private readonly encoding: ResolvedEncoding,
     private readonly transcoder: Transcoder,
+    private readonly chunkBytes: number,
   ) {
     this.name = basename(path);
   }
 
-  static async open(path: string, encodingName: string, delimiter: Delimiter): Promise<CsvReader> {
+  /** `chunkBytes` is for tests: small chunks put every boundary case at a chunk edge. */
+  static async open(path: string, encodingName: string, delimiter: Delimiter, chunkBytes = CHUNK_BYTES): Promise<CsvReader> {
     const encoding = resolveEncoding(encodingName);
     if (encoding === undefined) {
       throw new SourceError('CSV_ENCODING', `${path}: unknown encoding ${JSON.stringify(encodingName)} (use an iconv-lite name such as utf-8, utf-16le, windows-1250, latin1)`);
@@ -76,7 +78,7 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     } catch (error) {
       throw new SourceError('CSV_READ', `${path}: ${ioReason(error, 'cannot open the file')}`, { cause: error });
     }
-    const reader = new CsvReader(path, file, encoding, createTranscoder(encoding));
+    const reader = new CsvReader(path, file, encoding, createTranscoder(encoding), chunkBytes);
     try {
       await reader.readHeader(delimiter);
     } catch (error) {
@@ -269,16 +271,16 @@ export class CsvReader implements AsyncIterator<SourceItem> {
   private async readRaw(): Promise<Buffer | undefined> {
     if (this.closed) return undefined;
     // A fresh buffer each time: csv-parse keeps a slice of the previous chunk.
-    const buffer = Buffer.allocUnsafe(CHUNK_BYTES);
+    const buffer = Buffer.allocUnsafe(this.chunkBytes);
     let bytesRead: number;
     try {
-      ({ bytesRead } = await this.file.read(buffer, 0, CHUNK_BYTES, null));
+      ({ bytesRead } = await this.file.read(buffer, 0, this.chunkBytes, null));
     } catch (error) {
       if (this.closed) return undefined;
       throw new SourceError('CSV_READ', `${this.path}: ${ioReason(error, 'cannot read the file')}`, { cause: error });
     }
     if (bytesRead === 0) return undefined;
-    return bytesRead < CHUNK_BYTES ? buffer.subarray(0, bytesRead) : buffer;
+    return bytesRead < this.chunkBytes ? buffer.subarray(0, bytesRead) : buffer;
   }
 
   private async encodingError(error: Undecodable): Promise<SourceError> {
@@ -292,12 +294,10 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     }
     const at = await locateUndecodable(this.path, this.encoding).catch(() => undefined);
     if (at === undefined) return new SourceError('CSV_ENCODING', `${this.name} is not valid ${label}. ${fix}`);
-    const offset = at.offset === undefined ? '' : `, byte offset ${at.offset}`;
-    const bytes = at.bytes === undefined ? '' : ` ${hex(this.encoding.kind === 'iconv' && this.encoding.singleByte ? at.bytes.subarray(0, 1) : at.bytes)}`;
-    const what =
-      this.encoding.kind === 'iconv' && this.encoding.singleByte
-        ? `byte${bytes} at line ${at.line}${offset} is not defined in ${label}`
-        : `invalid bytes${bytes} at line ${at.line}${offset}`;
+    const shown = at.bytes === undefined ? 'bytes' : `${at.bytes.length === 1 ? 'byte' : 'bytes'} ${hex(at.bytes)}`;
+    const where = at.offset === undefined ? `at line ${at.line}` : `at line ${at.line} (byte offset ${at.offset})`;
+    const why = this.encoding.kind === 'iconv' && this.encoding.singleByte ? 'is not defined in that code page' : 'cannot be decoded';
+    const what = `${shown} ${where} ${why}`;
     return new SourceError('CSV_ENCODING', `${this.name} is not valid ${label}: ${what}. ${fix}`);
   }
 }

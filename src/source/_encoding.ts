@@ -22,10 +22,12 @@ export function resolveEncoding(label: string): ResolvedEncoding | undefined {
   return { kind: 'iconv', label, name: label, singleByte: isSingleByte(label) };
 }
 
-/** Every byte decodes on its own to exactly one character: offsets in the file are exact. */
+/** Every byte is one character on its own (no lead bytes): offsets in the file are exact. */
 function isSingleByte(name: string): boolean {
+  const all = Buffer.from(Array.from({ length: 256 }, (_, b) => b));
+  if (iconv.decode(all, name).length !== 256) return false;
   for (let b = 0; b < 256; b++) {
-    if (iconv.decode(Buffer.from([b]), name).length !== 1) return false;
+    if (iconv.decode(all.subarray(b, b + 1), name).length !== 1) return false;
   }
   return true;
 }

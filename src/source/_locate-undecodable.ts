@@ -8,7 +8,9 @@ export interface Undecodable {
   readonly line: number;
   /** Offset of the bad bytes in the file; absent for multi-byte iconv code pages. */
   readonly offset?: number;
-  /** The bad bytes (up to 4), for the message. */
+  /** How many bytes are bad (an invalid byte, or a sequence that stops short). */
+  readonly length?: number;
+  /** The bad bytes, for the message (absent when they straddle two chunks). */
   readonly bytes?: Buffer;
 }
 
@@ -28,12 +30,15 @@ export async function locateUndecodable(path: string, encoding: ResolvedEncoding
           : multiByteScanner(encoding.name);
   const lines = lineCounter();
   let offset = 0;
+  let last = Buffer.alloc(0);
   for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
     const found = scanner.scan(chunk, offset, lines);
     if (found !== undefined) return withBytes(found, chunk, offset);
     offset += chunk.length;
+    last = chunk;
   }
-  return scanner.end(lines);
+  const found = scanner.end(lines);
+  return found === undefined ? undefined : withBytes(found, last, offset - last.length);
 }
 
 interface Scanner {
@@ -69,10 +74,9 @@ function lineCounter(): LineCounter {
 }
 
 function withBytes(found: Undecodable, chunk: Buffer, base: number): Undecodable {
-  if (found.offset === undefined || found.bytes !== undefined) return found;
+  if (found.offset === undefined || found.length === undefined) return found;
   const from = found.offset - base;
-  // A sequence that began in the previous chunk shows only its part in this one.
-  return from < 0 ? found : { ...found, bytes: Buffer.from(chunk.subarray(from, from + 4)) };
+  return from < 0 ? found : { ...found, bytes: Buffer.from(chunk.subarray(from, from + found.length)) };
 }
 
 /** Well-formed UTF-8 (Unicode table 3-7): the same bytes a fatal TextDecoder refuses. */
@@ -82,6 +86,7 @@ function utf8Scanner(): Scanner {
   let high = 0xbf;
   let start = 0;
   let startLine = 1;
+  let length = 0;
   const lead = (b: number): boolean => {
     if (b >= 0xc2 && b <= 0xdf) need = 1;
     else if (b >= 0xe0 && b <= 0xef) {
@@ -106,24 +111,27 @@ function utf8Scanner(): Scanner {
           }
           start = base + i;
           startLine = lines.line;
-          if (!lead(b)) return { line: startLine, offset: start };
+          length = 1;
+          if (!lead(b)) return { line: startLine, offset: start, length };
           continue;
         }
-        if (b < low || b > high) return { line: startLine, offset: start };
+        // The sequence so far is what is wrong; this byte may start the next one.
+        if (b < low || b > high) return { line: startLine, offset: start, length };
         low = 0x80;
         high = 0xbf;
         need--;
+        length++;
       }
       return undefined;
     },
-    end: () => (need > 0 ? { line: startLine, offset: start } : undefined),
+    end: () => (need > 0 ? { line: startLine, offset: start, length } : undefined),
   };
 }
 
 function utf16Scanner(endian: 'le' | 'be' | 'bom'): Scanner {
   let order: 'le' | 'be' | undefined = endian === 'bom' ? undefined : endian;
   let odd: number | undefined; // first byte of a unit cut by a chunk boundary
-  let high: { offset: number; line: number } | undefined; // a high surrogate waiting for its low half
+  let high: { offset: number; line: number; length: 2 } | undefined; // a high surrogate waiting for its low half
   let offset = 0;
   return {
     scan(chunk, base, lines) {
@@ -145,13 +153,13 @@ function utf16Scanner(endian: 'le' | 'be' | 'bom'): Scanner {
           }
           return high;
         }
-        if (unit >= 0xd800 && unit <= 0xdbff) high = { offset, line: lines.line };
-        else if (unit >= 0xdc00 && unit <= 0xdfff) return { offset, line: lines.line };
+        if (unit >= 0xd800 && unit <= 0xdbff) high = { offset, line: lines.line, length: 2 };
+        else if (unit >= 0xdc00 && unit <= 0xdfff) return { offset, line: lines.line, length: 2 };
         else lines.see(unit);
       }
       return undefined;
     },
-    end: (lines) => high ?? (odd !== undefined ? { offset, line: lines.line } : undefined),
+    end: (lines) => high ?? (odd !== undefined ? { offset, line: lines.line, length: 1 } : undefined),
   };
 }
 
@@ -161,7 +169,7 @@ function singleByteScanner(name: string): Scanner {
     scan(chunk, base, lines) {
       for (let i = 0; i < chunk.length; i++) {
         const unit = table.charCodeAt(chunk[i]!);
-        if (unit === 0xfffd) return { line: lines.line, offset: base + i };
+        if (unit === 0xfffd) return { line: lines.line, offset: base + i, length: 1 };
         lines.see(unit);
       }
       return undefined;
