@@ -30,7 +30,7 @@ export async function locateUndecodable(path: string, encoding: ResolvedEncoding
           : multiByteScanner(encoding.name);
   const lines = lineCounter();
   let offset = 0;
-  let last = Buffer.alloc(0);
+  let last: Buffer = Buffer.alloc(0);
   for await (const chunk of createReadStream(path) as AsyncIterable<Buffer>) {
     const found = scanner.scan(chunk, offset, lines);
     if (found !== undefined) return withBytes(found, chunk, offset);
