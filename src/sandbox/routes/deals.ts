@@ -1,0 +1,107 @@
+/**
+ * Deals (api.md §4.2, §4.6): `POST /deals/`, `POST /deals/update_or_create/` (keyed on
+ * `custom_id`), `PATCH` and `PUT /deals/:id/`. Every answer is the full record of §2.3; every
+ * field error is in the flat format, all at once (§7.2 rule 2).
+ */
+import { detail, flatErrors, NOT_FOUND } from '../errors.js';
+import { isRecord, MESSAGES, notAnObject, readString } from '../fields.js';
+import type { DealRecord } from '../records.js';
+import type { SandboxState } from '../state.js';
+import { readDeal, type DealChange } from './_deal-fields.js';
+import { pathId } from './_path-id.js';
+import { answer, type EndpointAnswer, type EndpointRequest, type Route } from './route.js';
+
+/**
+ * api.md §2.3: a deal created from `{}` has name "", value 0.00 and status 1. `scope` and
+ * `created_by` are integers whose meaning is not shown: the sandbox answers 1 for both.
+ */
+function emptyDeal(id: number, at: string): DealRecord {
+  return {
+    id,
+    custom_id: null,
+    activities_status: null,
+    assigned_to: null,
+    company_id: null,
+    currency: null,
+    expected_close_date: null,
+    loss_reason: null,
+    lost_at: null,
+    name: '',
+    participants: [],
+    pipeline: null,
+    products: [],
+    products_custom_id: [],
+    stage: null,
+    status: 1,
+    user_id: null,
+    value: '0.00',
+    won_at: null,
+    user_custom_id: null,
+    company_custom_id: null,
+    order_products: [],
+    restricted_to: null,
+    agent: null,
+    scope: 1,
+    created_by: 1,
+    created_at: at,
+    updated_at: at,
+    tags: [],
+    loss_reason_description: '',
+    custom_attribute_xyz: null,
+  };
+}
+
+function apply(deal: DealRecord, change: DealChange, at: string): void {
+  Object.assign(deal, change.fields);
+  // Custom attributes keep their keys after the fixed ones; a later update overwrites a value.
+  for (const [key, value] of Object.entries(change.attributes)) deal[key] = value;
+  deal.updated_at = at;
+}
+
+function create(state: SandboxState, change: DealChange): EndpointAnswer {
+  const at = state.timestamp();
+  const deal = emptyDeal(state.newDealId(), at);
+  apply(deal, change, at);
+  state.putDeal(deal);
+  return answer(201, deal, true);
+}
+
+function createDeal({ state, body }: EndpointRequest): EndpointAnswer {
+  if (!isRecord(body)) return answer(400, flatErrors({ non_field_errors: [notAnObject(body)] }));
+  const read = readDeal(body, state);
+  if ('errors' in read) return answer(400, flatErrors(read.errors));
+  return create(state, read.change);
+}
+
+/** Idempotent (api.md "Call ordering rules" 5): the deal with this `custom_id` is updated, else created. */
+function updateOrCreateDeal({ state, body }: EndpointRequest): EndpointAnswer {
+  if (!isRecord(body)) return answer(400, flatErrors({ non_field_errors: [notAnObject(body)] }));
+  const read = readDeal(body, state);
+  const errors = 'errors' in read ? { ...read.errors } : {};
+  const key = !('custom_id' in body) ? { ok: false as const, error: MESSAGES.required } : body.custom_id === null ? { ok: false as const, error: MESSAGES.null } : readString(body.custom_id, { allowBlank: false });
+  if (!key.ok) errors.custom_id = [key.error];
+  if (Object.keys(errors).length > 0 || 'errors' in read || !key.ok) return answer(400, flatErrors(errors));
+  const deal = state.dealByCustomId(key.value);
+  if (deal === undefined) return create(state, read.change);
+  apply(deal, read.change, state.timestamp());
+  return answer(200, deal, true);
+}
+
+/** PATCH and PUT behave alike: every field is optional (api.md §4.2), so a PUT changes only what it sends. */
+function updateDeal({ state, params, body }: EndpointRequest): EndpointAnswer {
+  const id = pathId(params[0]);
+  const deal = id === undefined ? undefined : state.deal(id);
+  if (deal === undefined) return answer(404, detail(NOT_FOUND));
+  if (!isRecord(body)) return answer(400, flatErrors({ non_field_errors: [notAnObject(body)] }));
+  const read = readDeal(body, state);
+  if ('errors' in read) return answer(400, flatErrors(read.errors));
+  apply(deal, read.change, state.timestamp());
+  return answer(200, deal, true);
+}
+
+/** `update_or_create/` comes before `:id/`, as in the service's URL table, so it is not read as an id. */
+export const dealRoutes: readonly Route[] = [
+  { name: 'deals/', pattern: /^deals\/$/, methods: { POST: createDeal } },
+  { name: 'deals/update_or_create/', pattern: /^deals\/update_or_create\/$/, methods: { POST: updateOrCreateDeal } },
+  { name: 'deals/:id/', pattern: /^deals\/([^/]+)\/$/, methods: { PATCH: updateDeal, PUT: updateDeal } },
+];
