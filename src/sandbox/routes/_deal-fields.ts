@@ -46,7 +46,8 @@ const fail = (error: string): Read<never> => ({ ok: false, error });
 const nullable = (read: Reader): Reader => (value, state) => (value === null ? ok(null) : read(value, state));
 const notNull = (read: Reader): Reader => (value, state) => (value === null ? fail(MESSAGES.null) : read(value, state));
 
-const readCurrency: Reader = (value) => (typeof value === 'string' && cc.code(value) !== undefined ? ok(value) : fail(notAValidChoice(value)));
+/** ISO 4217 codes as the standard writes them, upper case (the code list itself matches any case). */
+const readCurrency: Reader = (value) => (typeof value === 'string' && /^[A-Z]{3}$/.test(value) && cc.code(value) !== undefined ? ok(value) : fail(notAValidChoice(value)));
 
 const readStatus: Reader = (value) => {
   const n = readInteger(value);
