@@ -15,11 +15,32 @@ import type { SourceItem } from './csv-source.js';
 const CHUNK_BYTES = 64 * 1024;
 /** `auto` looks this far for the end of the header line before it decides on what it has. */
 const HEADER_SCAN_BYTES = 1024 * 1024;
+/**
+ * A record longer than this is reported instead of parsed. csv-parse holds a record in memory
+ * until it ends, and a quote left open early in a big file would make the rest of the file one
+ * record: this bound keeps the reader streaming whatever the file holds.
+ */
+const MAX_RECORD_BYTES = 16 * 1024 * 1024;
+
+/** Tuning for tests: small values put every case at a chunk edge or over the record bound. */
+export interface ReaderTuning {
+  /** Default 64 KiB. */
+  readonly chunkBytes?: number;
+  /** Default 16 MiB; checked per chunk, so a record is cut once it is still open after this many bytes. */
+  readonly maxRecordBytes?: number;
+}
 
 /** A quote error csv-parse reported; it belongs to the record whose bytes contain `bytes`. */
 interface Skip {
   readonly message: string;
   readonly bytes: number;
+  readonly fields: readonly string[];
+}
+
+/** A record over MAX_RECORD_BYTES: csv-parse was dropped, RecordBounds looks for its end. */
+interface Overlong {
+  /** csv-parse's first error inside it, if it found one before it was dropped. */
+  readonly message: string | undefined;
   readonly fields: readonly string[];
 }
 
@@ -42,6 +63,10 @@ export class CsvReader implements AsyncIterator<SourceItem> {
 
   private readonly name: string;
   private core: CsvCore | undefined;
+  /** Offset (in fed bytes) at which the current core started: its `info.bytes` count from there. */
+  private coreBase = 0;
+  private fed = 0;
+  private overlong: Overlong | undefined;
   private bounds = new RecordBounds(0x2c);
   private values: RowValues = () => ({});
   private width = 0;
@@ -62,12 +87,12 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     private readonly encoding: ResolvedEncoding,
     private readonly transcoder: Transcoder,
     private readonly chunkBytes: number,
+    private readonly maxRecordBytes: number,
   ) {
     this.name = basename(path);
   }
 
-  /** `chunkBytes` is for tests: small chunks put every boundary case at a chunk edge. */
-  static async open(path: string, encodingName: string, delimiter: Delimiter, chunkBytes = CHUNK_BYTES): Promise<CsvReader> {
+  static async open(path: string, encodingName: string, delimiter: Delimiter, tuning: ReaderTuning = {}): Promise<CsvReader> {
     const encoding = resolveEncoding(encodingName);
     if (encoding === undefined) {
       throw new SourceError('CSV_ENCODING', `${path}: unknown encoding ${JSON.stringify(encodingName)} (use an iconv-lite name such as utf-8, utf-16le, windows-1250, latin1)`);
@@ -78,7 +103,7 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     } catch (error) {
       throw new SourceError('CSV_READ', `${path}: ${ioReason(error, 'cannot open the file')}`, { cause: error });
     }
-    const reader = new CsvReader(path, file, encoding, createTranscoder(encoding), chunkBytes);
+    const reader = new CsvReader(path, file, encoding, createTranscoder(encoding), tuning.chunkBytes ?? CHUNK_BYTES, tuning.maxRecordBytes ?? MAX_RECORD_BYTES);
     try {
       await reader.readHeader(delimiter);
     } catch (error) {
@@ -132,7 +157,7 @@ export class CsvReader implements AsyncIterator<SourceItem> {
       this.delimiter = delimiter;
     }
     this.bounds = new RecordBounds(this.delimiter.charCodeAt(0));
-    this.core = createCsvCore({ delimiter: this.delimiter, onSkip: (error) => this.onSkip(error.message) });
+    this.startCore(0);
     for (const bytes of first) this.feed(bytes);
     while (!this.headerSeen && !this.parsed) await this.step();
     if (!this.headerSeen) {
@@ -164,22 +189,74 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     else this.feed(bytes);
   }
 
+  private startCore(base: number): void {
+    this.core = createCsvCore({ delimiter: this.delimiter, onSkip: (error) => this.onSkip(error.message) });
+    this.coreBase = base;
+  }
+
   private feed(bytes: Buffer): void {
+    const from = this.fed;
+    this.fed += bytes.length;
     this.bounds.scan(bytes);
-    const error = this.core!.parse(bytes, false, this.onRecord, noop);
-    if (error !== undefined) throw this.parseFailure(error);
+    if (this.overlong === undefined) this.parse(bytes);
+    else this.resume(bytes, from);
+    const open = this.bounds.openRecord;
+    if (this.overlong === undefined && open !== undefined && this.fed - open.offset > this.maxRecordBytes) this.abandon(open.line);
     this.compact();
+  }
+
+  private parse(bytes: Buffer | undefined): void {
+    const error = this.core!.parse(bytes, bytes === undefined, this.onRecord, noop);
+    if (error !== undefined) throw new SourceError('CSV_READ', `${this.name}: ${error.message}`, { cause: error });
   }
 
   private finish(): void {
     this.bounds.finish();
-    const error = this.core!.parse(undefined, true, this.onRecord, noop);
-    if (error !== undefined) throw this.parseFailure(error);
+    if (this.overlong === undefined) this.parse(undefined);
     // What is left was never pushed: a record with a quote error at the end (an unclosed quote
-    // swallows the rest of the file: one item, api.md has no say, the issue does).
-    while (this.taken < this.bounds.ends.length) this.taken = this.skipped(this.taken);
+    // swallows the rest of the file: one item, reported where it starts).
+    while (this.taken < this.bounds.ends.length) {
+      if (this.overlong !== undefined) this.endOverlong(this.taken++);
+      else this.taken = this.skipped(this.taken);
+    }
     this.compact();
     this.parsed = true;
+  }
+
+  /** The record under way is over the bound: report what came before, drop csv-parse's copy. */
+  private abandon(line: number): void {
+    // csv-parse lags the fed bytes by 3 at most: every record that ended before this one has been
+    // through it, and those it did not push were skipped.
+    while (this.taken < this.bounds.ends.length) this.taken = this.skipped(this.taken);
+    const first = this.skips[0];
+    this.overlong = { message: first?.message, fields: first?.fields ?? [...this.core!.state.record] };
+    this.skips.length = 0;
+    this.core = undefined;
+    if (!this.headerSeen) throw new SourceError('CSV_READ', `${this.name} line ${line}: the header cannot be read: ${this.overlongReason(line, 0)}`);
+  }
+
+  /** While a record is over the bound, only RecordBounds reads; once it ends, a new core reads on. */
+  private resume(bytes: Buffer, from: number): void {
+    if (this.taken >= this.bounds.ends.length) return;
+    const end = this.bounds.ends[this.taken]!;
+    this.endOverlong(this.taken++);
+    this.startCore(end);
+    if (end - from < bytes.length) this.parse(bytes.subarray(end - from));
+  }
+
+  private endOverlong(k: number): void {
+    const overlong = this.overlong!;
+    const line = this.bounds.lines[k]!;
+    const reason = overlong.message === undefined ? this.overlongReason(line, this.bounds.unclosedQuoteLine) : relined(overlong.message, this.bounds.problemLines[k]!);
+    this.out.push({ kind: 'malformed', line, message: `${this.name} line ${line}: ${reason}`, fields: overlong.fields });
+    this.overlong = undefined;
+  }
+
+  /** csv-parse's words for what it would have said (CSV_QUOTE_NOT_CLOSED, CSV_MAX_RECORD_SIZE). */
+  private overlongReason(line: number, unclosedQuoteLine: number): string {
+    return unclosedQuoteLine > 0
+      ? `Quote Not Closed: the parsing is finished with an opening quote at line ${unclosedQuoteLine}`
+      : `Max Record Size: record exceed the maximum number of tolerated bytes of ${this.maxRecordBytes} on line ${line}`;
   }
 
   private compact(): void {
@@ -189,7 +266,7 @@ export class CsvReader implements AsyncIterator<SourceItem> {
 
   /** csv-parse pushes a record: pair it with its bounds, first reporting the ones it skipped. */
   private readonly onRecord = (record: string[]): void => {
-    const end = this.core!.info.bytes;
+    const end = this.coreBase + this.core!.info.bytes;
     const ends = this.bounds.ends;
     let k = this.taken;
     while (ends[k]! < end) k = this.skipped(k);
@@ -225,7 +302,7 @@ export class CsvReader implements AsyncIterator<SourceItem> {
 
   private onSkip(message: string): void {
     const core = this.core!;
-    this.skips.push({ message, bytes: core.info.bytes, fields: [...core.state.record] });
+    this.skips.push({ message, bytes: this.coreBase + core.info.bytes, fields: [...core.state.record] });
   }
 
   /** Record k of `bounds` was skipped by csv-parse: one malformed item with its first error. */
@@ -241,10 +318,6 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     if (!this.headerSeen) throw new SourceError('CSV_READ', `${this.name} line ${line}: the header cannot be read: ${reason}`);
     this.out.push({ kind: 'malformed', line, message: `${this.name} line ${line}: ${reason}`, fields: first?.fields ?? [] });
     return k + 1;
-  }
-
-  private parseFailure(error: Error): SourceError {
-    return new SourceError('CSV_READ', `${this.name}: ${error.message}`, { cause: error });
   }
 
   /** The next UTF-8 bytes for the parser, `undefined` at the end of the file. */

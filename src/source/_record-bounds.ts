@@ -39,6 +39,7 @@ export class RecordBounds {
   private inQuote = false;
   private inRecord = false;
   private startLine = 0;
+  private startOffset = 0;
   private problemLine = 0;
   private quoteLine = 0;
   /** The byte before the current chunk; a line break at the start acts as "a record may start". */
@@ -48,10 +49,13 @@ export class RecordBounds {
 
   constructor(private readonly delimiter: number) {}
 
-  /** Line the scan has reached (the line of the next byte). */
-  get currentLine(): number {
-    return this.line;
+  /** The record under way (started, not ended yet): where it starts. */
+  get openRecord(): { readonly offset: number; readonly line: number } | undefined {
+    return this.inRecord ? { offset: this.startOffset, line: this.startLine } : undefined;
   }
+
+  /** Set by `finish` when the last record ran to the end of the file inside quotes: where that quote opened. */
+  unclosedQuoteLine = 0;
 
   /** Remove the first `count` queued records (taken by the reader). */
   drop(count: number): void {
@@ -81,7 +85,7 @@ export class RecordBounds {
       const b = buf[p]!;
       // Any byte other than a line break after a boundary starts a record (api.md has nothing to
       // say here; csv-parse's skip_empty_lines does).
-      if (!this.inRecord && (p > at || b === QUOTE)) this.startRecord();
+      if (!this.inRecord && (p > at || b === QUOTE)) this.startRecord(this.base + at);
       let next: number;
       if (b === QUOTE) {
         if (!this.inQuote) {
@@ -126,7 +130,7 @@ export class RecordBounds {
       this.line++;
       if (!this.inQuote && this.inRecord) this.endRecord(this.base + at);
     }
-    if (!this.inRecord && at < n) this.startRecord();
+    if (!this.inRecord && at < n) this.startRecord(this.base + at);
     this.before = buf[n - 1]!;
     this.base += n;
   }
@@ -139,6 +143,7 @@ export class RecordBounds {
       this.finishCarry(carry);
     }
     if (this.inRecord) {
+      if (this.inQuote) this.unclosedQuoteLine = this.quoteLine;
       if (this.inQuote && this.problemLine === 0) this.problemLine = this.quoteLine; // Quote Not Closed
       this.endRecord(this.base);
     }
@@ -162,8 +167,9 @@ export class RecordBounds {
     this.base += p;
   }
 
-  private startRecord(): void {
+  private startRecord(offset: number): void {
     this.inRecord = true;
+    this.startOffset = offset;
     this.startLine = this.line;
   }
 
