@@ -38,7 +38,7 @@ export function createTransport(options: TransportOptions): Transport {
     headersTimeout: options.timeouts?.headersMs ?? 30_000,
     bodyTimeout: options.timeouts?.bodyMs ?? 30_000,
   });
-  const bucket = new TokenBucket({ rate, now, sleep });
+  const bucket = new TokenBucket({ rate, now, sleep, headroom: options.headroom ?? 0.03 });
   const budget = new RetryBudget(options.retryBudget);
   const counters: TransportStats = { requests: 0, retries: 0, throttled: 0, lostAnswers: 0 };
 

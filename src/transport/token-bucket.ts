@@ -10,6 +10,12 @@
 export interface TokenBucketOptions {
   /** Requests per second. */
   readonly rate: number;
+  /**
+   * Fraction to stay below `rate`. Default 0. The transport uses a little: requests reach the
+   * service with some jitter, and against a strict sliding window a client at exactly the limit
+   * sees an occasional 429 whenever the first of eleven requests arrives a few ms late.
+   */
+  readonly headroom?: number;
   readonly now: () => number;
   /** Resolves after `ms`, or early (or rejects) when `signal` aborts. */
   readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
@@ -25,7 +31,9 @@ export class TokenBucket {
 
   constructor(options: TokenBucketOptions) {
     if (!(options.rate > 0) || !Number.isFinite(options.rate)) throw new RangeError(`rate must be a positive number, got ${options.rate}`);
-    this.#interval = 1000 / options.rate;
+    const headroom = options.headroom ?? 0;
+    if (!(headroom >= 0 && headroom < 1)) throw new RangeError(`headroom must be in [0, 1), got ${headroom}`);
+    this.#interval = 1000 / (options.rate * (1 - headroom));
     this.#now = options.now;
     this.#sleep = options.sleep;
   }

@@ -107,6 +107,12 @@ export interface TransportOptions {
   readonly apiKey: string;
   /** Requests per second for the whole run (api.md §8: 10 by default on the service). Default 10. */
   readonly rate?: number;
+  /**
+   * Fraction of `rate` kept free so that jitter on the way never makes 11 requests land in the
+   * service's one-second window (api.md §8 advises draining "below the limit"). Default 0.03:
+   * 10 req/s becomes one request every 103 ms (9.7 req/s).
+   */
+  readonly headroom?: number;
   /** Connections kept open to the service (the pipeline caps requests in flight). Default 4. */
   readonly concurrency?: number;
   /** Attempts per request on 5xx and network failures, the first included. Default 5. */

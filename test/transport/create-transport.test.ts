@@ -231,7 +231,7 @@ describe('429: the whole transport pauses (api.md §8)', () => {
   it('holds the other requests too, then spreads them from the end of the pause', async () => {
     const clock = manualClock();
     answering('post', 'events/', [[429, '', { 'retry-after': '2' }], [201, { id: 1 }]]);
-    const { transport, events, sentAt } = make({ now: clock.now, sleep: clock.sleep });
+    const { transport, events, sentAt } = make({ headroom: 0, now: clock.now, sleep: clock.sleep });
     const first = transport.send(post('events/'));
     await until(() => events.length === 1);
     const others = [transport.send(post('events/')), transport.send(post('events/'))];
@@ -395,12 +395,23 @@ describe('rate', () => {
   ])('at %d requests/s, concurrent sends go out evenly spaced', async (rate, times) => {
     const clock = manualClock();
     const server = answering('post', 'events/', [[201, { id: 1 }]]);
-    const { transport, sentAt } = make({ rate, now: clock.now, sleep: clock.sleep });
+    const { transport, sentAt } = make({ rate, headroom: 0, now: clock.now, sleep: clock.sleep });
     const all = Promise.all(times.map(() => transport.send(post('events/'))));
     await clock.advance(10_000);
     await all;
     expect(sentAt).toEqual(times);
     expect(server.hits).toHaveLength(times.length);
+  });
+
+  it('keeps 3% below the rate by default, so 11 requests never share one second of the service window', async () => {
+    const clock = manualClock();
+    answering('post', 'events/', [[201, { id: 1 }]]);
+    const { transport, sentAt } = make({ rate: 10, now: clock.now, sleep: clock.sleep });
+    const all = Promise.all(Array.from({ length: 11 }, () => transport.send(post('events/'))));
+    await clock.advance(10_000);
+    await all;
+    expect(sentAt).toHaveLength(11);
+    expect(sentAt[10]! - sentAt[0]!).toBeCloseTo(1030.9, 1);
   });
 
   it.each([
