@@ -99,9 +99,9 @@ function updateDeal({ state, params, body }: EndpointRequest): EndpointAnswer {
   return answer(200, deal, true);
 }
 
-/** `update_or_create/` comes before `:id/`, as in the service's URL table, so it is not read as an id. */
+/** Ids in the path are integers (the URL table's int converter): `deals/abc/` is no endpoint, a 404. */
 export const dealRoutes: readonly Route[] = [
   { name: 'deals/', pattern: /^deals\/$/, methods: { POST: createDeal } },
   { name: 'deals/update_or_create/', pattern: /^deals\/update_or_create\/$/, methods: { POST: updateOrCreateDeal } },
-  { name: 'deals/:id/', pattern: /^deals\/([^/]+)\/$/, methods: { PATCH: updateDeal, PUT: updateDeal } },
+  { name: 'deals/:id/', pattern: /^deals\/(\d+)\/$/, methods: { PATCH: updateDeal, PUT: updateDeal } },
 ];

@@ -74,4 +74,4 @@ function fail(error: string): Read<never> {
   return { ok: false, error };
 }
 
-export const webpushRoutes: readonly Route[] = [{ name: 'webpush-campaign/:id/', pattern: /^webpush-campaign\/([^/]+)\/$/, methods: { PATCH: updateCampaign } }];
+export const webpushRoutes: readonly Route[] = [{ name: 'webpush-campaign/:id/', pattern: /^webpush-campaign\/(\d+)\/$/, methods: { PATCH: updateCampaign } }];
