@@ -64,6 +64,7 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
   // window bounds memory when one slow row holds back the ones after it.
   const window = Math.max(256, options.concurrency * 16);
   const files: FileSummary[] = [];
+  let firstAnswer: Promise<void> | undefined;
 
   try {
     for (const [index, mapping] of mappings.entries()) {
@@ -90,7 +91,14 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
       /** Record what the API answered, in the ledger first, then for the cascade. */
       const send = async (row: Row & { status: 'valid' }): Promise<ReportLine> => {
         const base = { file, line: row.line, resource: mapping.resource, key: row.key };
-        if (stopReason !== undefined) return { ...base, status: 'not_sent', message: stopReason };
+        // The run's first request goes alone: a wrong key then costs one 401, not `concurrency`.
+        let openGate: (() => void) | undefined;
+        if (firstAnswer === undefined) firstAnswer = new Promise<void>((resolve) => (openGate = resolve));
+        else await firstAnswer;
+        if (stopReason !== undefined) {
+          openGate?.();
+          return { ...base, status: 'not_sent', message: stopReason };
+        }
         await ledger.recordIntent(index, row.line);
         let outcome;
         try {
@@ -104,6 +112,8 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
           stopReason ??= `not sent: ${error.message}`;
           await ledger.forget(index, row.line);
           return { ...base, status: 'not_sent', http_status: error.status, message: stopReason };
+        } finally {
+          openGate?.();
         }
         switch (outcome.kind) {
           case 'ok':
