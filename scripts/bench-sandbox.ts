@@ -28,14 +28,34 @@ interface Ready {
   readonly apiKey: string;
 }
 
-/** The child: a sandbox with its limit off, until the parent says stop; then the number of requests it logged. */
+interface Report {
+  /** API requests the sandbox logged (setup and warm-up included). */
+  readonly logged: number;
+  /** Requests between `mark` and `stop`, and the CPU time (user + system, µs) the sandbox process spent on them. */
+  readonly measured: number;
+  readonly cpuMicros: number;
+}
+
+/**
+ * The child: a sandbox with its limit off. `mark` starts the CPU measurement; `stop` answers a
+ * Report and exits. CPU time per request is the figure that does not depend on what else the
+ * machine is doing.
+ */
 async function serve(): Promise<void> {
   const sandbox = await startSandbox({ port: 0, rate: 0 });
   process.send!({ url: sandbox.url, apiKey: sandbox.apiKey } satisfies Ready);
+  let cpu = process.cpuUsage();
+  let from = 0;
   process.on('message', (message) => {
-    if (message !== 'stop') return;
-    const logged = sandbox.requests.length;
-    void sandbox.close().then(() => process.send!({ logged }, () => process.exit(0)));
+    if (message === 'mark') {
+      cpu = process.cpuUsage();
+      from = sandbox.requests.length;
+      process.send!('marked');
+    } else if (message === 'stop') {
+      const used = process.cpuUsage(cpu);
+      const report: Report = { logged: sandbox.requests.length, measured: sandbox.requests.length - from, cpuMicros: used.user + used.system };
+      void sandbox.close().then(() => process.send!(report, () => process.exit(0)));
+    }
   });
 }
 
@@ -72,6 +92,8 @@ async function drive(): Promise<void> {
   const warmUntil = performance.now() + 500;
   while (performance.now() < warmUntil) await Promise.all(Array.from({ length: concurrency }, (_, j) => send('events/', { user_id: 1 + (j % USERS), name: 'Warm-up' })));
 
+  child.send('mark');
+  await new Promise((resolve) => child.once('message', resolve));
   const started = performance.now();
   const deadline = started + seconds * 1000;
   const worker = async () => {
@@ -90,7 +112,7 @@ async function drive(): Promise<void> {
   const elapsed = (performance.now() - started) / 1000;
 
   child.send('stop');
-  const { logged } = await new Promise<{ logged: number }>((resolve) => child.once('message', (m) => resolve(m as { logged: number })));
+  const report = await new Promise<Report>((resolve) => child.once('message', (m) => resolve(m as Report)));
   await pool.close();
 
   const sorted = latencies.subarray(0, done).sort();
@@ -99,7 +121,9 @@ async function drive(): Promise<void> {
   console.log(`sandbox (rate limit off, child process) on ${availableParallelism()} CPUs, ${concurrency} concurrent keep-alive requests, POST /events/ + POST /users/update_or_create/ mixed 1:1`);
   console.log(`${done} requests in ${elapsed.toFixed(2)} s = ${Math.round(rps)} requests/s (target ≥ ${TARGET}: ${rps >= TARGET ? 'met' : 'NOT met'})`);
   console.log(`latency p50 ${percentile(sorted, 50).toFixed(2)} ms, p99 ${percentile(sorted, 99).toFixed(2)} ms, max ${(sorted[sorted.length - 1] ?? 0).toFixed(2)} ms`);
-  console.log(`statuses: ${statusText}; the sandbox logged ${logged} API requests (setup and warm-up included)`);
+  const cpuPerRequest = report.cpuMicros / report.measured;
+  console.log(`sandbox CPU: ${cpuPerRequest.toFixed(0)} µs per request = at most ${Math.round(1e6 / cpuPerRequest)} requests/s on one free core (independent of the other load on the machine)`);
+  console.log(`statuses: ${statusText}; the sandbox logged ${report.logged} API requests (setup and warm-up included)`);
   const bad = [...statuses].filter(([s]) => s >= 300).reduce((n, [, c]) => n + c, 0);
   process.exitCode = bad > 0 ? 1 : 0;
 }

@@ -33,9 +33,16 @@ export function parseDate(text: string): string | undefined {
   return validDate(Number(m[1]), Number(m[2]), Number(m[3])) ? text : undefined;
 }
 
-/** The record timestamp format (`created_at`, `updated_at`). */
+let lastMs = Number.NaN;
+let lastText = '';
+
+/** The record timestamp format (`created_at`, `updated_at`); the last one is kept, as a busy sandbox asks for the same millisecond many times. */
 export function isoTime(ms: number): string {
-  return new Date(ms).toISOString();
+  if (ms !== lastMs) {
+    lastText = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastText;
 }
 
 function validDate(y: number, m: number, d: number): boolean {
