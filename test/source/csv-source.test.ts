@@ -343,7 +343,7 @@ describe('openCsv: the file', () => {
   });
 
   it('close() before iterating ends the items at once', async () => {
-    const { source } = await read('id\n1\n2\n').then(async () => ({ source: await openCsv({ path: join(tmpTree({ 'x.csv': 'id\n1\n' }), 'x.csv') }) }));
+    const source = await openCsv({ path: join(tmpTree({ 'x.csv': 'id\n1\n2\n' }), 'x.csv') });
     source.close();
     expect(await collect(source.items)).toEqual([]);
   });
