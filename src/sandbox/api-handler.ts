@@ -33,6 +33,8 @@ export interface ApiRequestIn {
   readonly bodyText: string;
   /** `http://host:port` as the client addressed the sandbox. */
   readonly origin: string;
+  /** When the request arrived (ms): the rate window counts this time, the log shows it. */
+  readonly arrived: number;
 }
 
 export interface ApiDecision {
@@ -58,7 +60,6 @@ export interface ApiDeps {
   readonly rateWindow: RateWindow;
   readonly dice: FaultDice;
   readonly settings: () => FaultSettings;
-  readonly now: () => number;
 }
 
 const JSON_TYPE = 'application/json';
@@ -112,7 +113,7 @@ export function decideApiRequest(req: ApiRequestIn, deps: ApiDeps): ApiDecision 
   if (authError !== undefined) return reply(401, detail(authError), { 'www-authenticate': 'Token' });
 
   // 3. The rate limit (api.md §8): header name lowercase, whole seconds.
-  const taken = deps.rateWindow.take(deps.rateKey, deps.now());
+  const taken = deps.rateWindow.take(deps.rateKey, req.arrived);
   if (!taken.allowed) return reply(429, detail(throttledMessage(taken.retryAfter)), { 'retry-after': String(taken.retryAfter) });
 
   // 4. The method.

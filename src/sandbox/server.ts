@@ -83,7 +83,6 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     rateWindow,
     dice: new FaultDice(options.seed ?? DEFAULT_SEED),
     settings: () => settings,
-    now,
   };
 
   // Requests between arrival and their answer (or drop): close() lets them finish.
@@ -131,6 +130,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
         contentType: req.headers['content-type'],
         bodyText,
         origin: originOf(req, host, port),
+        arrived,
       },
       deps,
     );
