@@ -96,11 +96,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
 
   const server = createServer({ noDelay: true, keepAlive: true }, (req, res) => {
     inFlight++;
+    // 'close' comes once per response: answered, dropped, or the client went away mid-way.
+    res.once('close', done);
     readBody(req, (text, tooLarge) => {
       const target = req.url ?? '/';
       const q = target.indexOf('?');
       const pathname = q < 0 ? target : target.slice(0, q);
-      if (tooLarge) return send(res, 413, JSON.stringify(detail('Request body too large.')), 'application/json', {}, done);
+      if (tooLarge) return send(res, 413, JSON.stringify(detail('Request body too large.')), 'application/json', {});
       if (pathname.startsWith(API_PREFIX)) {
         void answerApi(req, res, pathname, q < 0 ? '' : target.slice(q + 1), text);
       } else if (pathname.startsWith(ADMIN_PREFIX)) {
@@ -112,9 +114,9 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
           faults: () => settings,
           setFaults: setSettings,
         });
-        send(res, answer.status, JSON.stringify(answer.body), 'application/json', answer.headers ?? {}, done);
+        send(res, answer.status, JSON.stringify(answer.body), 'application/json', answer.headers ?? {});
       } else {
-        send(res, 404, JSON.stringify(detail(NOT_FOUND)), 'application/json', {}, done);
+        send(res, 404, JSON.stringify(detail(NOT_FOUND)), 'application/json', {});
       }
     });
   });
@@ -150,24 +152,21 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       if (dropped) {
         // --drop-rate: the write was applied, the client gets no answer at all.
         res.socket?.destroy();
-        done();
       } else {
-        send(res, decision.status, decision.payload, decision.contentType, decision.headers, done);
+        send(res, decision.status, decision.payload, decision.contentType, decision.headers);
       }
     }
   }
 
-  function send(res: ServerResponse, status: number, payload: string, contentType: string, headers: Readonly<Record<string, string>>, finished: () => void): void {
-    if (!res.destroyed) {
-      res.writeHead(status, {
-        'content-type': contentType,
-        'content-length': String(Buffer.byteLength(payload)),
-        ...(closing && { connection: 'close' }),
-        ...headers,
-      });
-      res.end(payload);
-    }
-    finished();
+  function send(res: ServerResponse, status: number, payload: string, contentType: string, headers: Readonly<Record<string, string>>): void {
+    if (res.destroyed) return;
+    res.writeHead(status, {
+      'content-type': contentType,
+      'content-length': String(Buffer.byteLength(payload)),
+      ...(closing && { connection: 'close' }),
+      ...headers,
+    });
+    res.end(payload);
   }
 
   await new Promise<void>((resolve, reject) => {
@@ -213,10 +212,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   };
 }
 
-/** The whole body as text; `tooLarge` past MAX_BODY_BYTES (the rest is read and dropped, so keep-alive survives). */
+/**
+ * The whole body as text; `tooLarge` past MAX_BODY_BYTES (the rest is read and dropped, so
+ * keep-alive survives). A client that goes away mid-body never gets here: its response closes.
+ */
 function readBody(req: IncomingMessage, then: (text: string, tooLarge: boolean) => void): void {
   const chunks: Buffer[] = [];
   let size = 0;
+  req.on('error', () => undefined);
   req.on('data', (chunk: Buffer) => {
     size += chunk.length;
     if (size <= MAX_BODY_BYTES) chunks.push(chunk);

@@ -1,5 +1,6 @@
 /** Sandbox-only: the admin endpoints under /__sandbox/ and the request log (memory, admin endpoint, --log NDJSON). */
 import { readFileSync } from 'node:fs';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
@@ -116,5 +117,16 @@ describe('admin endpoints (no key needed, not logged)', () => {
     expect((await pending).status).toBe(200);
     await closed;
     await expect(fetch(s.url)).rejects.toThrow();
+  });
+
+  it('close() does not wait for a client that went away in the middle of its body', async () => {
+    const s = await sandbox();
+    const socket = connect(s.port, '127.0.0.1');
+    await new Promise((r) => socket.once('connect', r));
+    socket.write(`POST /api/public/deals/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na`);
+    await new Promise((r) => setTimeout(r, 20));
+    socket.destroy();
+    await s.close();
+    expect(s.requests).toEqual([]);
   });
 });
