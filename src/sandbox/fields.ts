@@ -25,6 +25,14 @@ export const MESSAGES = {
 const ok = <T>(value: T): Read<T> => ({ ok: true, value });
 const fail = (error: string): Read<never> => ({ ok: false, error });
 
+/**
+ * The keys of a request body, without `__proto__`: JSON.parse makes it an own key, and assigning
+ * it to a record (a custom attribute, an error entry) would change that object's prototype.
+ */
+export function bodyEntries(body: Record<string, unknown>): [string, unknown][] {
+  return Object.entries(body).filter(([key]) => key !== '__proto__');
+}
+
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return value !== null && typeof value === 'object' && !Array.isArray(value);
 }

@@ -297,6 +297,16 @@ describe('api.md §7.4 deal reference errors (flat format, status 400)', () => {
     });
   });
 
+  it('a "__proto__" key in a body is ignored, not made a custom attribute', async () => {
+    const s = await world();
+    const res = await s.call('POST', 'deals/', undefined, { rawBody: '{"name": "x", "__proto__": {"polluted": true}, "status": 9}' });
+    expect(res.body).toEqual({ status: ['"9" is not a valid choice.'] });
+    const ok = await s.call('POST', 'deals/', undefined, { rawBody: '{"name": "x", "__proto__": {"polluted": true}}' });
+    expect(ok.status).toBe(201);
+    expect(ok.body.polluted).toBeUndefined();
+    expect(Object.keys(ok.body)).toEqual(Object.keys(EMPTY_DEAL));
+  });
+
   it('a body that is not a JSON object → 400 non_field_errors', async () => {
     const s = await world();
     const res = await s.call('POST', 'deals/', [1, 2]);

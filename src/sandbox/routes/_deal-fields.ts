@@ -8,6 +8,7 @@ import cc from 'currency-codes';
 import type { FieldErrorMap } from '../errors.js';
 import {
   MESSAGES,
+  bodyEntries,
   isRecord,
   notAValidChoice,
   notAnObject,
@@ -90,7 +91,7 @@ export function readDeal(body: Record<string, unknown>, state: SandboxState): { 
   const errors: FieldErrorMap = {};
   const fields: Record<string, unknown> = {};
   const attributes: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(body)) {
+  for (const [key, value] of bodyEntries(body)) {
     if (READ_ONLY.has(key) || LINKED.has(key)) continue;
     const read = SIMPLE[key];
     if (read === undefined) {

@@ -4,7 +4,7 @@
  * a 400 (the framework's unique-field message). Extra keys are product attributes.
  */
 import { flatErrors, type FieldErrorMap } from '../errors.js';
-import { isRecord, MESSAGES, notAnObject, readNumber, readString, type Read } from '../fields.js';
+import { bodyEntries, isRecord, MESSAGES, notAnObject, readNumber, readString, type Read } from '../fields.js';
 import type { ProductRecord } from '../records.js';
 import { answer, type EndpointAnswer, type EndpointRequest, type Route } from './route.js';
 
@@ -22,7 +22,7 @@ function createProduct({ state, body }: EndpointRequest): EndpointAnswer {
   let key: Read<string> = !('custom_id' in body) ? fail(MESSAGES.required) : body.custom_id === null ? fail(MESSAGES.null) : readString(body.custom_id, { allowBlank: false });
   if (key.ok && state.productByCustomId(key.value) !== undefined) key = fail('product with this custom id already exists.');
   if (!key.ok) errors.custom_id = [key.error];
-  for (const [field, value] of Object.entries(body)) {
+  for (const [field, value] of bodyEntries(body)) {
     if (field === 'custom_id' || READ_ONLY.has(field)) continue;
     if (TEXT_FIELDS.has(field)) {
       const read = value === null ? { ok: true as const, value: null } : readString(value);

@@ -5,7 +5,7 @@
  * Field errors use the flat format, every field at once.
  */
 import { flatErrors, type FieldErrorMap } from '../errors.js';
-import { isRecord, MESSAGES, notAnObject, readEmail, readList, readString, type Read } from '../fields.js';
+import { bodyEntries, isRecord, MESSAGES, notAnObject, readEmail, readList, readString, type Read } from '../fields.js';
 import type { UserRecord } from '../records.js';
 import { answer, type EndpointAnswer, type EndpointRequest, type Route } from './route.js';
 
@@ -29,7 +29,7 @@ function updateOrCreateUser({ state, body }: EndpointRequest): EndpointAnswer {
 
   const key = !('custom_id' in body) ? fail(MESSAGES.required) : body.custom_id === null ? fail(MESSAGES.null) : readString(body.custom_id, { allowBlank: false });
   if (!key.ok) errors.custom_id = [key.error];
-  for (const [field, value] of Object.entries(body)) {
+  for (const [field, value] of bodyEntries(body)) {
     if (field === 'custom_id' || READ_ONLY.has(field)) continue;
     if (field in CONTACT_FIELDS) {
       const read = value === null ? { ok: true as const, value: null } : CONTACT_FIELDS[field as ContactField](value);
