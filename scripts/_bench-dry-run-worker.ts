@@ -22,4 +22,5 @@ if (mode === 'bare') {
   rows = Number(m?.[1]?.replaceAll(',', '') ?? 0);
 }
 const ms = performance.now() - started;
-console.log(JSON.stringify({ rows, ms, maxRssMb: process.resourceUsage().maxRSS / 1024 }));
+const usage = process.resourceUsage();
+console.log(JSON.stringify({ rows, ms, cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, maxRssMb: usage.maxRSS / 1024 }));

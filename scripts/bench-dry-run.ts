@@ -50,12 +50,15 @@ function mapping(): string {
   return path;
 }
 
-interface Measure { rows: number; ms: number; maxRssMb: number }
+interface Measure { rows: number; ms: number; cpuMs: number; maxRssMb: number }
 
+// Measured as users run it: the built CLI under plain node (tsx's loader alone adds ~80 MB RSS).
 function run(mode: 'bare' | 'validate', csv: string, map: string): Measure {
-  const out = execFileSync(process.execPath, ['--import', 'tsx', 'scripts/_bench-dry-run-worker.ts', mode, csv, map], { encoding: 'utf8' });
+  const out = execFileSync(process.execPath, ['dist/scripts/_bench-dry-run-worker.js', mode, csv, map], { encoding: 'utf8' });
   return JSON.parse(out.trim().split('\n').pop()!) as Measure;
 }
+
+execFileSync(process.execPath, ['node_modules/typescript/bin/tsc', '-p', 'tsconfig.json'], { stdio: 'inherit' });
 
 mkdirSync(DIR, { recursive: true });
 const map = mapping();
@@ -65,8 +68,11 @@ for (const rows of [1_000_000, 2_000_000]) {
   const bare = run('bare', csv, map);
   const dry = run('validate', csv, map);
   const rate = (m: Measure) => Math.round(m.rows / (m.ms / 1000));
-  console.log(`${rows.toLocaleString('en-US')} rows (${mb} MB):`);
-  console.log(`  bare csv-parse : ${rate(bare).toLocaleString('en-US')} rows/s, peak RSS ${bare.maxRssMb.toFixed(0)} MB`);
-  console.log(`  validate       : ${rate(dry).toLocaleString('en-US')} rows/s, peak RSS ${dry.maxRssMb.toFixed(0)} MB (report written)`);
-  console.log(`  ratio          : ${(rate(dry) / rate(bare)).toFixed(2)} of the bare parse (target ≥ 0.50); RSS target < 200 MB`);
+  const cpuRate = (m: Measure) => Math.round(m.rows / (m.cpuMs / 1000));
+  const f = (n: number) => n.toLocaleString('en-US');
+  console.log(`${f(rows)} rows (${mb} MB):`);
+  console.log(`  bare csv-parse : ${f(rate(bare))} rows/s (${f(cpuRate(bare))} per CPU second), peak RSS ${bare.maxRssMb.toFixed(0)} MB`);
+  console.log(`  validate       : ${f(rate(dry))} rows/s (${f(cpuRate(dry))} per CPU second), peak RSS ${dry.maxRssMb.toFixed(0)} MB (report written)`);
+  // CPU time is the steadier figure on a shared machine; wall time is what a user waits.
+  console.log(`  ratio          : ${(rate(dry) / rate(bare)).toFixed(2)} wall, ${(cpuRate(dry) / cpuRate(bare)).toFixed(2)} CPU, of the bare parse (target ≥ 0.50); RSS target < 200 MB`);
 }

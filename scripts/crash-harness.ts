@@ -8,11 +8,15 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
+import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { parse } from 'csv-parse/sync';
 import { startSandbox } from '../src/sandbox/index.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
+// The importer runs from the round's own folder, so tsx is named by its resolved URL.
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 /** A small seeded PRNG (mulberry32): the same seed gives the same kill point. */
 export function prng(seed: number): () => number {
@@ -69,7 +73,7 @@ function writeJob(dir: string, kind: 'events' | 'deals', rows: number): void {
 }
 
 function importer(args: string[], env: NodeJS.ProcessEnv, cwd: string): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', join(ROOT, 'src/cli/bin.ts'), ...args], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  return spawn(process.execPath, ['--import', TSX, join(ROOT, 'src/cli/bin.ts'), ...args], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
 }
 
 const exited = (child: ChildProcess) => new Promise<number | null>((r) => child.once('exit', (code) => r(code)));

@@ -3,7 +3,8 @@ import { neutraliseFormula } from './neutralise-formula.js';
 import { REPORT_COLUMNS, type ReportLine } from './report-line.js';
 
 export interface ReportWriter {
-  write(line: ReportLine): Promise<void>;
+  /** A promise only when the caller must wait for the file (see CsvFileWriter). */
+  write(line: ReportLine): Promise<void> | undefined;
   close(): Promise<void>;
 }
 
