@@ -1,0 +1,133 @@
+import { appendFileSync, readFileSync, renameSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { runCli } from '../helpers/run-cli.js';
+import { tmpTree } from '../helpers/tmp.js';
+
+let sandbox: Sandbox | undefined;
+afterEach(async () => {
+  await sandbox?.close();
+  sandbox = undefined;
+});
+
+function eventsJob(rows: number): string {
+  const lines = ['id,user'];
+  for (let i = 0; i < rows; i++) lines.push(`E${i},${i % 3}`);
+  return tmpTree({
+    'events.csv': `${lines.join('\n')}\n`,
+    'events.yaml': 'resource: event\nsource: { file: events.csv }\nkey: id\nfields:\n  user_custom_id: user\n  name: { value: Visited }\n  data.id: id\n',
+    'contacts.csv': 'custom_id\n0\n1\n2\n',
+    'contacts.yaml': 'resource: user\nsource: { file: contacts.csv }\nkey: custom_id\nfields: { custom_id: custom_id }\n',
+    'job.yaml': 'mappings: [events.yaml, contacts.yaml]\n',
+  });
+}
+
+const statuses = (dir: string) => (parse(readFileSync(join(dir, 'out/report.csv')), { columns: true }) as Record<string, string>[]).map((r) => `${r.key}:${r.status}`);
+
+describe('interrupt and resume', () => {
+  it('SIGINT: stops taking rows, reports the rest not_sent, exits 130; resume sends only those', async () => {
+    sandbox = await startSandbox({ rate: 0, latencyMs: 5 });
+    const dir = eventsJob(60);
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const controller = new AbortController();
+    const stop = setInterval(() => {
+      if (sandbox!.requests.length >= 20) controller.abort('SIGINT');
+    }, 1);
+    const first = await runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env, signal: controller.signal });
+    clearInterval(stop);
+    expect(first.code).toBe(130);
+    expect(first.stderr).toMatch(/Stopped early: interrupted by SIGINT; resume with: engage-import resume \.engage-import\/runs\/\d{8}T\d{6}Z-\w+/);
+    const afterFirst = statuses(dir);
+    expect(afterFirst).toHaveLength(63);
+    const sentFirst = sandbox.requests.length;
+    const notSent = afterFirst.filter((s) => s.endsWith(':not_sent')).length;
+    expect(notSent).toBeGreaterThan(0);
+
+    const resumed = await runCli(['resume', '--rate', '1000'], { cwd: dir, env });
+    expect(resumed.code).toBe(0);
+    expect(sandbox.requests.length - sentFirst).toBe(notSent);
+    // As if the run had never stopped: every row once, all ok; no event reached the server twice.
+    expect(statuses(dir)).toEqual([...['0', '1', '2'].map((k) => `${k}:ok`), ...Array.from({ length: 60 }, (_, i) => `E${i}:ok`)]);
+    const ids = sandbox.requests.map((q) => (q.body as { data?: { id?: string } }).data?.id).filter(Boolean);
+    expect(new Set(ids).size).toBe(ids.length);
+
+    const again = await runCli(['resume'], { cwd: dir, env });
+    expect(again.code).toBe(0);
+    expect(again.stderr).toMatch(/has finished already; nothing to resume/);
+  });
+
+  it('refuses to resume when an input file changed, saying which', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const dir = eventsJob(5);
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const controller = new AbortController();
+    controller.abort('SIGTERM');
+    const first = await runCli(['import', 'job.yaml'], { cwd: dir, env, signal: controller.signal });
+    expect(first.code).toBe(143);
+    appendFileSync(join(dir, 'events.csv'), 'E99,1\n');
+    const resumed = await runCli(['resume'], { cwd: dir, env });
+    expect(resumed.code).toBe(2);
+    expect(resumed.stderr).toMatch(/events\.csv changed since the run started/);
+  });
+
+  it('refuses a plain import of a job whose last run is unfinished (it would send its rows again)', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const dir = eventsJob(5);
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const controller = new AbortController();
+    controller.abort('SIGINT');
+    await runCli(['import', 'job.yaml'], { cwd: dir, env, signal: controller.signal });
+    const again = await runCli(['import', 'job.yaml'], { cwd: dir, env });
+    expect(again.code).toBe(2);
+    expect(again.stderr).toMatch(/an unfinished run of this job is in \.engage-import\/runs\/.*: continue it with 'engage-import resume'/);
+    expect(sandbox.requests).toHaveLength(0);
+    // Moving the old run away starts over, as the message says.
+    renameSync(join(dir, '.engage-import'), join(dir, 'old-state'));
+    expect((await runCli(['import', 'job.yaml'], { cwd: dir, env })).code).toBe(0);
+  });
+
+  it('says so when there is nothing to resume', async () => {
+    const dir = eventsJob(1);
+    const r = await runCli(['resume'], { cwd: dir, env: { ENGAGE_API_KEY: 'k', ENGAGE_BASE_URL: 'http://127.0.0.1:9/api/public/' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('engage-import: no run to resume in .engage-import\n');
+  });
+});
+
+describe('credentials and address', () => {
+  it.each([
+    [[], {}, 'engage-import: no API key: set ENGAGE_API_KEY or pass --api-key-file FILE (the key is never read from the command line)\n'],
+    [[], { ENGAGE_API_KEY: 'k' }, 'engage-import: no API address: pass --base-url or set ENGAGE_BASE_URL (e.g. https://acme.example.com/api/public/)\n'],
+  ])('exits 2 before touching anything: %j %j', async (args, env, message) => {
+    const dir = eventsJob(1);
+    const r = await runCli(['import', 'job.yaml', ...args], { cwd: dir, env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(message);
+  });
+
+  it('refuses http:// to a host that is not loopback', async () => {
+    const dir = eventsJob(1);
+    const r = await runCli(['import', 'job.yaml', '--base-url', 'http://acme.example.com/api/public/'], { cwd: dir, env: { ENGAGE_API_KEY: 'k' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/http/);
+  });
+});
+
+describe('engage-import events list', () => {
+  it('follows `next` to the end and prints every event definition', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const headers = { Authorization: `Token ${sandbox.apiKey}`, 'Content-Type': 'application/json', Accept: '*/*; version=2' };
+    await fetch(new URL('users/update_or_create/', sandbox.url), { method: 'POST', headers, body: JSON.stringify({ custom_id: 'u' }) });
+    for (let i = 0; i < 130; i++) {
+      await fetch(new URL('users-by-id/u/events/', sandbox.url), { method: 'POST', headers, body: JSON.stringify({ name: `event-${String(i).padStart(3, '0')}` }) });
+    }
+    const r = await runCli(['events', 'list', '--base-url', sandbox.url], { env: { ENGAGE_API_KEY: sandbox.apiKey } });
+    expect(r.code).toBe(0);
+    const names = r.stdout.trim().split('\n').map((l) => l.split('\t')[1]);
+    expect(names.filter((n) => n?.startsWith('event-'))).toHaveLength(130);
+    expect(r.stderr).toMatch(/^\d+ event definitions\n$/);
+    expect(sandbox.requests.filter((q) => q.method === 'GET')).toHaveLength(2);
+  });
+});
