@@ -8,6 +8,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { PassThrough } from 'node:stream';
 import { main } from '../src/cli/main.js';
 
@@ -99,8 +100,14 @@ writeJob(5000);
   const sandbox = await startSandboxProcess(['--rate', '0']);
   try {
     await run(sandbox, ['import', `${DIR}/contacts.yaml`]);
-    const live = await run(sandbox, ['import', `${DIR}/events.yaml`, '--input', `${DIR}/events-5000.csv`, '--rate', '1000', '--concurrency', '32']);
-    console.log(`engage-import, sandbox limit off, --rate 1000 --concurrency 32: 5000 requests in ${live.seconds.toFixed(1)} s = ${(5000 / live.seconds).toFixed(0)} req/s (target ≥ 1,500; includes the validation pass and the ledger) (exit ${live.code})`);
+    for (const rate of ['1000', '100000']) {
+      const live = await run(sandbox, ['import', `${DIR}/events.yaml`, '--input', `${DIR}/events-5000.csv`, '--rate', rate, '--concurrency', '32']);
+      console.log(
+        `engage-import, sandbox limit off, --rate ${rate} --concurrency 32: 5000 requests in ${live.seconds.toFixed(1)} s = ${(5000 / live.seconds).toFixed(0)} req/s ` +
+          `(target ≥ 1,500; --rate 1000 caps it at 970/s by design; includes the validation pass and the ledger's fsyncs) (exit ${live.code})`,
+      );
+      await rm(`${DIR}/state`, { recursive: true, force: true });
+    }
   } finally {
     sandbox.child.kill();
   }

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Agent } from 'undici';
 import { ConfigError, HttpError } from '../errors.js';
@@ -45,6 +46,9 @@ export function createTransport(options: TransportOptions): Transport {
   // One signal for "send nothing more": the run's signal, close(), or a fatal answer.
   const stop = new AbortController();
   const onAbort = () => stop.abort();
+  // Every request waiting for its slot listens on `stop` (one listener each): with a high
+  // concurrency that is more than Node's default of 10, and no leak.
+  setMaxListeners(0, stop.signal);
   options.signal?.addEventListener('abort', onAbort, { once: true });
   if (options.signal?.aborted) stop.abort();
   let fatal: HttpError | undefined;
