@@ -12,23 +12,11 @@ import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse } from 'csv-parse/sync';
-import { startSandbox } from '../src/sandbox/index.js';
+import { mulberry32, startSandbox } from '../src/sandbox/index.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 // The importer runs from the round's own folder, so tsx is named by its resolved URL.
 const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
-
-/** A small seeded PRNG (mulberry32): the same seed gives the same kill point. */
-export function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 export interface RoundOptions {
   readonly kind: 'events' | 'deals';
@@ -79,7 +67,8 @@ function importer(args: string[], env: NodeJS.ProcessEnv, cwd: string): ChildPro
 const exited = (child: ChildProcess) => new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
 
 export async function crashRound(o: RoundOptions): Promise<RoundResult> {
-  const random = prng(o.seed);
+  // The same seeded PRNG as the sandbox's faults: the same seed gives the same kill point.
+  const random = mulberry32(o.seed);
   const dir = mkdtempSync(join(tmpdir(), `engage-crash-${o.kind}-`));
   mkdirSync(join(dir, 'out'));
   writeJob(dir, o.kind, o.rows);

@@ -3,7 +3,7 @@ import type { RequestOptions } from '../resources/index.js';
 import { createPayloadsWriter } from '../report/payloads-writer.js';
 import { createRejectsWriter } from '../report/rejects-writer.js';
 import { createReportWriter } from '../report/report-writer.js';
-import { newFileSummary, totalsOf, type FileSummary, type RunSummary } from '../report/summary.js';
+import { newFileSummary, summarise, type FileSummary, type RunSummary } from '../report/summary.js';
 import { displayPath } from './display-path.js';
 import { openSources } from './open-sources.js';
 import { createPlanner } from './plan-rows.js';
@@ -61,16 +61,14 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
     for (const { source } of sources) source.close();
     await Promise.all([report.close(), rejects?.close(), payloads?.close()]);
   }
-  return {
-    mode: 'dry-run',
+  return summarise(
+    'dry-run',
     files,
-    totals: totalsOf(files),
-    requests: files.reduce((n, f) => n + f.requests, 0),
-    rate: options.rate,
-    report: displayPath(options.report, options.cwd),
-    rejects: rejects?.files().map((f) => displayPath(f, options.cwd)) ?? [],
-    payloads: options.payloads ? displayPath(options.payloads, options.cwd) : undefined,
-    aborted: undefined,
-    limit: options.limit,
-  };
+    {
+      report: displayPath(options.report, options.cwd),
+      rejects: rejects?.files().map((f) => displayPath(f, options.cwd)) ?? [],
+      payloads: options.payloads ? displayPath(options.payloads, options.cwd) : undefined,
+    },
+    { rate: options.rate, limit: options.limit, aborted: undefined },
+  );
 }

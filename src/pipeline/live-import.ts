@@ -5,7 +5,7 @@ import type { Ledger } from '../ledger/index.js';
 import { createRejectsWriter, type RejectsWriter } from '../report/rejects-writer.js';
 import type { ReportLine } from '../report/report-line.js';
 import { createReportWriter } from '../report/report-writer.js';
-import { newFileSummary, totalsOf, type FileSummary, type RunSummary } from '../report/summary.js';
+import { newFileSummary, summarise, type FileSummary, type RunSummary } from '../report/summary.js';
 import { resourceDef } from '../resources/index.js';
 import type { Transport } from '../transport/index.js';
 import { displayPath } from './display-path.js';
@@ -190,19 +190,17 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
   // A run stopped by a signal or a fatal answer (401) stays open for `resume`; one that ran to its end (or was
   // stopped by --fail-on-invalid before sending anything) is finished.
   if (!interrupted && !fatal) await ledger.markFinished();
-  return {
-    mode: 'live',
+  const summary = summarise(
+    'live',
     files,
-    totals: totalsOf(files),
-    requests: files.reduce((n, f) => n + f.requests, 0),
-    rate: options.rate,
-    report: displayPath(options.report, options.cwd),
-    rejects: rejects?.files().map((f) => displayPath(f, options.cwd)) ?? [],
-    payloads: undefined,
-    aborted: interrupted ? `interrupted by ${interrupted}; resume with: engage-import resume ${displayPath(ledger.runDir, options.cwd)}` : aborted,
-    limit: options.limit,
-    interrupted,
-  };
+    { report: displayPath(options.report, options.cwd), rejects: rejects?.files().map((f) => displayPath(f, options.cwd)) ?? [], payloads: undefined },
+    {
+      rate: options.rate,
+      limit: options.limit,
+      aborted: interrupted ? `interrupted by ${interrupted}; resume with: engage-import resume ${displayPath(ledger.runDir, options.cwd)}` : aborted,
+    },
+  );
+  return { ...summary, interrupted };
 }
 
 interface FileCounts { rows: number; invalid: number }

@@ -29,6 +29,23 @@ export interface RunSummary {
   readonly limit: number | undefined;
 }
 
+/** Where the run's files went, as the user should read them (paths relative to the cwd). */
+export interface SummaryFiles {
+  readonly report: string | undefined;
+  readonly rejects: readonly string[];
+  readonly payloads: string | undefined;
+}
+
+/** The summary of a run from its per-file counts: totals and request counts derived once, here. */
+export function summarise(
+  mode: RunSummary['mode'],
+  files: readonly FileSummary[],
+  written: SummaryFiles,
+  run: { readonly rate: number; readonly limit: number | undefined; readonly aborted: string | undefined },
+): RunSummary {
+  return { mode, files, totals: totalsOf(files), requests: files.reduce((n, f) => n + f.requests, 0), ...written, ...run };
+}
+
 export function emptyCounts(): Record<RowStatus, number> {
   return Object.fromEntries(ROW_STATUSES.map((s) => [s, 0])) as Record<RowStatus, number>;
 }
