@@ -1,15 +1,28 @@
 #!/usr/bin/env node
 import { main } from './main.js';
 
-// The first SIGINT/SIGTERM asks the running command to stop cleanly (it sees io.signal); a second
-// one stops at once.
+/** In-flight requests get this long to finish after the first signal (issue 5). */
+const DRAIN_TIMEOUT_MS = 30_000;
+
+// The first SIGINT/SIGTERM asks the running command to stop cleanly (it sees io.signal): no new
+// rows, in-flight requests finish and are recorded, the report is flushed. A second signal, or
+// the drain timeout, stops at once; the ledger still allows the resume.
 const controller = new AbortController();
 let signalled = 0;
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {
+  const code = sig === 'SIGINT' ? 130 : 143;
   process.on(sig, () => {
     signalled++;
-    if (signalled > 1) process.exit(sig === 'SIGINT' ? 130 : 143);
+    if (signalled > 1) {
+      process.stderr.write(`engage-import: stopped at once (${sig}); 'engage-import resume' continues the run\n`);
+      process.exit(code);
+    }
+    process.stderr.write(`engage-import: ${sig}: finishing the requests in flight (up to ${DRAIN_TIMEOUT_MS / 1000} s; ${sig} again to stop at once)\n`);
     controller.abort(sig);
+    setTimeout(() => {
+      process.stderr.write(`engage-import: requests still in flight after ${DRAIN_TIMEOUT_MS / 1000} s; stopping; 'engage-import resume' continues the run\n`);
+      process.exit(code);
+    }, DRAIN_TIMEOUT_MS).unref();
   });
 }
 

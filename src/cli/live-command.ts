@@ -71,6 +71,13 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
       unsafeRetries: args['unsafe-retries'],
       userAgent: `engage-import/${VERSION}`,
       signal: io.signal,
+      // api.md §8: "log 429 occurrences". A terminal shows progress bars instead (and the count
+      // in the summary); a log file (cron) gets one line per pause.
+      onEvent: (event) => {
+        if (args.quiet || io.stderr.isTTY === true) return;
+        if (event.type === 'throttled') io.stderr.write(`429 on ${event.method} /${event.path}: the whole run pauses ${(event.waitMs / 1000).toFixed(1)} s (${event.source})\n`);
+        if (event.type === 'gave_up') io.stderr.write(`gave up on ${event.method} /${event.path}: ${event.message}\n`);
+      },
     });
     const progress = args.quiet ? SILENT : createProgress({ stream: io.stderr, tty: io.stderr.isTTY === true });
     try {
@@ -87,7 +94,6 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
           unsafeRetries: args['unsafe-retries'],
           resendUnknown: args['resend-unknown'],
           dealUpdateMethod: options['deal-update-method'],
-          drainTimeoutMs: 30_000,
         },
         { transport, ledger: ledgerOfRun, progress, signal: io.signal },
       );

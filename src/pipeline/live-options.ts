@@ -18,6 +18,4 @@ export interface LiveImportOptions extends RequestOptions {
   readonly unsafeRetries: UnsafeRetries;
   /** Resend rows whose request may have been applied before a crash (resume only). */
   readonly resendUnknown: boolean;
-  /** Grace for in-flight requests after SIGINT/SIGTERM. Default 30 s (issue 5). */
-  readonly drainTimeoutMs: number;
 }
