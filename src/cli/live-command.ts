@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { loadJob } from '../config/load-job.js';
 import { ConfigError } from '../errors.js';
-import { createRun, findLatestRun, openForResume, readRun, type OpenLedger } from '../ledger/index.js';
+import { createRun, findLatestRun, findUnfinishedRun, openForResume, readRun, type OpenLedger } from '../ledger/index.js';
 import { displayPath } from '../pipeline/display-path.js';
 import { runLiveImport } from '../pipeline/live-import.js';
 import { createProgress, type Progress } from '../pipeline/progress.js';
@@ -28,36 +28,51 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
   const stateDir = resolve(io.cwd, args['state-dir']);
   const payloadOptions: PayloadOptions = { input: args.input ?? null, limit: args.limit ?? null, 'deal-update-method': args['deal-update-method'] };
 
+  // Payload options always come from this command line: a resume with other values refuses
+  // and says what changed (issue 5), rather than silently using the stored ones.
   let ledger: OpenLedger;
-  let jobPath: string;
-  let options = payloadOptions;
   if (start.kind === 'resume') {
-    const run = start.runDir !== undefined ? readRun(resolve(io.cwd, start.runDir), { cwd: io.cwd }) : findLatestRun(stateDir, { cwd: io.cwd });
+    const explicit = start.runDir !== undefined ? resolve(io.cwd, start.runDir) : undefined;
+    const jobFile = start.job !== undefined ? resolve(io.cwd, start.job) : undefined;
+    const run = explicit !== undefined
+      ? readRun(explicit, { cwd: io.cwd })
+      : (findUnfinishedRun(stateDir, { cwd: io.cwd, ...(jobFile !== undefined ? { jobPath: jobFile } : {}) }) ?? finishedRunOf(jobFile));
     if (run === undefined) {
-      throw new ConfigError('RESUME_REFUSED', `no run to resume in ${displayPath(start.runDir !== undefined ? resolve(io.cwd, start.runDir) : stateDir, io.cwd)}`);
+      const where = displayPath(explicit ?? stateDir, io.cwd);
+      throw new ConfigError('RESUME_REFUSED', jobFile !== undefined ? `no run of ${displayPath(jobFile, io.cwd)} to resume in ${where}` : `no run to resume in ${where}`);
     }
-    if (run.finished) {
-      // A second resume of a finished run is a no-op (issue 5).
+    // A second resume of a finished run is a no-op (issue 5); --resend-unknown reopens one that
+    // still has rows in doubt.
+    const finished = () => {
       io.stderr.write(`engage-import: the run in ${displayPath(run.runDir, io.cwd)} has finished already; nothing to resume.\n`);
       return EXIT.OK;
+    };
+    if (run.finished && !args['resend-unknown']) return finished();
+    const job = await loadJob(jobFile ?? run.identity.job.path, { cwd: io.cwd, ...(args.input !== undefined ? { input: args.input } : {}) });
+    ledger = await openForResume(run.runDir, await runIdentity(job, payloadOptions), { cwd: io.cwd });
+    const counts = ledger.counts();
+    if (run.finished && counts.intent + counts.unknown === 0) {
+      await ledger.close();
+      return finished();
     }
-    jobPath = start.job !== undefined ? resolve(io.cwd, start.job) : run.identity.job.path;
-    options = run.identity.options as unknown as PayloadOptions;
-    const job = await loadJob(jobPath, { cwd: io.cwd, ...(options.input !== null ? { input: options.input } : {}) });
-    ledger = await openForResume(run.runDir, await runIdentity(job, options), { cwd: io.cwd });
     return await drive(job, ledger);
   }
-  jobPath = resolve(io.cwd, start.job);
-  const job = await loadJob(jobPath, { cwd: io.cwd, ...(args.input !== undefined ? { input: args.input } : {}) });
-  const latest = findLatestRun(stateDir, { cwd: io.cwd });
-  if (latest && !latest.finished && latest.identity.job.path === job.file) {
+  const job = await loadJob(resolve(io.cwd, start.job), { cwd: io.cwd, ...(args.input !== undefined ? { input: args.input } : {}) });
+  const unfinished = findUnfinishedRun(stateDir, { cwd: io.cwd, jobPath: job.file });
+  if (unfinished) {
     throw new ConfigError(
       'RESUME_REFUSED',
-      `an unfinished run of this job is in ${displayPath(latest.runDir, io.cwd)}: continue it with 'engage-import resume' (rows it sent are not sent again), or move that folder away to start over (its rows would be sent again)`,
+      `an unfinished run of this job is in ${displayPath(unfinished.runDir, io.cwd)}: continue it with 'engage-import resume' (rows it sent are not sent again), or move that folder away to start over (its rows would be sent again)`,
     );
   }
   ledger = await createRun(stateDir, await runIdentity(job, payloadOptions), undefined, { cwd: io.cwd });
   return await drive(job, ledger);
+
+  /** `resume` with nothing unfinished: the newest run (of the job) says "finished already". */
+  function finishedRunOf(jobFile: string | undefined) {
+    const latest = findLatestRun(stateDir, { cwd: io.cwd });
+    return latest !== undefined && (jobFile === undefined || latest.identity.job.path === jobFile) ? latest : undefined;
+  }
 
   async function drive(job: Awaited<ReturnType<typeof loadJob>>, ledgerOfRun: OpenLedger): Promise<number> {
     const owner = ledgerOfRun.lockTakenOverFrom;
@@ -87,13 +102,13 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
           cwd: io.cwd,
           report: resolve(io.cwd, args.report),
           rejects: args.rejects === undefined ? undefined : resolve(io.cwd, args.rejects),
-          limit: options.limit ?? undefined,
+          limit: args.limit,
           rate: args.rate,
           concurrency: args.concurrency,
           failOnInvalid: args['fail-on-invalid'],
           unsafeRetries: args['unsafe-retries'],
           resendUnknown: args['resend-unknown'],
-          dealUpdateMethod: options['deal-update-method'],
+          dealUpdateMethod: args['deal-update-method'],
         },
         { transport, ledger: ledgerOfRun, progress, signal: io.signal },
       );
@@ -101,7 +116,7 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
       if (!args.quiet) io.stderr.write(`Run ledger: ${displayPath(ledgerOfRun.runDir, io.cwd)}\n`);
       if (result.interrupted === 'SIGTERM') return EXIT.SIGTERM;
       if (result.interrupted !== undefined) return EXIT.SIGINT;
-      if (result.aborted !== undefined && result.totals.not_sent > 0 && !args['fail-on-invalid']) return EXIT.ABORTED;
+      if (result.fatal) return EXIT.ABORTED;
       const t = result.totals;
       return t.failed + t.invalid + t.unknown + t.skipped + t.not_sent > 0 ? EXIT.ROWS_NOT_OK : EXIT.OK;
     } finally {

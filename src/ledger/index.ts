@@ -1,6 +1,6 @@
 export { createRun, openForResume } from './ledger.js';
 export type { Ledger, LedgerEntry, LedgerOptions, LedgerState, OpenLedger, Outcome } from './ledger.js';
-export { findLatestRun, readRun, LEDGER_FILE, RUNS_FOLDER } from './run-dirs.js';
+export { findLatestRun, findUnfinishedRun, readRun, LEDGER_FILE, RUNS_FOLDER } from './run-dirs.js';
 export type { RunInfo } from './run-dirs.js';
 export { hashFile } from './hash-file.js';
 export { identityChanges } from './identity.js';

@@ -85,3 +85,16 @@ export function findLatestRun(stateDir: string, options: { cwd?: string } = {}):
   }
   return undefined;
 }
+
+/**
+ * The newest run of a state directory that has not finished, of `jobPath` when given: what
+ * `resume` continues, and what a plain `import` of that job must not start over.
+ */
+export function findUnfinishedRun(stateDir: string, options: { cwd?: string; jobPath?: string } = {}): RunInfo | undefined {
+  for (const id of listRunIds(stateDir).reverse()) {
+    const run = readRun(join(runsDir(stateDir), id), options);
+    if (run === undefined || run.finished) continue;
+    if (options.jobPath === undefined || run.identity.job.path === options.jobPath) return run;
+  }
+  return undefined;
+}

@@ -5,7 +5,7 @@ import type { Ledger } from '../ledger/index.js';
 import { createRejectsWriter, type RejectsWriter } from '../report/rejects-writer.js';
 import type { ReportLine } from '../report/report-line.js';
 import { createReportWriter } from '../report/report-writer.js';
-import { newFileSummary, summarise, type FileSummary, type RunSummary } from '../report/summary.js';
+import { newFileSummary, summarise, totalsOf, type FileSummary, type RunSummary } from '../report/summary.js';
 import { resourceDef } from '../resources/index.js';
 import type { Transport } from '../transport/index.js';
 import { displayPath } from './display-path.js';
@@ -13,6 +13,7 @@ import { FailedParents } from './failed-parents.js';
 import type { LiveImportOptions } from './live-options.js';
 import { openSources } from './open-sources.js';
 import { planRows, type PlannedRow } from './plan-rows.js';
+import { IN_DOUBT_MESSAGE, resumeDecision } from './resume-decision.js';
 import type { Progress } from './progress.js';
 import { Semaphore } from './semaphore.js';
 import { inDependencyOrder } from './stage-order.js';
@@ -28,6 +29,8 @@ export interface LiveImportDeps {
 export interface LiveRunResult extends RunSummary {
   /** Set when a signal stopped the run (its name). */
   readonly interrupted: string | undefined;
+  /** True when a fatal answer (401) stopped the run: exit code 3. */
+  readonly fatal: boolean;
 }
 
 type Row = PlannedRow & { readonly file: string };
@@ -45,6 +48,7 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
   let stopReason: string | undefined;
   let aborted: string | undefined;
   let fatal = false;
+  let failure: unknown;
   const invalidTotal = totals.reduce((n, t) => n + t.invalid, 0);
   if (options.failOnInvalid && invalidTotal > 0) {
     stopReason = `not sent: --fail-on-invalid and ${invalidTotal} row${invalidTotal === 1 ? ' is' : 's are'} invalid`;
@@ -95,44 +99,57 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
         let openGate: (() => void) | undefined;
         if (firstAnswer === undefined) firstAnswer = new Promise<void>((resolve) => (openGate = resolve));
         else await firstAnswer;
-        if (stopReason !== undefined) {
-          openGate?.();
-          return { ...base, status: 'not_sent', message: stopReason };
-        }
-        await ledger.recordIntent(index, row.line);
-        let outcome;
         try {
-          outcome = await transport.send({ method: row.call.method, path: row.call.path, body: row.call.body, idempotent: row.idempotent });
-        } catch (error) {
-          // 401 (and the other conditions no row can get past: a redirect, a refused TLS
-          // certificate): nothing was applied; stop the run at once (issue 4), keep it resumable.
-          if (!(error instanceof HttpError)) throw error;
-          fatal = true;
-          aborted ??= error.message;
-          stopReason ??= `not sent: ${error.message}`;
-          await ledger.forget(index, row.line);
-          return { ...base, status: 'not_sent', http_status: error.status, message: stopReason };
+          if (stopReason !== undefined) return { ...base, status: 'not_sent', message: stopReason };
+          await ledger.recordIntent(index, row.line);
+          let outcome;
+          try {
+            outcome = await transport.send({ method: row.call.method, path: row.call.path, body: row.call.body, idempotent: row.idempotent });
+          } catch (error) {
+            // 401 (and the other conditions no row can get past: a redirect, a refused TLS
+            // certificate): this row's request was refused, nothing applied; stop the run at once
+            // (issue 4) and keep it resumable.
+            if (!(error instanceof HttpError)) throw error;
+            fatal = true;
+            aborted ??= error.message;
+            stopReason ??= `not sent: ${error.message}`;
+            await ledger.forget(index, row.line);
+            return { ...base, status: 'not_sent', http_status: error.status, message: stopReason };
+          }
+          switch (outcome.kind) {
+            case 'ok':
+              await ledger.recordOutcome(index, row.line, { state: 'ok', status: outcome.status, id: outcome.id });
+              parents.succeed(def.identity(row.payload, outcome.id));
+              return { ...base, status: 'ok', http_status: outcome.status, id: outcome.id };
+            case 'failed':
+              await ledger.recordOutcome(index, row.line, { state: 'failed', status: outcome.status, message: outcome.message });
+              parents.fail(def.identity(row.payload, undefined), { file, line: row.line, how: 'failed' });
+              await reject(row, outcome.message);
+              return { ...base, status: 'failed', http_status: outcome.status, message: outcome.message };
+            case 'unknown':
+              await ledger.recordOutcome(index, row.line, { state: 'unknown', status: outcome.status, message: outcome.message });
+              return { ...base, status: 'unknown', http_status: outcome.status, message: outcome.message };
+            case 'not_sent':
+              if (outcome.attempts > 0) {
+                // It left at least once (then a 5xx or a lost answer) before the run stopped: it
+                // may have been applied. The intent stays, so the resume treats it as in flight.
+                return { ...base, status: 'unknown', message: `${outcome.message}; it may have been applied` };
+              }
+              await ledger.forget(index, row.line);
+              return { ...base, status: 'not_sent', message: stopReason ?? outcome.message };
+          }
         } finally {
           openGate?.();
         }
-        switch (outcome.kind) {
-          case 'ok':
-            await ledger.recordOutcome(index, row.line, { state: 'ok', status: outcome.status, id: outcome.id });
-            parents.succeed(def.identity(row.payload, outcome.id));
-            return { ...base, status: 'ok', http_status: outcome.status, id: outcome.id };
-          case 'failed':
-            await ledger.recordOutcome(index, row.line, { state: 'failed', status: outcome.status, message: outcome.message });
-            parents.fail(def.identity(row.payload, undefined), { file, line: row.line, how: 'failed' });
-            await reject(row, outcome.message);
-            return { ...base, status: 'failed', http_status: outcome.status, message: outcome.message };
-          case 'unknown':
-            await ledger.recordOutcome(index, row.line, { state: 'unknown', status: outcome.status, message: outcome.message });
-            return { ...base, status: 'unknown', http_status: outcome.status, message: outcome.message };
-          case 'not_sent':
-            await ledger.forget(index, row.line);
-            return { ...base, status: 'not_sent', message: stopReason ?? outcome.message };
-        }
       };
+
+      /** A broken ledger or disk stops the run cleanly: no more sends, then the error (exit 2). */
+      const guarded = (row: Row & { status: 'valid' }): Promise<ReportLine> =>
+        send(row).catch((error: unknown) => {
+          failure ??= error;
+          stopReason ??= 'not sent: the run stopped on an error (see the message above)';
+          return { file, line: row.line, resource: mapping.resource, key: row.key, status: 'unknown', message: `stopped on an error while this row was being sent: ${error instanceof Error ? error.message : String(error)}` };
+        });
 
       for await (const planned of planRows(mapping, opened!.source, options)) {
         const row: Row = { ...planned, file };
@@ -144,19 +161,19 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
           pending.push(Promise.resolve({ ...base, status: 'invalid', message: row.message }));
           continue;
         }
-        const known = ledger.get(index, row.line);
-        if (known && known.state !== 'intent') {
+        const decision = resumeDecision(ledger.get(index, row.line), row.idempotent, options.resendUnknown);
+        if (decision.kind === 'report') {
           // Resumed run: this row has its outcome already; never send it again.
+          const known = decision.entry;
           if (known.state === 'ok') parents.succeed(def.identity(row.payload, known.id ?? undefined));
           if (known.state === 'failed') parents.fail(def.identity(row.payload, undefined), { file, line: row.line, how: 'failed' });
-          pending.push(Promise.resolve({ ...base, status: known.state, http_status: known.status ?? undefined, id: known.id ?? undefined, message: known.message ?? undefined }));
+          pending.push(Promise.resolve({ ...base, status: known.state as 'ok' | 'failed' | 'unknown', http_status: known.status ?? undefined, id: known.id ?? undefined, message: known.message ?? undefined }));
           continue;
         }
-        if (known?.state === 'intent' && !row.idempotent && !options.resendUnknown) {
-          // In flight when the last run stopped: it may have been applied (issue 5).
-          const message = 'the previous run stopped while this request was in flight; it may have been applied and was not resent to avoid a duplicate (check the account, or resume with --resend-unknown)';
-          await ledger.recordOutcome(index, row.line, { state: 'unknown', message });
-          pending.push(Promise.resolve({ ...base, status: 'unknown', message }));
+        if (decision.kind === 'in_doubt') {
+          // In flight when the last run stopped (issue 5): the intent stays in the ledger, so a
+          // later `resume --resend-unknown` can still send it.
+          pending.push(Promise.resolve({ ...base, status: 'unknown', message: IN_DOUBT_MESSAGE }));
           continue;
         }
         const blocked = parents.blockedBy(def.parents(row.payload));
@@ -170,10 +187,11 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
           continue;
         }
         await inFlight.acquire();
-        pending.push(send(row as Row & { status: 'valid' }).finally(() => inFlight.release()));
+        pending.push(guarded(row as Row & { status: 'valid' }).finally(() => inFlight.release()));
       }
       // A stage finishes before the next begins, so that dependents find their parents (issue 4).
       while (pending.length > 0) await writeHead();
+      if (failure !== undefined) throw failure;
       stage.finish();
       const after = transport.stats();
       summary.requests = after.requests - before.requests;
@@ -187,9 +205,11 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
     await Promise.all([report.close(), rejects?.close()]);
   }
   const interrupted = signal.aborted ? String(signal.reason) : undefined;
-  // A run stopped by a signal or a fatal answer (401) stays open for `resume`; one that ran to its end (or was
-  // stopped by --fail-on-invalid before sending anything) is finished.
-  if (!interrupted && !fatal) await ledger.markFinished();
+  // A run stopped by a signal or a fatal answer (401) stays open for `resume`, and so does one
+  // that left rows unsent after sending some (--fail-on-invalid on a resume). Rows in doubt do not
+  // keep it open: `resume --resend-unknown` reopens a finished run that has them.
+  const sentAny = Object.values(ledger.counts()).some((n) => n > 0);
+  if (!interrupted && !fatal && (totalsOf(files).not_sent === 0 || !sentAny)) await ledger.markFinished();
   const summary = summarise(
     'live',
     files,
@@ -200,7 +220,7 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
       aborted: interrupted ? `interrupted by ${interrupted}; resume with: engage-import resume ${displayPath(ledger.runDir, options.cwd)}` : aborted,
     },
   );
-  return { ...summary, interrupted };
+  return { ...summary, interrupted, fatal };
 }
 
 interface FileCounts { rows: number; invalid: number }

@@ -80,7 +80,11 @@ export function createTransport(options: TransportOptions): Transport {
     let last = '';
     for (;;) {
       const go = await bucket.take(stop.signal);
-      if (fatal) throw fatal;
+      // Another request met a fatal answer. This one throws it too, unless it already left at
+      // least once: then it may have been applied, and the caller must hear that, not "refused".
+      const fatalNow = fatal as HttpError | undefined; // set by other requests while this one waited
+      if (fatalNow && sent === 0) throw fatalNow;
+      if (fatalNow) return { kind: 'not_sent', message: `not sent again: ${fatalNow.message} (last: ${last})`, attempts: sent };
       if (!go) {
         const message = sent === 0 ? `not sent: ${stoppedWhy()}` : `not sent again: ${stoppedWhy()} while the request waited to be resent (last: ${last})`;
         return { kind: 'not_sent', message, attempts: sent };

@@ -88,6 +88,69 @@ describe('interrupt and resume', () => {
     expect((await runCli(['import', 'job.yaml'], { cwd: dir, env })).code).toBe(0);
   });
 
+  it('resumes the unfinished run of this job even when another job ran to its end since', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const dir = eventsJob(5);
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const controller = new AbortController();
+    controller.abort('SIGINT');
+    await runCli(['import', 'job.yaml'], { cwd: dir, env, signal: controller.signal });
+    expect((await runCli(['import', 'contacts.yaml'], { cwd: dir, env })).code).toBe(0);
+    // A plain import of the first job is still refused: its newest run is not the newest run.
+    expect((await runCli(['import', 'job.yaml'], { cwd: dir, env })).stderr).toMatch(/an unfinished run of this job/);
+    const resumed = await runCli(['import', 'job.yaml', '--resume'], { cwd: dir, env });
+    expect(resumed.code).toBe(0);
+    expect(statuses(dir).filter((s) => s.startsWith('E'))).toEqual(['E0:ok', 'E1:ok', 'E2:ok', 'E3:ok', 'E4:ok']);
+  });
+
+  it('a resume with another payload option refuses and says which', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const dir = eventsJob(5);
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const controller = new AbortController();
+    controller.abort('SIGINT');
+    await runCli(['import', 'job.yaml', '--limit', '3'], { cwd: dir, env, signal: controller.signal });
+    const r = await runCli(['resume'], { cwd: dir, env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/option limit was 3, now/);
+    expect((await runCli(['resume', '--limit', '3'], { cwd: dir, env })).code).toBe(0);
+  });
+
+  it('resume --resend-unknown sends the rows whose answer was lost, even after the run finished', async () => {
+    sandbox = await startSandbox({ rate: 0, dropRate: 0.3, seed: 5 });
+    const dir = eventsJob(30);
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const first = await runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env });
+    expect(first.code).toBe(1);
+    const unknown = statuses(dir).filter((s) => s.endsWith(':unknown'));
+    expect(unknown.length).toBeGreaterThan(0);
+    expect((await runCli(['resume'], { cwd: dir, env })).stderr).toMatch(/has finished already/);
+    sandbox.setFaults({ dropRate: 0 });
+    const before = sandbox.requests.length;
+    const resent = await runCli(['resume', '--resend-unknown', '--rate', '1000'], { cwd: dir, env });
+    expect(resent.code).toBe(0);
+    expect(sandbox.requests.length - before).toBe(unknown.length);
+    expect(statuses(dir).every((s) => s.endsWith(':ok'))).toBe(true);
+  });
+
+  it('a 401 exits 3 with --fail-on-invalid too', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const dir = eventsJob(3);
+    const r = await runCli(['import', 'job.yaml', '--fail-on-invalid'], { cwd: dir, env: { ENGAGE_API_KEY: 'wrong', ENGAGE_BASE_URL: sandbox.url } });
+    expect(r.code).toBe(3);
+    expect(sandbox.requests).toHaveLength(1);
+  });
+
+  it('--fail-on-invalid sends nothing when a row is invalid', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const dir = eventsJob(3);
+    appendFileSync(join(dir, 'events.csv'), 'E9,\n');
+    const r = await runCli(['import', 'job.yaml', '--fail-on-invalid'], { cwd: dir, env: { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url } });
+    expect(r.code).toBe(1);
+    expect(sandbox.requests).toHaveLength(0);
+    expect(statuses(dir)).toEqual(['0:not_sent', '1:not_sent', '2:not_sent', 'E0:not_sent', 'E1:not_sent', 'E2:not_sent', 'E9:invalid']);
+  });
+
   it('says so when there is nothing to resume', async () => {
     const dir = eventsJob(1);
     const r = await runCli(['resume'], { cwd: dir, env: { ENGAGE_API_KEY: 'k', ENGAGE_BASE_URL: 'http://127.0.0.1:9/api/public/' } });

@@ -175,6 +175,19 @@ describe('401', () => {
     expect(server.hits).toHaveLength(1);
     expect(clock.now()).toBe(0);
   });
+
+  it('tells a request that already left once (then waited to be resent) that it may have been applied, instead of throwing', async () => {
+    const clock = manualClock();
+    api().post('/api/public/a/').reply(502).post('/api/public/b/').reply(401);
+    const { transport } = make({ rate: 1000, headroom: 0, now: clock.now, sleep: clock.sleep, random: () => 0.99 });
+    const first = transport.send(post('a/'));
+    await until(() => clock.pending() > 0); // a/ got its 502 and waits for its backoff
+    const second = transport.send(post('b/')).catch((e: unknown) => e);
+    await clock.advance(1);
+    expect(await second).toMatchObject({ code: 'HTTP_UNAUTHORIZED' });
+    await clock.advance(60_000);
+    expect(await first).toEqual({ kind: 'not_sent', attempts: 1, message: 'not sent again: the API refused the credentials (401): check ENGAGE_API_KEY or --api-key-file (last: HTTP 502)' });
+  });
 });
 
 describe('429: the whole transport pauses (api.md §8)', () => {
