@@ -1,5 +1,4 @@
 import type { LoadedJob } from '../config/load-job.js';
-import type { ResolvedMapping } from '../config/mapping-schema.js';
 import { HttpError } from '../errors.js';
 import type { Ledger } from '../ledger/index.js';
 import { createRejectsWriter, type RejectsWriter } from '../report/rejects-writer.js';
@@ -13,6 +12,7 @@ import { FailedParents } from './failed-parents.js';
 import type { LiveImportOptions } from './live-options.js';
 import { openSources } from './open-sources.js';
 import { planRows, type PlannedRow } from './plan-rows.js';
+import { validationPass } from './validation-pass.js';
 import { IN_DOUBT_MESSAGE, resumeDecision } from './resume-decision.js';
 import type { Progress } from './progress.js';
 import { Semaphore } from './semaphore.js';
@@ -43,7 +43,7 @@ type Row = PlannedRow & { readonly file: string };
 export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, deps: LiveImportDeps): Promise<LiveRunResult> {
   const { transport, ledger, progress, signal } = deps;
   const mappings = inDependencyOrder(job.mappings);
-  const totals = await countRows(mappings, options);
+  const totals = await validationPass(mappings, options);
 
   let stopReason: string | undefined;
   let aborted: string | undefined;
@@ -221,24 +221,4 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
     },
   );
   return { ...summary, interrupted, fatal };
-}
-
-interface FileCounts { rows: number; invalid: number }
-
-/**
- * The validation pass over the whole job before any request (issue 4): totals for progress and
- * the estimate, `--fail-on-invalid`, and a broken mapping or file fails before anything is sent.
- */
-async function countRows(mappings: readonly ResolvedMapping[], options: LiveImportOptions): Promise<FileCounts[]> {
-  const sources = await openSources(mappings);
-  const counts: FileCounts[] = [];
-  for (const { mapping, source } of sources) {
-    const c = { rows: 0, invalid: 0 };
-    for await (const row of planRows(mapping, source, options)) {
-      c.rows++;
-      if (row.status === 'invalid') c.invalid++;
-    }
-    counts.push(c);
-  }
-  return counts;
 }

@@ -1,0 +1,33 @@
+import type { ResolvedMapping } from '../config/mapping-schema.js';
+import { openSources } from './open-sources.js';
+import { planRows, type PlanOptions } from './plan-rows.js';
+
+/** Records and invalid records of one input file. */
+export interface FileCounts {
+  readonly rows: number;
+  readonly invalid: number;
+}
+
+/**
+ * The local validation of the whole job before any request (issue 4): totals for progress,
+ * `--fail-on-invalid`, and a broken mapping or an undecodable file fails before anything is sent.
+ */
+export async function validationPass(mappings: readonly ResolvedMapping[], options: PlanOptions): Promise<FileCounts[]> {
+  const sources = await openSources(mappings);
+  const counts: FileCounts[] = [];
+  try {
+    for (const { mapping, source } of sources) {
+      let rows = 0;
+      let invalid = 0;
+      for await (const row of planRows(mapping, source, options)) {
+        rows++;
+        if (row.status === 'invalid') invalid++;
+      }
+      counts.push({ rows, invalid });
+    }
+  } finally {
+    // A file that fails part-way leaves the ones after it unread: release them too.
+    for (const { source } of sources) source.close();
+  }
+  return counts;
+}
