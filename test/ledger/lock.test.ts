@@ -50,7 +50,8 @@ describe('acquireLock', () => {
   it('refuses a second run while the first is alive, naming its pid, host and the lock file', () => {
     const state = tmpTree();
     const first = acquireLock(state, { now: () => new Date('2026-11-23T07:15:00Z') });
-    const error = caught(() => acquireLock(state, { cwd: state }));
+    // The boot time is injected: a lock older than the boot would be stale, and the real boot time varies.
+    const error = caught(() => acquireLock(state, { cwd: state, bootTime: () => Date.parse('2026-11-01T00:00:00Z') }));
     expect(error).toBeInstanceOf(LedgerError);
     expect((error as LedgerError).code).toBe('STATE_LOCKED');
     expect((error as LedgerError).message).toBe(
