@@ -2,8 +2,8 @@ import { createWriteStream, mkdirSync } from 'node:fs';
 import { once } from 'node:events';
 import { dirname } from 'node:path';
 import { finished } from 'node:stream/promises';
-import { stringify } from 'csv-stringify/sync';
 import iconv from 'iconv-lite';
+import { csvLineFormatter } from './_csv-line.js';
 
 export interface CsvFileWriter {
   /**
@@ -22,35 +22,37 @@ export interface CsvFileWriterOptions {
   readonly encoding?: string;
 }
 
-/** Rows formatted per batch: csv-stringify's per-record stream costs more than the rest of a row's work. */
+/** Lines written to the file at once: one stream write per row costs more than the row's formatting. */
 const BATCH_ROWS = 512;
 
-/** A streaming RFC 4180 writer (csv-stringify, in batches) into a file, with backpressure. */
+/** A streaming RFC 4180 writer (csv-stringify's format, in batches) into a file, with backpressure. */
 export function createCsvFileWriter(path: string, options: CsvFileWriterOptions): CsvFileWriter {
   mkdirSync(dirname(path), { recursive: true });
   const file = createWriteStream(path);
   const encoding = options.encoding ?? 'utf-8';
   const utf8 = /^utf-?8$/i.test(encoding);
-  const format = { delimiter: options.delimiter ?? ',', record_delimiter: 'unix' } as const;
+  const format = csvLineFormatter(options.delimiter ?? ',');
   let failure: Error | undefined;
   file.on('error', (e) => {
     failure = e;
   });
-  let batch: (readonly string[])[] = [options.header];
+  let batch = format(options.header);
+  let rows = 1;
 
   /** Writes the batch; true when the file wants the writer to wait for `drain`. */
   const flush = (): boolean => {
-    if (batch.length === 0) return false;
-    const text = stringify(batch, format);
-    batch = [];
+    if (rows === 0) return false;
+    const text = batch;
+    batch = '';
+    rows = 0;
     return !file.write(utf8 ? text : iconv.encode(text, encoding));
   };
 
   return {
     write(row) {
       if (failure) return Promise.reject(failure);
-      batch.push(row);
-      if (batch.length < BATCH_ROWS || !flush()) return undefined;
+      batch += format(row);
+      if (++rows < BATCH_ROWS || !flush()) return undefined;
       return once(file, 'drain').then(() => undefined);
     },
     async close() {

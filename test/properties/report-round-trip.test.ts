@@ -13,7 +13,7 @@ import { openCsv } from '../../src/source/csv-source.js';
 import { tmpTree } from '../helpers/tmp.js';
 
 /** Cells as exports have them: any text, commas, quotes, line breaks, leading `=` or `-`. */
-const cell = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('', '=SUM(A1)', '-12,5', '"quoted"', 'a\nb', 'x\r\ny', ' padded ', 'Łódź;ż'));
+const cell = fc.oneof(fc.string({ maxLength: 12 }), fc.constantFrom('', '=SUM(A1)', '-12,5', '"quoted"', 'a\nb', 'x\r\ny', 'lone\rcr', ' padded ', 'Łódź;ż'));
 const header = ['id', 'name', 'note'];
 
 describe('properties (fast-check)', () => {
