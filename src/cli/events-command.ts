@@ -1,4 +1,3 @@
-import { createTransport, listAll, resolveBaseUrl } from '../transport/index.js';
 import type { CliCommand } from './command.js';
 import { readApiKey, readBaseUrl } from './credentials.js';
 import { EXIT } from './exit-codes.js';
@@ -18,6 +17,8 @@ export const eventsCommand: CliCommand<EventsArgs> = {
       .option('json', { type: 'boolean', default: false, describe: 'One JSON object per line instead of a table' })
       .example('$0 events list', 'Print id and name of every event definition') as never,
   run: async (args, io) => {
+    // Loaded here, not at start-up: the other commands should not pay for undici.
+    const { createTransport, listAll, resolveBaseUrl } = await import('../transport/index.js');
     const transport = createTransport({
       baseUrl: resolveBaseUrl(readBaseUrl(io.env, args['base-url'])),
       apiKey: readApiKey(io.env, args['api-key-file'], io.cwd),

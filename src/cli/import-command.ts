@@ -1,7 +1,6 @@
 import type { CliCommand } from './command.js';
 import { withJobOptions, type JobArgs } from './common-options.js';
 import { runDryRunCommand } from './dry-run-command.js';
-import { runLive } from './live-command.js';
 import { withLiveOptions, type LiveArgs } from './live-options.js';
 
 type ImportArgs = JobArgs & LiveArgs & { 'dry-run': boolean; resume: boolean; payloads?: string | undefined };
@@ -18,6 +17,8 @@ export const importCommand: CliCommand<ImportArgs> = {
       .example('$0 import samples/job.yaml --dry-run --payloads out/payloads.ndjson', 'Review what a migration would send') as never,
   run: async (args, io) => {
     if (args['dry-run']) return runDryRunCommand(args, io);
+    // Loaded when a live run starts: `validate` and `--help` then never load undici and SQLite.
+    const { runLive } = await import('./live-command.js');
     return runLive(args.resume ? { kind: 'resume', job: args.job } : { kind: 'new', job: args.job }, args, io);
   },
 };

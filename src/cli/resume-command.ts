@@ -1,6 +1,5 @@
 import type { CliCommand } from './command.js';
 import { withRunOptions, type JobArgs } from './common-options.js';
-import { runLive } from './live-command.js';
 import { withLiveOptions, type LiveArgs } from './live-options.js';
 
 type ResumeArgs = Omit<JobArgs, 'job'> & LiveArgs & { 'run-dir'?: string | undefined };
@@ -12,5 +11,9 @@ export const resumeCommand: CliCommand<ResumeArgs> = {
     withLiveOptions(withRunOptions(y.positional('run-dir', { type: 'string', describe: 'A run folder under the state dir, e.g. .engage-import/runs/20261123T071500Z-3f9a' })))
       .example('$0 resume', 'Continue the newest unfinished run')
       .example('$0 resume --resend-unknown', 'Also resend rows that were in flight at the crash (may duplicate them)') as never,
-  run: (args, io) => runLive({ kind: 'resume', runDir: args['run-dir'] }, args, io),
+  run: async (args, io) => {
+    // Loaded when the run starts: `--help` never loads undici and SQLite.
+    const { runLive } = await import('./live-command.js');
+    return runLive({ kind: 'resume', runDir: args['run-dir'] }, args, io);
+  },
 };

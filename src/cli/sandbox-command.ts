@@ -1,6 +1,8 @@
 import { resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
-import { API_KEY_LENGTH, DEFAULT_FAULTS, DEFAULT_SEED, startSandbox, type Sandbox } from '../sandbox/index.js';
+import { API_KEY_LENGTH } from '../sandbox/api-key.js';
+import type { Sandbox } from '../sandbox/index.js';
+import { DEFAULT_FAULTS, DEFAULT_SEED } from '../sandbox/options.js';
 import type { CliCommand } from './command.js';
 import { readApiKey } from './credentials.js';
 import { EXIT } from './exit-codes.js';
@@ -60,6 +62,8 @@ export const sandboxCommand: CliCommand<SandboxArgs> = {
     if (apiKey !== undefined && apiKey.length !== API_KEY_LENGTH) {
       throw new ConfigError('USAGE', `--api-key-file ${resolve(io.cwd, keyFile ?? '')}: the key must be ${API_KEY_LENGTH} characters (the file holds ${apiKey.length})`);
     }
+    // The server is loaded when it starts; the other commands never load it.
+    const { startSandbox } = await import('../sandbox/server.js');
     let sandbox: Sandbox;
     try {
       sandbox = await startSandbox({
