@@ -81,7 +81,7 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
       const started = Date.now();
       const pending: Promise<ReportLine>[] = [];
       const [opened] = await openSources([mapping]);
-      const header = opened!.source.header;
+      const source = opened!.source;
 
       const writeHead = async () => {
         const line = await pending.shift()!;
@@ -90,7 +90,7 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
         await report.write(line);
       };
 
-      const reject = (row: Row, message: string) => rejects?.write(mapping, header, row.fields, message);
+      const reject = (row: Row, message: string) => rejects?.write(mapping, source, row.fields, message);
 
       /** Record what the API answered, in the ledger first, then for the cascade. */
       const send = async (row: Row & { status: 'valid' }): Promise<ReportLine> => {

@@ -9,8 +9,14 @@ import { neutraliseFormula } from './neutralise-formula.js';
  * encoding, and why the original cells are NOT formula-neutralised (a leading `-` is a negative
  * number that must survive the round trip); only the `error` column, which we wrote, is.
  */
+/** What the writer needs of the source: its columns, and the delimiter it was read with (`auto` resolved). */
+export interface RejectsSource {
+  readonly header: readonly string[];
+  readonly delimiter: string;
+}
+
 export interface RejectsWriter {
-  write(mapping: ResolvedMapping, header: readonly string[], fields: readonly string[], error: string): Promise<void>;
+  write(mapping: ResolvedMapping, source: RejectsSource, fields: readonly string[], error: string): Promise<void>;
   /** Files written, for the summary. */
   readonly files: () => readonly string[];
   close(): Promise<void>;
@@ -28,11 +34,11 @@ export function createRejectsWriter(path: string, perSource: boolean): RejectsWr
     return join(dirname(path), `${stem}.${basename(m.source.path, extname(m.source.path))}${extname(path) || '.csv'}`);
   };
   return {
-    async write(mapping, header, fields, error) {
+    async write(mapping, { header, delimiter }, fields, error) {
       let w = writers.get(mapping.mappingFile);
       if (!w) {
         const file = fileFor(mapping);
-        const out = createCsvFileWriter(file, { header: [...header, 'error'], delimiter: mapping.source.delimiter === 'auto' ? ',' : mapping.source.delimiter, encoding: mapping.source.encoding });
+        const out = createCsvFileWriter(file, { header: [...header, 'error'], delimiter, encoding: mapping.source.encoding });
         w = { out, width: header.length, file };
         writers.set(mapping.mappingFile, w);
       }

@@ -8,16 +8,23 @@ export interface ReportWriter {
   close(): Promise<void>;
 }
 
-/** The report CSV: one line per input record, streamed, every cell neutralised against formulas. */
+/** The report CSV: one line per input record, streamed, every text cell neutralised against formulas. */
 export function createReportWriter(path: string): ReportWriter {
   const csv = createCsvFileWriter(path, { header: REPORT_COLUMNS });
   return {
+    // `line` and `http_status` are non-negative integers, `resource` and `status` words of a closed
+    // list: none can start a formula. The other cells hold text from the file or the API.
     write: (l) =>
-      csv.write(
-        [l.file, String(l.line), l.resource, l.key, l.status, l.http_status === undefined ? '' : String(l.http_status), l.id ?? '', l.message ?? ''].map(
-          neutraliseFormula,
-        ),
-      ),
+      csv.write([
+        neutraliseFormula(l.file),
+        String(l.line),
+        l.resource,
+        neutraliseFormula(l.key),
+        l.status,
+        l.http_status === undefined ? '' : String(l.http_status),
+        l.id === undefined ? '' : neutraliseFormula(l.id),
+        l.message === undefined ? '' : neutraliseFormula(l.message),
+      ]),
     close: () => csv.close(),
   };
 }

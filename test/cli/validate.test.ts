@@ -28,6 +28,14 @@ describe('engage-import validate', () => {
     expect(message('samples/webpush-campaigns.csv', '6')).toBe('messages.0.title: is required');
   });
 
+  it('writes rejects with the delimiter found by `delimiter: auto`, so the fixed file feeds back as it came', async () => {
+    const mapping = EVENTS_MAPPING.replace('source: { file: events.csv }', 'source: { file: events.csv, delimiter: auto }');
+    const dir = tmpTree({ 'm.yaml': mapping, 'events.csv': 'id;user;event;at\nA;1;Signed Up;2026-01-01T00:00:00Z\nB;x;Paid;1767225600\n' });
+    const r = await runCli(['validate', 'm.yaml', '--rejects', 'rejects.csv', '--quiet'], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(readFileSync(join(dir, 'rejects.csv'), 'utf8')).toBe('id;user;event;at;error\nB;x;Paid;1767225600;"user_id: expected an integer, got ""x""; user_custom_id: is required (or user_id)"\n');
+  });
+
   it('exits 0 when every row is valid, and prints the summary as JSON with --json', async () => {
     const dir = tmpTree({ 'm.yaml': EVENTS_MAPPING, 'events.csv': 'id,user,event,at\nA,1,Signed Up,2026-01-01T00:00:00Z\nB,2,Paid,1767225600\n' });
     const r = await runCli(['validate', 'm.yaml', '--json', '--quiet'], { cwd: dir });

@@ -27,7 +27,7 @@ describe('properties (fast-check)', () => {
         const fit = (s: string) => (encoding === 'utf-8' ? s : iconv.decode(iconv.encode(s, encoding), encoding).replaceAll('?', ''));
         const cells = rows.map((r) => r.map(fit));
         const w = createRejectsWriter(path, false);
-        for (const r of cells) await w.write(mapping, header, r, 'error text');
+        for (const r of cells) await w.write(mapping, { header, delimiter }, r, 'error text');
         await w.close();
         const source = await openCsv({ path, delimiter: delimiter as ',' | ';', encoding });
         expect(source.header).toEqual([...header, 'error']);

@@ -15,7 +15,7 @@ describe('createRejectsWriter', () => {
   it('keeps the source delimiter and encoding so the fixed file feeds back with the same mapping', async () => {
     const path = join(tmpTree(), 'rejects.csv');
     const w = createRejectsWriter(path, false);
-    await w.write(mapping('deals-pl', ';', 'windows-1250'), ['nazwa', 'wartość'], ['Łódź', '-12,50'], 'value: expected a number, got "-12,50"');
+    await w.write(mapping('deals-pl', ';', 'windows-1250'), { header: ['nazwa', 'wartość'], delimiter: ';' }, ['Łódź', '-12,50'], 'value: expected a number, got "-12,50"');
     await w.close();
     expect(w.files()).toEqual([path]);
     const text = iconv.decode(readFileSync(path), 'windows-1250');
@@ -26,8 +26,8 @@ describe('createRejectsWriter', () => {
   it('writes one file per source for a job, and pads malformed records', async () => {
     const dir = tmpTree();
     const w = createRejectsWriter(join(dir, 'rejects.csv'), true);
-    await w.write(mapping('a', ',', 'utf-8'), ['x', 'y', 'z'], ['1'], 'Invalid Record Length: expect 3, got 1');
-    await w.write(mapping('b', ',', 'utf-8'), ['q'], ['=1+1'], '-bad');
+    await w.write(mapping('a', ',', 'utf-8'), { header: ['x', 'y', 'z'], delimiter: ',' }, ['1'], 'Invalid Record Length: expect 3, got 1');
+    await w.write(mapping('b', ',', 'utf-8'), { header: ['q'], delimiter: ',' }, ['=1+1'], '-bad');
     await w.close();
     expect(w.files()).toEqual([join(dir, 'rejects.a.csv'), join(dir, 'rejects.b.csv')]);
     expect(readFileSync(join(dir, 'rejects.a.csv'), 'utf8')).toBe('x,y,z,error\n1,,,"Invalid Record Length: expect 3, got 1"\n');
