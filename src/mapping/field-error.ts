@@ -6,6 +6,11 @@ export interface FieldError {
   /** Target field path as the mapping names it (`data.plan`, `order_products.0.currency`). */
   readonly field: string;
   readonly message: string;
+  /**
+   * Other fields whose own error explains this one: "user_custom_id is required (or user_id)"
+   * says nothing new when the user_id cell failed to convert, so it is dropped then.
+   */
+  readonly alternatives?: readonly string[];
 }
 
 /** `field: message; field: message`: the form used in the report's message column. */

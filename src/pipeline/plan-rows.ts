@@ -1,5 +1,5 @@
 import type { ResolvedMapping } from '../config/mapping-schema.js';
-import { formatFieldErrors } from '../mapping/field-error.js';
+import { formatFieldErrors, type FieldError } from '../mapping/field-error.js';
 import { compileMapping } from '../mapping/map-row.js';
 import { resourceDef, type ApiCall, type RequestOptions } from '../resources/index.js';
 import type { CsvSource, SourceItem } from '../source/csv-source.js';
@@ -50,7 +50,8 @@ export function createPlanner(mapping: ResolvedMapping, header: readonly string[
       // All of a row's errors at once (issue 2): a cell that failed to convert is left out of
       // the payload, so the resource's own complaint about that field ("is required") is dropped.
       const broken = new Set(mapped.errors.map((e) => e.field));
-      errors = [...mapped.errors, ...errors.filter((e) => !broken.has(e.field))];
+      const explained = (e: FieldError) => broken.has(e.field) || (e.alternatives?.some((f) => broken.has(f)) ?? false);
+      errors = [...mapped.errors, ...errors.filter((e) => !explained(e))];
     }
     if (errors.length > 0) return { status: 'invalid', line: item.line, key, fields: item.fields, payload: mapped.payload, message: formatFieldErrors(errors) };
     const call = def.toRequest(mapped.payload, mapping.operation, options);

@@ -136,8 +136,8 @@ export function listOf(item: Rule): Rule {
 export class Issues {
   readonly list: FieldError[] = [];
 
-  add(field: string, message: string): void {
-    this.list.push({ field, message });
+  add(field: string, message: string, alternatives?: readonly string[]): void {
+    this.list.push(alternatives === undefined ? { field, message } : { field, message, alternatives });
   }
 
   /** The field must be given (not left out, not null) and pass `rule`. */

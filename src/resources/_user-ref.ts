@@ -23,9 +23,9 @@ export function userKeyOf(payload: Payload): UserKey | undefined {
 export function checkUserRef(issues: Issues, payload: Payload, inPath: boolean): void {
   const byId = isGiven(payload['user_id']);
   const byCustomId = isGiven(payload['user_custom_id']);
-  // Reported on user_custom_id: mappings name users by custom id far more often, and when its
+  // Reported on user_custom_id: mappings name users by custom id far more often. When either
   // cell is what failed, the mapping engine's own message for that field takes precedence.
-  if (!byId && !byCustomId) issues.add('user_custom_id', 'is required (or user_id)');
+  if (!byId && !byCustomId) issues.add('user_custom_id', 'is required (or user_id)', ['user_id']);
   if (byId && byCustomId) issues.add('user_id', 'give either user_id or user_custom_id, not both');
   issues.optional(payload, 'user_id', integer);
   issues.optional(payload, 'user_custom_id', nonEmptyString);

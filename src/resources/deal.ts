@@ -63,7 +63,7 @@ function checkOrderProducts(issues: Issues, payload: Payload): void {
       return;
     }
     if (item['product_id'] == null && item['product_custom_id'] == null) {
-      issues.add(`${prefix}product_custom_id`, 'is required (or product_id)');
+      issues.add(`${prefix}product_custom_id`, 'is required (or product_id)', [`${prefix}product_id`]);
     }
     issues.optional(item, 'product_id', integer, prefix);
     issues.optional(item, 'product_custom_id', nonEmptyString, prefix);

@@ -3,7 +3,7 @@ import type { Operation } from '../../src/config/mapping-schema.js';
 import type { FieldError } from '../../src/mapping/field-error.js';
 import { deal } from '../../src/resources/deal.js';
 
-const e = (field: string, message: string): FieldError => ({ field, message });
+const e = (field: string, message: string, alternatives?: string[]): FieldError => (alternatives ? { field, message, alternatives } : { field, message });
 const base = { custom_id: 'D-1', name: 'Family camping set' };
 const DT = 'expected an ISO 8601 date-time with an offset such as 2026-03-29T14:30:00Z';
 
@@ -84,7 +84,7 @@ describe('deal.validate: required fields per operation', () => {
       e('expected_close_date', 'expected a date as YYYY-MM-DD, got "31.02.2026"'),
       e('name', 'is required'),
       e('status', '"9" is not a valid choice.'),
-      e('order_products.0.product_custom_id', 'is required (or product_id)'),
+      e('order_products.0.product_custom_id', 'is required (or product_id)', ['order_products.0.product_id']),
       e('order_products.0.quantity', 'expected an integer, got "two"'),
     ]);
   });
@@ -100,7 +100,7 @@ describe('deal.validate: order_products (api.md §2.3 order product object)', ()
     ['by product custom id', [{ product_custom_id: 'SKU/2024/RED', value: '-3', quantity: 1 }], []],
     ['both references', [{ product_id: 1, product_custom_id: 'A' }], []],
     ['extra keys pass through', [{ product_id: 1, note: 'gift wrap' }], []],
-    ['no product', [{ quantity: 1 }], [e('order_products.0.product_custom_id', 'is required (or product_id)')]],
+    ['no product', [{ quantity: 1 }], [e('order_products.0.product_custom_id', 'is required (or product_id)', ['order_products.0.product_id'])]],
     [
       'bad types',
       [{ product_id: 'A1', currency: 'euro', value: 12.5, quantity: 1.5 }],

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { event } from '../../src/resources/event.js';
 import type { FieldError } from '../../src/mapping/field-error.js';
 
-const e = (field: string, message: string): FieldError => ({ field, message });
+const e = (field: string, message: string, alternatives?: string[]): FieldError => (alternatives ? { field, message, alternatives } : { field, message });
 
 describe('event.validate (api.md §2.5)', () => {
   it.each<[string, Record<string, unknown>, FieldError[]]>([
@@ -10,7 +10,7 @@ describe('event.validate (api.md §2.5)', () => {
     ['by user_custom_id, name only', { user_custom_id: 'C-10001', name: 'signup' }, []],
     ['a null data or timestamp (empty: null)', { user_id: 1, name: 'x', data: null, timestamp: null }, []],
     ['a null user_id beside a custom id', { user_id: null, user_custom_id: 'C-1', name: 'x' }, []],
-    ['no user', { name: 'signup' }, [e('user_custom_id', 'is required (or user_id)')]],
+    ['no user', { name: 'signup' }, [e('user_custom_id', 'is required (or user_id)', ['user_id'])]],
     ['both users', { user_id: 1, user_custom_id: 'C-1', name: 'x' }, [e('user_id', 'give either user_id or user_custom_id, not both')]],
     ['user_id not an integer', { user_id: '17', name: 'x' }, [e('user_id', 'expected an integer, got "17"')]],
     ['empty user_custom_id', { user_custom_id: ' ', name: 'x' }, [e('user_custom_id', 'must not be empty, got " "')]],
@@ -35,7 +35,7 @@ describe('event.validate (api.md §2.5)', () => {
       'every error of the row at once',
       { name: '', data: 3, timestamp: 1.5, extra: 1 },
       [
-        e('user_custom_id', 'is required (or user_id)'),
+        e('user_custom_id', 'is required (or user_id)', ['user_id']),
         e('name', 'must not be empty, got ""'),
         e('data', 'expected a JSON object, got 3'),
         e('timestamp', 'expected UNIX time in whole seconds, got 1.5'),

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import type { FieldError } from '../../src/mapping/field-error.js';
 import { productEvent } from '../../src/resources/product-event.js';
 
-const e = (field: string, message: string): FieldError => ({ field, message });
+const e = (field: string, message: string, alternatives?: string[]): FieldError => (alternatives ? { field, message, alternatives } : { field, message });
 const valid = { custom_id: 'TNT-2P-GRN', user_custom_id: 'C-10001', event_type: 'view', timestamp: 1767604811, data: { price: 249 } };
 const UNKNOWN = 'is not a field of a product event (custom_id, user_id or user_custom_id, data, event_type, timestamp); custom values go under data.';
 const ALL_TYPES =
@@ -19,7 +19,7 @@ describe('productEvent.validate (api.md §2.6, §4.3)', () => {
     ['custom_id a dot segment', { ...valid, custom_id: '.' }, [e('custom_id', '"." cannot be sent in a URL path')]],
     ['custom_id with a .. part', { ...valid, custom_id: 'SKU/../x' }, [e('custom_id', '"SKU/../x" cannot be sent in a URL path (it holds a ".." segment)')]],
     ['custom_id a number', { ...valid, custom_id: 1001 }, [e('custom_id', 'expected a string, got 1001')]],
-    ['no user', { ...valid, user_custom_id: undefined }, [e('user_custom_id', 'is required (or user_id)')]],
+    ['no user', { ...valid, user_custom_id: undefined }, [e('user_custom_id', 'is required (or user_id)', ['user_id'])]],
     ['both users', { ...valid, user_id: 3 }, [e('user_id', 'give either user_id or user_custom_id, not both')]],
     ['a user custom id with a slash is fine in the body', { ...valid, user_custom_id: 'shop/C-1' }, []],
     ['no data', { ...valid, data: undefined }, [e('data', 'is required')]],
@@ -38,7 +38,7 @@ describe('productEvent.validate (api.md §2.6, §4.3)', () => {
       { data: [1], event_type: 'add-to-cart', sku: 'x' },
       [
         e('custom_id', 'is required'),
-        e('user_custom_id', 'is required (or user_id)'),
+        e('user_custom_id', 'is required (or user_id)', ['user_id']),
         e('data', 'expected a JSON object, got [1]'),
         e('event_type', '"add-to-cart" is not an event type (did you mean "add to cart"?)'),
         e('timestamp', 'is required'),
