@@ -110,6 +110,18 @@ describe('live import of the samples against the sandbox', () => {
   });
 });
 
+describe('a key file that holds more than the key', () => {
+  it('is refused before any request (exit 2), naming the file and never the key', async () => {
+    sandbox = await startSandbox({ rate: 0, apiKey: CANARY });
+    const keyDir = tmpTree({ key: `${CANARY}\nrotated 2026-11-01 by ops\n` });
+    const r = await runCli(['import', 'samples/job.yaml', '--base-url', sandbox.url, '--api-key-file', join(keyDir, 'key'), '--state-dir', join(keyDir, 'state')], { cwd: ROOT });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`--api-key-file ${join(keyDir, 'key')}: the API key holds a line break after its first 64 characters`);
+    expect(r.stdout + r.stderr).not.toContain(CANARY);
+    expect(sandbox.requests).toHaveLength(0);
+  });
+});
+
 describe('failures that do not cascade', () => {
   it('skips the events of a contact that failed, naming it, and sends none of them', async () => {
     sandbox = await startSandbox({ rate: 0 });
