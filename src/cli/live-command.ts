@@ -55,6 +55,8 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
       await ledger.close();
       return finished();
     }
+    // Sending rows of a finished run again: if this is interrupted too, the run must be resumable.
+    if (run.finished) await ledger.reopen();
     return await drive(job, ledger);
   }
   const job = await loadJob(resolve(io.cwd, start.job), { cwd: io.cwd, ...(args.input !== undefined ? { input: args.input } : {}) });

@@ -10,7 +10,8 @@ type Write =
   | { readonly kind: 'intent'; readonly source: number; readonly line: number }
   | { readonly kind: 'outcome'; readonly source: number; readonly line: number; readonly entry: LedgerEntry }
   | { readonly kind: 'forget'; readonly source: number; readonly line: number }
-  | { readonly kind: 'finish'; readonly at: string };
+  | { readonly kind: 'finish'; readonly at: string }
+  | { readonly kind: 'reopen' };
 
 interface RowRecord {
   state: LedgerState;
@@ -71,12 +72,14 @@ export class SqliteLedger implements OpenLedger {
     );
     const forget = db.prepare(`DELETE FROM rows WHERE source = ? AND line = ? AND state = 'intent'`);
     const finish = db.prepare(`INSERT INTO meta (key, value) VALUES ('finished_at', ?) ON CONFLICT (key) DO NOTHING`);
+    const reopen = db.prepare(`DELETE FROM meta WHERE key = 'finished_at'`);
     const commit = db.transaction((batch: readonly Write[]) => {
       for (const w of batch) {
         if (w.kind === 'intent') intent.run(w.source, w.line);
         else if (w.kind === 'outcome') outcome.run(w.source, w.line, w.entry.state, w.entry.status, w.entry.id, w.entry.message);
         else if (w.kind === 'forget') forget.run(w.source, w.line);
-        else finish.run(w.at);
+        else if (w.kind === 'finish') finish.run(w.at);
+        else reopen.run();
       }
     });
     this.#group = new GroupCommit<Write>({
@@ -168,6 +171,12 @@ export class SqliteLedger implements OpenLedger {
     this.#assertOpen();
     await this.#group.enqueue({ kind: 'finish', at: new Date().toISOString() });
     this.#finished = true;
+  }
+
+  async reopen(): Promise<void> {
+    this.#assertOpen();
+    await this.#group.enqueue({ kind: 'reopen' });
+    this.#finished = false;
   }
 
   close(): Promise<void> {

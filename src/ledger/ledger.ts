@@ -45,6 +45,11 @@ export interface Ledger {
   /** Counts by state, for the summary and tests. */
   counts(): Record<LedgerState, number>;
   markFinished(): Promise<void>;
+  /**
+   * Marks a finished run unfinished again: `resume --resend-unknown` sends rows of a finished run,
+   * and if that is interrupted, the run must still be there to resume.
+   */
+  reopen(): Promise<void>;
   /** Flush pending commits, release the lock. */
   close(): Promise<void>;
 }

@@ -1,6 +1,6 @@
 import type { LoadedJob } from '../config/load-job.js';
 import { HttpError } from '../errors.js';
-import type { Ledger } from '../ledger/index.js';
+import type { Ledger, LedgerEntry, Outcome } from '../ledger/index.js';
 import { createRejectsWriter, type RejectsWriter } from '../report/rejects-writer.js';
 import type { ReportLine } from '../report/report-line.js';
 import { createReportWriter } from '../report/report-writer.js';
@@ -29,11 +29,23 @@ export interface LiveImportDeps {
 export interface LiveRunResult extends RunSummary {
   /** Set when a signal stopped the run (its name). */
   readonly interrupted: string | undefined;
-  /** True when a fatal answer (401) stopped the run: exit code 3. */
+  /** True when a fatal answer (401) or a broken ledger stopped the run: exit code 3. */
   readonly fatal: boolean;
 }
 
 type Row = PlannedRow & { readonly file: string };
+
+/**
+ * A report line, and what it tells the cascade. The effect runs when the line is written, in
+ * input order, as a resumed run replays the ledger: which of two rows of one key answered first
+ * must not decide whether their children are sent.
+ */
+interface Settled {
+  readonly line: ReportLine;
+  readonly effect?: (() => void) | undefined;
+}
+
+const settled = (line: ReportLine, effect?: () => void): Settled => ({ line, effect });
 
 /**
  * The live import (issue 4) with its ledger (issue 5): validate the whole job, then send every
@@ -79,12 +91,13 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
       const stage = progress.stage(`${def.stage}: ${file}`, totals[index]?.rows ?? 0);
       const before = transport.stats();
       const started = Date.now();
-      const pending: Promise<ReportLine>[] = [];
+      const pending: Promise<Settled>[] = [];
       const [opened] = await openSources([mapping]);
       const source = opened!.source;
 
       const writeHead = async () => {
-        const line = await pending.shift()!;
+        const { line, effect } = await pending.shift()!;
+        effect?.();
         summary.counts[line.status]++;
         stage.tick(line.status);
         await report.write(line);
@@ -92,16 +105,54 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
 
       const reject = (row: Row, message: string) => rejects?.write(mapping, source, row.fields, message);
 
-      /** Record what the API answered, in the ledger first, then for the cascade. */
-      const send = async (row: Row & { status: 'valid' }): Promise<ReportLine> => {
+      const succeeded = (row: Row, id: string | undefined) => () => parents.succeed(def.identity(row.payload ?? {}, id));
+      const failed = (row: Row, how: 'failed' | 'invalid' | 'skipped') => () => parents.fail(def.identity(row.payload ?? {}, undefined), { file, line: row.line, how });
+
+      /**
+       * A broken ledger or disk stops the run like a 401 (issue 4: aborted, exit 3): nothing more
+       * is sent, and every later row is still reported, `not_sent`.
+       */
+      const ledgerBroke = (error: unknown): string => {
+        const message = error instanceof Error ? error.message : String(error);
+        fatal = true;
+        aborted ??= `the run stopped: ${message}`;
+        stopReason ??= `not sent: the run stopped on an error (${message})`;
+        return message;
+      };
+
+      /** Send one row: its intent in the ledger first, then the request, then the answer in the ledger. */
+      const send = async (row: Row & { status: 'valid' }, before: LedgerEntry | undefined): Promise<Settled> => {
         const base = { file, line: row.line, resource: mapping.resource, key: row.key };
+        const notSent = (message: string): Settled => settled({ ...base, status: 'not_sent', message });
         // The run's first request goes alone: a wrong key then costs one 401, not `concurrency`.
         let openGate: (() => void) | undefined;
         if (firstAnswer === undefined) firstAnswer = new Promise<void>((resolve) => (openGate = resolve));
         else await firstAnswer;
         try {
-          if (stopReason !== undefined) return { ...base, status: 'not_sent', message: stopReason };
-          await ledger.recordIntent(index, row.line);
+          if (stopReason !== undefined) return notSent(stopReason);
+          try {
+            await ledger.recordIntent(index, row.line);
+          } catch (error) {
+            ledgerBroke(error);
+            return notSent(stopReason!);
+          }
+
+          /**
+           * The request did not leave after all: the ledger goes back to what it said before
+           * (nothing, or `unknown` for a row resent with --resend-unknown, which stays in doubt).
+           */
+          const undoIntent = async (): Promise<void> => {
+            try {
+              if (before === undefined) await ledger.forget(index, row.line);
+              else if (before.state !== 'intent') await ledger.recordOutcome(index, row.line, { state: before.state, status: before.status ?? undefined, id: before.id ?? undefined, message: before.message ?? undefined });
+            } catch (error) {
+              ledgerBroke(error);
+            }
+          };
+          /** A row that was in doubt before this run and still is: say both. */
+          const stillInDoubt = (why: string): Settled =>
+            settled({ ...base, status: 'unknown', message: `${before?.message ?? 'in doubt from the previous run'}; resending it was stopped: ${why}` });
+
           let outcome;
           try {
             outcome = await transport.send({ method: row.call.method, path: row.call.path, body: row.call.body, idempotent: row.idempotent });
@@ -113,81 +164,97 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
             fatal = true;
             aborted ??= error.message;
             stopReason ??= `not sent: ${error.message}`;
-            await ledger.forget(index, row.line);
-            return { ...base, status: 'not_sent', http_status: error.status, message: stopReason };
+            await undoIntent();
+            if (before?.state === 'unknown') return stillInDoubt(error.message);
+            return settled({ ...base, status: 'not_sent', http_status: error.status, message: stopReason });
           }
+
+          /** The answer in the ledger; if the ledger fails, the row's report line still says what the API answered. */
+          const record = async (entry: Outcome): Promise<string> => {
+            try {
+              await ledger.recordOutcome(index, row.line, entry);
+              return '';
+            } catch (error) {
+              return ` (the run's ledger could not record this answer: ${ledgerBroke(error)}; a resume will report this row as in doubt)`;
+            }
+          };
           switch (outcome.kind) {
-            case 'ok':
-              await ledger.recordOutcome(index, row.line, { state: 'ok', status: outcome.status, id: outcome.id });
-              parents.succeed(def.identity(row.payload, outcome.id));
-              return { ...base, status: 'ok', http_status: outcome.status, id: outcome.id };
-            case 'failed':
-              await ledger.recordOutcome(index, row.line, { state: 'failed', status: outcome.status, message: outcome.message });
-              parents.fail(def.identity(row.payload, undefined), { file, line: row.line, how: 'failed' });
+            case 'ok': {
+              const note = await record({ state: 'ok', status: outcome.status, id: outcome.id });
+              return settled({ ...base, status: 'ok', http_status: outcome.status, id: outcome.id, ...(note && { message: note.trim() }) }, succeeded(row, outcome.id));
+            }
+            case 'failed': {
+              const note = await record({ state: 'failed', status: outcome.status, message: outcome.message });
               await reject(row, outcome.message);
-              return { ...base, status: 'failed', http_status: outcome.status, message: outcome.message };
-            case 'unknown':
-              await ledger.recordOutcome(index, row.line, { state: 'unknown', status: outcome.status, message: outcome.message });
-              return { ...base, status: 'unknown', http_status: outcome.status, message: outcome.message };
+              return settled({ ...base, status: 'failed', http_status: outcome.status, message: outcome.message + note }, failed(row, 'failed'));
+            }
+            case 'unknown': {
+              const note = await record({ state: 'unknown', status: outcome.status, message: outcome.message });
+              return settled({ ...base, status: 'unknown', http_status: outcome.status, message: outcome.message + note });
+            }
             case 'not_sent':
-              if (outcome.attempts > 0) {
-                // It left at least once (then a 5xx or a lost answer) before the run stopped: it
-                // may have been applied. The intent stays, so the resume treats it as in flight.
-                return { ...base, status: 'unknown', message: `${outcome.message}; it may have been applied` };
+              if (outcome.mayHaveApplied) {
+                // It left and got a 5xx or lost its answer before the run stopped: it may have been
+                // applied. The intent stays, so the resume treats it as in flight.
+                return settled({ ...base, status: 'unknown', message: `${outcome.message}; it may have been applied` });
               }
-              await ledger.forget(index, row.line);
-              return { ...base, status: 'not_sent', message: stopReason ?? outcome.message };
+              // Every attempt was refused (429) or never left: the service did not apply it.
+              await undoIntent();
+              if (before?.state === 'unknown') return stillInDoubt(outcome.message);
+              return notSent(stopReason ?? outcome.message);
           }
         } finally {
           openGate?.();
         }
       };
 
-      /** A broken ledger or disk stops the run cleanly: no more sends, then the error (exit 2). */
-      const guarded = (row: Row & { status: 'valid' }): Promise<ReportLine> =>
-        send(row).catch((error: unknown) => {
+      /** Anything else thrown while sending is a bug: stop sending, report the row, rethrow after the report. */
+      const guarded = (row: Row & { status: 'valid' }, before: LedgerEntry | undefined): Promise<Settled> =>
+        send(row, before).catch((error: unknown) => {
           failure ??= error;
           stopReason ??= 'not sent: the run stopped on an error (see the message above)';
-          return { file, line: row.line, resource: mapping.resource, key: row.key, status: 'unknown', message: `stopped on an error while this row was being sent: ${error instanceof Error ? error.message : String(error)}` };
+          return settled({ file, line: row.line, resource: mapping.resource, key: row.key, status: 'unknown', message: `stopped on an error while this row was being sent: ${error instanceof Error ? error.message : String(error)}` });
         });
 
       for await (const planned of planRows(mapping, opened!.source, options)) {
         const row: Row = { ...planned, file };
         while (pending.length >= window) await writeHead();
         const base = { file, line: row.line, resource: mapping.resource, key: row.key };
+        const now = (line: ReportLine, effect?: () => void) => pending.push(Promise.resolve(settled(line, effect)));
         if (row.status === 'invalid') {
-          if (row.payload) parents.fail(def.identity(row.payload, undefined), { file, line: row.line, how: 'invalid' });
           await reject(row, row.message);
-          pending.push(Promise.resolve({ ...base, status: 'invalid', message: row.message }));
+          now({ ...base, status: 'invalid', message: row.message }, row.payload ? failed(row, 'invalid') : undefined);
           continue;
         }
-        const decision = resumeDecision(ledger.get(index, row.line), row.idempotent, options.resendUnknown);
+        const before = ledger.get(index, row.line);
+        const decision = resumeDecision(before, row.idempotent, options.resendUnknown);
         if (decision.kind === 'report') {
           // Resumed run: this row has its outcome already; never send it again.
           const known = decision.entry;
-          if (known.state === 'ok') parents.succeed(def.identity(row.payload, known.id ?? undefined));
-          if (known.state === 'failed') parents.fail(def.identity(row.payload, undefined), { file, line: row.line, how: 'failed' });
-          pending.push(Promise.resolve({ ...base, status: known.state as 'ok' | 'failed' | 'unknown', http_status: known.status ?? undefined, id: known.id ?? undefined, message: known.message ?? undefined }));
+          const effect = known.state === 'ok' ? succeeded(row, known.id ?? undefined) : known.state === 'failed' ? failed(row, 'failed') : undefined;
+          now({ ...base, status: known.state as 'ok' | 'failed' | 'unknown', http_status: known.status ?? undefined, id: known.id ?? undefined, message: known.message ?? undefined }, effect);
           continue;
         }
         if (decision.kind === 'in_doubt') {
           // In flight when the last run stopped (issue 5): the intent stays in the ledger, so a
           // later `resume --resend-unknown` can still send it.
-          pending.push(Promise.resolve({ ...base, status: 'unknown', message: IN_DOUBT_MESSAGE }));
+          now({ ...base, status: 'unknown', message: IN_DOUBT_MESSAGE });
           continue;
         }
+        // Parents are all in earlier stages, whose lines are all written: the cascade is complete.
         const blocked = parents.blockedBy(def.parents(row.payload));
         if (blocked !== undefined) {
-          parents.fail(def.identity(row.payload, undefined), { file, line: row.line, how: 'skipped' });
-          pending.push(Promise.resolve({ ...base, status: 'skipped', message: blocked }));
+          now({ ...base, status: 'skipped', message: blocked }, failed(row, 'skipped'));
           continue;
         }
         if (stopReason !== undefined) {
-          pending.push(Promise.resolve({ ...base, status: 'not_sent', message: stopReason }));
+          // A row resent with --resend-unknown that did not go: still in doubt, as the ledger says.
+          if (before?.state === 'unknown') now({ ...base, status: 'unknown', message: `${before.message ?? 'in doubt'}; not resent: ${stopReason}` });
+          else now({ ...base, status: 'not_sent', message: stopReason });
           continue;
         }
         await inFlight.acquire();
-        pending.push(guarded(row as Row & { status: 'valid' }).finally(() => inFlight.release()));
+        pending.push(guarded(row as Row & { status: 'valid' }, before).finally(() => inFlight.release()));
       }
       // A stage finishes before the next begins, so that dependents find their parents (issue 4).
       while (pending.length > 0) await writeHead();
@@ -208,8 +275,10 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
   // A run stopped by a signal or a fatal answer (401) stays open for `resume`, and so does one
   // that left rows unsent after sending some (--fail-on-invalid on a resume). Rows in doubt do not
   // keep it open: `resume --resend-unknown` reopens a finished run that has them.
-  const sentAny = Object.values(ledger.counts()).some((n) => n > 0);
-  if (!interrupted && !fatal && (totalsOf(files).not_sent === 0 || !sentAny)) await ledger.markFinished();
+  if (!interrupted && !fatal) {
+    const sentAny = Object.values(ledger.counts()).some((n) => n > 0);
+    if (totalsOf(files).not_sent === 0 || !sentAny) await ledger.markFinished();
+  }
   const summary = summarise(
     'live',
     files,

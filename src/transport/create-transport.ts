@@ -71,32 +71,41 @@ export function createTransport(options: TransportOptions): Transport {
   });
 
   async function perform(url: URL, req: Pick<ApiRequest, 'method' | 'body' | 'idempotent'>, path: string): Promise<SendOutcome> {
-    if (fatal) throw fatal;
+    if (fatal) throw secondHand(fatal);
     const body = req.body === undefined ? undefined : JSON.stringify(req.body);
     const init = { method: req.method, headers: headers(body !== undefined), body, redirect: 'manual', dispatcher: agent } as unknown as RequestInit;
     let sent = 0;
     let counted = 0; // attempts that count against maxAttempts: 429 answers do not
     let throttles = 0;
+    let mayHaveApplied = false; // an attempt got a 5xx or lost its answer
     let last = '';
     for (;;) {
       const go = await bucket.take(stop.signal);
       // Another request met a fatal answer. This one throws it too, unless it already left at
       // least once: then it may have been applied, and the caller must hear that, not "refused".
       const fatalNow = fatal as HttpError | undefined; // set by other requests while this one waited
-      if (fatalNow && sent === 0) throw fatalNow;
-      if (fatalNow) return { kind: 'not_sent', message: `not sent again: ${fatalNow.message} (last: ${last})`, attempts: sent };
+      if (fatalNow && sent === 0) throw secondHand(fatalNow);
+      if (fatalNow) return { kind: 'not_sent', message: `not sent again: ${fatalNow.message} (last: ${last})`, attempts: sent, mayHaveApplied };
       if (!go) {
         const message = sent === 0 ? `not sent: ${stoppedWhy()}` : `not sent again: ${stoppedWhy()} while the request waited to be resent (last: ${last})`;
-        return { kind: 'not_sent', message, attempts: sent };
+        return { kind: 'not_sent', message, attempts: sent, mayHaveApplied };
       }
       sent++;
       counters.requests++;
-      const result = await exchange(fetchFn, url, init);
+      const result = await exchange(fetchFn, url, init).catch((error: unknown) => {
+        // Not a network failure: a bug, or a header fetch refused. Its message may quote the
+        // Authorization header, so only a scrubbed copy goes on (issue 4: the key never reaches
+        // a report or a log).
+        throw scrubbed(error, redact);
+      });
       let failure: AttemptFailure;
       let status: number | undefined;
       if (result.type === 'network') {
         if (result.failure.kind === 'tls') return fail(new HttpError('NETWORK', tlsMessage(result.failure)));
-        if (result.failure.kind === 'lost_answer') counters.lostAnswers++;
+        if (result.failure.kind === 'lost_answer') {
+          counters.lostAnswers++;
+          mayHaveApplied = true;
+        }
         failure = { type: 'network', kind: result.failure.kind };
         last = networkMessage(result.failure);
       } else {
@@ -128,6 +137,7 @@ export function createTransport(options: TransportOptions): Transport {
           continue;
         }
         failure = { type: 'status', status };
+        if (status >= 500) mayHaveApplied = true;
         last = redact(errorMessage(status, result.text));
       }
       counted++;
@@ -175,6 +185,23 @@ export function createTransport(options: TransportOptions): Transport {
       return closed;
     },
   };
+}
+
+/**
+ * The run's fatal error as a request that never left hears it: the same code and words, without
+ * the HTTP status, which belongs to the request that got the answer (its report line shows it).
+ */
+function secondHand(fatal: HttpError): HttpError {
+  return new HttpError(fatal.code, fatal.message);
+}
+
+/** A copy of an unexpected error without the key in its message, and without its cause or stack. */
+function scrubbed(error: unknown, redact: (text: string) => string): Error {
+  const original = error instanceof Error ? error : new Error(String(error));
+  const copy = new Error(redact(original.message));
+  copy.name = original.name;
+  copy.stack = `${copy.name}: ${copy.message}\n    (stack withheld: the original may quote the API key)`;
+  return copy;
 }
 
 /** A 2xx body: JSON when it parses, the raw text when it does not, undefined when empty. */

@@ -20,13 +20,15 @@ export interface ApiRequest {
  * - `unknown`: it may have been applied (a lost answer; or a 5xx in mode `never`) and was not
  *   resent to avoid a duplicate.
  * - `not_sent`: the signal aborted (or the transport closed) before it was sent, or while it
- *   waited to be sent again under the retry mode: sending it later is as safe as sending it now.
+ *   waited to be sent again under the retry mode. `mayHaveApplied`: an earlier attempt of it got
+ *   a 5xx or lost its answer, so it may exist already; false when every attempt was answered 429
+ *   or never left (connection refused), which the service certainly did not apply.
  */
 export type SendOutcome =
   | { readonly kind: 'ok'; readonly status: number; readonly body: unknown; readonly id: string | undefined; readonly attempts: number }
   | { readonly kind: 'failed'; readonly status: number | undefined; readonly message: string; readonly attempts: number }
   | { readonly kind: 'unknown'; readonly status: number | undefined; readonly message: string; readonly attempts: number }
-  | { readonly kind: 'not_sent'; readonly message: string; readonly attempts: number };
+  | { readonly kind: 'not_sent'; readonly message: string; readonly attempts: number; readonly mayHaveApplied: boolean };
 
 /** Counters since the transport was created (the pipeline subtracts two readings per stage). */
 export interface TransportStats {

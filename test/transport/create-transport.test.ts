@@ -159,8 +159,10 @@ describe('401', () => {
     const error = await transport.send(post('events/')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HttpError);
     expect(error).toMatchObject({ code: 'HTTP_UNAUTHORIZED', status: 401, message: 'the API refused the credentials (401): check ENGAGE_API_KEY or --api-key-file' });
-    await expect(transport.send(post('events/'))).rejects.toBe(error);
-    await expect(transport.getJson('events/')).rejects.toBe(error);
+    // Later requests hear the same refusal, without the status: they never got that answer.
+    const heard = { code: 'HTTP_UNAUTHORIZED', status: undefined, message: (error as Error).message };
+    await expect(transport.send(post('events/'))).rejects.toMatchObject(heard);
+    await expect(transport.getJson('events/')).rejects.toMatchObject(heard);
     expect(server.hits).toHaveLength(1);
   });
 
@@ -186,7 +188,7 @@ describe('401', () => {
     await clock.advance(1);
     expect(await second).toMatchObject({ code: 'HTTP_UNAUTHORIZED' });
     await clock.advance(60_000);
-    expect(await first).toEqual({ kind: 'not_sent', attempts: 1, message: 'not sent again: the API refused the credentials (401): check ENGAGE_API_KEY or --api-key-file (last: HTTP 502)' });
+    expect(await first).toEqual({ kind: 'not_sent', attempts: 1, mayHaveApplied: true, message: 'not sent again: the API refused the credentials (401): check ENGAGE_API_KEY or --api-key-file (last: HTTP 502)' });
   });
 });
 
@@ -443,7 +445,7 @@ describe('abort and close', () => {
     const controller = new AbortController();
     controller.abort('SIGINT');
     const { transport } = make({ signal: controller.signal });
-    expect(await transport.send(post('events/'))).toEqual({ kind: 'not_sent', message: 'not sent: the run was interrupted', attempts: 0 });
+    expect(await transport.send(post('events/'))).toEqual({ kind: 'not_sent', message: 'not sent: the run was interrupted', attempts: 0, mayHaveApplied: false });
     expect(server.hits).toHaveLength(0);
   });
 
@@ -460,6 +462,8 @@ describe('abort and close', () => {
       kind: 'not_sent',
       message: 'not sent again: the run was interrupted while the request waited to be resent (last: Request was throttled. Expected available in 60 seconds.)',
       attempts: 1,
+      // A 429 is a refusal: the service did not apply it, so it can be sent on resume.
+      mayHaveApplied: false,
     });
     expect(server.hits).toHaveLength(1);
     expect(clock.now()).toBe(1000);
@@ -474,9 +478,20 @@ describe('abort and close', () => {
     await until(() => events.length === 1);
     await clock.advance(100);
     controller.abort('SIGINT');
-    expect(await pending).toEqual({ kind: 'not_sent', message: 'not sent again: the run was interrupted while the request waited to be resent (last: HTTP 503)', attempts: 1 });
+    expect(await pending).toEqual({ kind: 'not_sent', message: 'not sent again: the run was interrupted while the request waited to be resent (last: HTTP 503)', attempts: 1, mayHaveApplied: true });
     expect(server.hits).toHaveLength(1);
     expect(clock.now()).toBe(100);
+  });
+
+  it('a request refused before it left (connection refused) is not_sent and certainly not applied', async () => {
+    const clock = manualClock();
+    const controller = new AbortController();
+    answering('post', 'events/', [{ error: { code: 'ECONNREFUSED' } }]);
+    const { transport, events } = make({ now: clock.now, sleep: clock.sleep, signal: controller.signal });
+    const pending = transport.send(post('events/'));
+    await until(() => events.length === 1);
+    controller.abort('SIGINT');
+    expect(await pending).toMatchObject({ kind: 'not_sent', attempts: 1, mayHaveApplied: false });
   });
 
   it('lets a request in flight finish', async () => {
@@ -493,7 +508,21 @@ describe('abort and close', () => {
     const { transport } = make();
     await transport.close();
     await transport.close();
-    expect(await transport.send(post('events/'))).toEqual({ kind: 'not_sent', message: 'not sent: the transport was closed', attempts: 0 });
+    expect(await transport.send(post('events/'))).toEqual({ kind: 'not_sent', message: 'not sent: the transport was closed', attempts: 0, mayHaveApplied: false });
+  });
+});
+
+describe('the key never leaves in an error', () => {
+  it('an unexpected fetch error that quotes the Authorization header is rethrown without the key', async () => {
+    const { transport } = make({
+      fetch: () => Promise.reject(Object.assign(new TypeError(`Headers.append: "Token ${KEY}" is an invalid header value.`), { cause: new Error(KEY) })),
+    });
+    const error = (await transport.send(post('events/')).catch((e: unknown) => e)) as Error;
+    expect(error).toBeInstanceOf(Error);
+    expect(error.name).toBe('TypeError');
+    expect(error.message).toBe('Headers.append: "Token [redacted]" is an invalid header value.');
+    expect(String(error.stack)).not.toContain('CANARY');
+    expect(error.cause).toBeUndefined();
   });
 });
 

@@ -1,0 +1,100 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { runCli } from '../helpers/run-cli.js';
+import { tmpTree } from '../helpers/tmp.js';
+
+let sandbox: Sandbox | undefined;
+afterEach(async () => {
+  await sandbox?.close();
+  sandbox = undefined;
+});
+
+const EVENTS = 'resource: event\nsource: { file: events.csv }\nkey: id\nfields:\n  user_custom_id: user\n  name: { value: Visited }\n  data.id: id\n';
+const report = (dir: string) => parse(readFileSync(join(dir, 'out/report.csv')), { columns: true }) as Record<string, string>[];
+const statuses = (dir: string) => report(dir).map((r) => `${r.key}:${r.status}`);
+/** How many times each event id was applied by the server (429s are refusals, not applications). */
+const applied = (s: Sandbox) => {
+  const counts: Record<string, number> = {};
+  for (const q of s.requests) {
+    const id = (q.body as { data?: { id?: string } } | undefined)?.data?.id;
+    if (id !== undefined && q.status !== 429) counts[id] = (counts[id] ?? 0) + 1;
+  }
+  return counts;
+};
+/** Aborts `controller` as soon as `ready()` holds, after `delayMs`. */
+function abortWhen(controller: AbortController, ready: () => boolean, delayMs = 0): () => void {
+  const timer = setInterval(() => {
+    if (!ready()) return;
+    clearInterval(timer);
+    setTimeout(() => controller.abort('SIGINT'), delayMs);
+  }, 1);
+  return () => clearInterval(timer);
+}
+
+describe('rows in doubt survive an interrupted resend', () => {
+  it('resume --resend-unknown stopped by Ctrl-C keeps the unsent rows unknown, and the run resumable', async () => {
+    // Every answer is lost after the write: all three rows end `unknown`.
+    sandbox = await startSandbox({ rate: 0, dropRate: 1, fixtures: { users: [{ custom_id: 'U0' }] } });
+    const dir = tmpTree({ 'events.csv': 'id,user\nE0,U0\nE1,U0\nE2,U0\n', 'job.yaml': EVENTS });
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    expect((await runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env })).code).toBe(1);
+    expect(statuses(dir)).toEqual(['E0:unknown', 'E1:unknown', 'E2:unknown']);
+    sandbox.setFaults({ dropRate: 0 });
+
+    // The resend at 0.5 req/s: Ctrl-C 300 ms after the first request, while the next one waits its turn.
+    const before = sandbox.requests.length;
+    const controller = new AbortController();
+    const stop = abortWhen(controller, () => sandbox!.requests.length > before, 300);
+    const resend = await runCli(['resume', '--resend-unknown', '--rate', '0.5'], { cwd: dir, env, signal: controller.signal });
+    stop();
+    expect(resend.code).toBe(130);
+    expect(statuses(dir)).toEqual(['E0:ok', 'E1:unknown', 'E2:unknown']);
+    const messages = report(dir).map((r) => r.message);
+    // Both waited for their turn (concurrency 4) when Ctrl-C came: their first answer is still lost.
+    for (const m of messages.slice(1)) expect(m).toMatch(/^no answer received .*; resending it was stopped: not sent: the run was interrupted$/);
+
+    // The run is still open, and its rows are still in doubt: a plain resume sends nothing.
+    const sent = sandbox.requests.length;
+    const plain = await runCli(['resume', '--rate', '1000'], { cwd: dir, env });
+    expect(plain.code).toBe(1);
+    expect(plain.stderr).not.toMatch(/finished already/);
+    expect(statuses(dir)).toEqual(['E0:ok', 'E1:unknown', 'E2:unknown']);
+    expect(sandbox.requests.length).toBe(sent);
+
+    // The user checked the account and asks for the resend: exactly those two go.
+    const again = await runCli(['resume', '--resend-unknown', '--rate', '1000'], { cwd: dir, env });
+    expect(again.code).toBe(0);
+    expect(statuses(dir)).toEqual(['E0:ok', 'E1:ok', 'E2:ok']);
+    expect(sandbox.requests.length - sent).toBe(2);
+  });
+
+  it('a row that only ever got 429 before Ctrl-C is not_sent, not unknown, and the resume sends it once', async () => {
+    sandbox = await startSandbox({ rate: 3 });
+    const lines = ['id,user', ...Array.from({ length: 30 }, (_, i) => `E${i},${i % 3}`)];
+    const dir = tmpTree({
+      'events.csv': `${lines.join('\n')}\n`,
+      'events.yaml': EVENTS,
+      'contacts.csv': 'custom_id\n0\n1\n2\n',
+      'contacts.yaml': 'resource: user\nsource: { file: contacts.csv }\nkey: custom_id\nfields: { custom_id: custom_id }\n',
+      'job.yaml': 'mappings: [events.yaml, contacts.yaml]\n',
+    });
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const controller = new AbortController();
+    const stop = abortWhen(controller, () => sandbox!.requests.filter((q) => q.status === 429).length >= 2);
+    const first = await runCli(['import', 'job.yaml', '--rate', '100'], { cwd: dir, env, signal: controller.signal });
+    stop();
+    expect(first.code).toBe(130);
+    expect(statuses(dir).filter((s) => s.endsWith(':unknown'))).toEqual([]);
+
+    const resumed = await runCli(['resume', '--rate', '2'], { cwd: dir, env });
+    expect(resumed.code).toBe(0);
+    expect(new Set(statuses(dir).map((s) => s.split(':')[1]))).toEqual(new Set(['ok']));
+    // Every event reached the server exactly once.
+    const counts = applied(sandbox);
+    expect(Object.keys(counts)).toHaveLength(30);
+    expect(Object.values(counts).every((n) => n === 1)).toBe(true);
+  }, 30_000);
+});
