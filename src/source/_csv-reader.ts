@@ -248,7 +248,7 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     const overlong = this.overlong!;
     const line = this.bounds.lines[k]!;
     const reason = overlong.message === undefined ? this.overlongReason(line, this.bounds.unclosedQuoteLine) : relined(overlong.message, this.bounds.problemLines[k]!);
-    this.out.push({ kind: 'malformed', line, message: `${this.name} line ${line}: ${reason}`, fields: overlong.fields });
+    this.out.push({ kind: 'malformed', line, message: this.malformed(k, reason), fields: overlong.fields });
     this.overlong = undefined;
   }
 
@@ -316,8 +316,19 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     }
     const reason = first === undefined ? 'the record cannot be parsed' : relined(first.message, this.bounds.problemLines[k]!);
     if (!this.headerSeen) throw new SourceError('CSV_READ', `${this.name} line ${line}: the header cannot be read: ${reason}`);
-    this.out.push({ kind: 'malformed', line, message: `${this.name} line ${line}: ${reason}`, fields: first?.fields ?? [] });
+    this.out.push({ kind: 'malformed', line, message: this.malformed(k, reason), fields: first?.fields ?? [] });
     return k + 1;
+  }
+
+  /**
+   * `file line 7: reason`. A quote error can make the parser read the lines after it as part of
+   * the same record: then the message names them all, so that no line of the file goes unmentioned.
+   */
+  private malformed(k: number, reason: string): string {
+    const line = this.bounds.lines[k]!;
+    const last = this.bounds.lastLines[k]!;
+    if (last <= line) return `${this.name} line ${line}: ${reason}`;
+    return `${this.name} lines ${line}–${last}: ${reason} (the parser read lines ${line}–${last} as this one record: check its quotes)`;
   }
 
   /** The next UTF-8 bytes for the parser, `undefined` at the end of the file. */

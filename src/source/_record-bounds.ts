@@ -31,6 +31,8 @@ export class RecordBounds {
   readonly ends: number[] = [];
   /** Line on which each record starts (1-based, CRLF, LF and CR each end a line). */
   readonly lines: number[] = [];
+  /** Line on which each record ends: more than its start for quoted line breaks, or a quote error read through. */
+  readonly lastLines: number[] = [];
   /** Line of the record's first quote error (where its open quote opened, for one left open at the end), 0 if none. */
   readonly problemLines: number[] = [];
 
@@ -61,6 +63,7 @@ export class RecordBounds {
   drop(count: number): void {
     this.ends.splice(0, count);
     this.lines.splice(0, count);
+    this.lastLines.splice(0, count);
     this.problemLines.splice(0, count);
   }
 
@@ -128,7 +131,7 @@ export class RecordBounds {
         nextLf = indexOrEnd(buf, LF, at);
       }
       this.line++;
-      if (!this.inQuote && this.inRecord) this.endRecord(this.base + at);
+      if (!this.inQuote && this.inRecord) this.endRecord(this.base + at, this.line - 1);
     }
     if (!this.inRecord && at < n) this.startRecord(this.base + at);
     this.before = buf[n - 1]!;
@@ -145,7 +148,8 @@ export class RecordBounds {
     if (this.inRecord) {
       if (this.inQuote) this.unclosedQuoteLine = this.quoteLine;
       if (this.inQuote && this.problemLine === 0) this.problemLine = this.quoteLine; // Quote Not Closed
-      this.endRecord(this.base);
+      // Its last line: the one before the final line break, if the file ends with one.
+      this.endRecord(this.base, this.before === LF || this.before === CR ? this.line - 1 : this.line);
     }
   }
 
@@ -153,12 +157,13 @@ export class RecordBounds {
   private finishCarry(carry: Buffer): void {
     const b = carry[0]!;
     this.base += 1;
+    this.before = b;
     if (b === QUOTE) {
       this.inQuote = false;
       return;
     }
     this.line++;
-    if (!this.inQuote && this.inRecord) this.endRecord(this.base);
+    if (!this.inQuote && this.inRecord) this.endRecord(this.base, this.line - 1);
   }
 
   private keep(buf: Buffer, p: number): void {
@@ -173,9 +178,10 @@ export class RecordBounds {
     this.startLine = this.line;
   }
 
-  private endRecord(end: number): void {
+  private endRecord(end: number, lastLine: number): void {
     this.ends.push(end);
     this.lines.push(this.startLine);
+    this.lastLines.push(lastLine);
     this.problemLines.push(this.problemLine);
     this.inRecord = false;
     this.inQuote = false;

@@ -10,6 +10,9 @@ export interface Built {
 
 const LINE_BREAKS = /\r\n|\r|\n/g;
 const lineAt = (text: string, offset: number) => (text.slice(0, offset).match(LINE_BREAKS) ?? []).length + 1;
+/** The reader's message for a malformed record on lines `line` to `last`. */
+const malformed = (line: number, last: number, reason: string) =>
+  last > line ? `data.csv lines ${line}–${last}: ${reason} (the parser read lines ${line}–${last} as this one record: check its quotes)` : `data.csv line ${line}: ${reason}`;
 
 /**
  * Records of arbitrary cells (quotes, delimiters, every line end inside), some with a wrong field
@@ -48,7 +51,7 @@ export const builtCsv: fc.Arbitrary<Built> = fc
       const line = lineAt(text, start);
       if (r.kind === 'quote') {
         text += ['x"y', ...cells.slice(1).map((c) => quote(c, false))].join(delimiter);
-        expected.push([line, `data.csv line ${line}: Invalid Opening Quote: a quote is found on field 0 at line ${line}, value is "x"`]);
+        expected.push([line, malformed(line, lineAt(text, text.length), `Invalid Opening Quote: a quote is found on field 0 at line ${line}, value is "x"`)]);
       } else {
         text += serialise(cells);
         expected.push([line, count === width ? cells : `data.csv line ${line}: Invalid Record Length: expect ${width}, got ${count}`]);
@@ -58,7 +61,7 @@ export const builtCsv: fc.Arbitrary<Built> = fc
     if (unclosedAtEnd) {
       const line = lineAt(text, text.length);
       text += `u${delimiter}"never closed\nmore${delimiter}lines\n`;
-      expected.push([line, `data.csv line ${line}: Quote Not Closed: the parsing is finished with an opening quote at line ${line}`]);
+      expected.push([line, malformed(line, line + 1, `Quote Not Closed: the parsing is finished with an opening quote at line ${line}`)]);
     }
     return { text, delimiter, expected };
   });

@@ -66,7 +66,7 @@ describe('CsvReader: records over the size bound', () => {
     const path = join(tmpTree({ 'data.csv': `id,v\n1,a\n2,"open\n${rest}\n` }), 'data.csv');
     const expected = [
       [2, ['1', 'a']],
-      [3, 'data.csv line 3: Quote Not Closed: the parsing is finished with an opening quote at line 3', ['2']],
+      [3, 'data.csv lines 3–203: Quote Not Closed: the parsing is finished with an opening quote at line 3 (the parser read lines 3–203 as this one record: check its quotes)', ['2']],
     ];
     const seen = (r: Awaited<ReturnType<typeof readAll>>) => r.items.map((i) => (i.kind === 'row' ? [i.line, i.fields] : [i.line, i.message, i.fields]));
     expect(seen(await readAll(path, ',', 'utf-8'))).toEqual(expected);
@@ -80,7 +80,7 @@ describe('CsvReader: records over the size bound', () => {
       const { items } = await readAll(path, ',', 'utf-8', chunkBytes, 64);
       expect(items.map((i) => (i.kind === 'row' ? [i.line, i.fields] : [i.line, i.message]))).toEqual([
         [2, ['1', 'a']],
-        [3, 'data.csv line 3: Max Record Size: record exceed the maximum number of tolerated bytes of 64 on line 3'],
+        [3, 'data.csv lines 3–32: Max Record Size: record exceed the maximum number of tolerated bytes of 64 on line 3 (the parser read lines 3–32 as this one record: check its quotes)'],
         [34, ['3', 'b"c']],
         [35, 'data.csv line 35: Invalid Opening Quote: a quote is found on field 1 at line 35, value is "x"'],
       ]);

@@ -239,10 +239,10 @@ describe('openCsv: malformed records', () => {
       [3, 'malformed.csv line 3: Invalid Record Length: expect 3, got 2'],
       [4, 'malformed.csv line 4: Invalid Record Length: expect 3, got 4'],
       // The quote opened on line 5 runs on until csv-parse meets the next quote, on line 7.
-      [5, 'malformed.csv line 5: Invalid Closing Quote: got "F" at line 7 instead of delimiter, record delimiter, trimable character (if activated) or comment'],
+      [5, 'malformed.csv lines 5–7: Invalid Closing Quote: got "F" at line 7 instead of delimiter, record delimiter, trimable character (if activated) or comment (the parser read lines 5–7 as this one record: check its quotes)'],
       [8, ['7', 'Gus', 'Bonn']],
       // Unclosed at the end: the rest of the file is this one record, reported once.
-      [9, 'malformed.csv line 9: Quote Not Closed: the parsing is finished with an opening quote at line 9'],
+      [9, 'malformed.csv lines 9–10: Quote Not Closed: the parsing is finished with an opening quote at line 9 (the parser read lines 9–10 as this one record: check its quotes)'],
     ]);
     expect(items.map((i) => i.fields)).toEqual([['1', 'Ann', 'Paris'], ['2', 'Bob'], ['3', 'Cy', 'Rome', 'extra'], ['4'], ['7', 'Gus', 'Bonn'], ['8', 'Hal']]);
   });
@@ -254,7 +254,7 @@ describe('openCsv: malformed records', () => {
     [
       'an unclosed quote at the end, opened on the second line of its record',
       'a,b,c\n1,"multi\nline","open\nrest\n',
-      [2, 'data.csv line 2: Quote Not Closed: the parsing is finished with an opening quote at line 3'],
+      [2, 'data.csv lines 2–4: Quote Not Closed: the parsing is finished with an opening quote at line 3 (the parser read lines 2–4 as this one record: check its quotes)'],
     ],
   ])('%s', async (_name, text, expected) => {
     const { items } = await read(text);
