@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'CSV_ENCODING'
   | 'CSV_DUPLICATE_HEADER'
   | 'CSV_READ'
+  | 'OUTPUT'
   | 'HTTP_UNAUTHORIZED'
   | 'HTTP_PROTOCOL'
   | 'NETWORK'

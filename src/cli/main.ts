@@ -12,7 +12,7 @@ import { VERSION } from './version.js';
 const COMMANDS: readonly CliCommand<never>[] = [validateCommand, importCommand, resumeCommand, eventsCommand, sandboxCommand] as never;
 
 /** Mapped to exit code 2: the user can fix these; nothing was sent. */
-const USAGE_CODES = new Set(['USAGE', 'CONFIG_INVALID', 'MAPPING_COLUMN_MISSING', 'CSV_ENCODING', 'CSV_DUPLICATE_HEADER', 'CSV_READ', 'RESUME_REFUSED', 'STATE_LOCKED', 'LEDGER']);
+const USAGE_CODES = new Set(['USAGE', 'CONFIG_INVALID', 'MAPPING_COLUMN_MISSING', 'CSV_ENCODING', 'CSV_DUPLICATE_HEADER', 'CSV_READ', 'OUTPUT', 'RESUME_REFUSED', 'STATE_LOCKED', 'LEDGER']);
 
 /**
  * The whole command line, in-process: parses `argv` (without node and the script), runs one

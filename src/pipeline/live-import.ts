@@ -1,7 +1,7 @@
 import type { LoadedJob } from '../config/load-job.js';
 import { HttpError } from '../errors.js';
 import type { Ledger, LedgerEntry, Outcome } from '../ledger/index.js';
-import { createRejectsWriter, type RejectsWriter } from '../report/rejects-writer.js';
+import { createRejectsWriter, rejectsFiles } from '../report/rejects-writer.js';
 import type { ReportLine } from '../report/report-line.js';
 import { createReportWriter } from '../report/report-writer.js';
 import { newFileSummary, summarise, totalsOf, type FileSummary, type RunSummary } from '../report/summary.js';
@@ -11,6 +11,7 @@ import { displayPath } from './display-path.js';
 import { FailedParents } from './failed-parents.js';
 import type { LiveImportOptions } from './live-options.js';
 import { openSources } from './open-sources.js';
+import { checkOutputs, outputsOf } from './output-paths.js';
 import { planRows, type PlannedRow } from './plan-rows.js';
 import { validationPass } from './validation-pass.js';
 import { IN_DOUBT_MESSAGE, resumeDecision } from './resume-decision.js';
@@ -55,6 +56,8 @@ const settled = (line: ReportLine, effect?: () => void): Settled => ({ line, eff
 export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, deps: LiveImportDeps): Promise<LiveRunResult> {
   const { transport, ledger, progress, signal } = deps;
   const mappings = inDependencyOrder(job.mappings);
+  const rejectsPaths = options.rejects ? rejectsFiles(options.rejects, job.kind === 'job', mappings) : undefined;
+  checkOutputs(job, outputsOf(options, rejectsPaths), options.cwd);
   const totals = await validationPass(mappings, options);
 
   let stopReason: string | undefined;
@@ -73,7 +76,7 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
   signal.addEventListener('abort', onSignal, { once: true });
 
   const report = createReportWriter(options.report);
-  const rejects = options.rejects ? createRejectsWriter(options.rejects, job.kind === 'job') : undefined;
+  const rejects = rejectsPaths ? createRejectsWriter(rejectsPaths) : undefined;
   const parents = new FailedParents();
   const inFlight = new Semaphore(options.concurrency);
   // Lines wait here until every earlier line is written, so the report keeps input order; the

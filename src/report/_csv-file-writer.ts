@@ -1,9 +1,8 @@
-import { createWriteStream, mkdirSync } from 'node:fs';
 import { once } from 'node:events';
-import { dirname } from 'node:path';
 import { finished } from 'node:stream/promises';
 import iconv from 'iconv-lite';
 import { csvLineFormatter } from './_csv-line.js';
+import { openOutputFile } from './_output-file.js';
 
 export interface CsvFileWriter {
   /**
@@ -27,10 +26,11 @@ const BATCH_ROWS = 512;
 
 /** A streaming RFC 4180 writer (csv-stringify's format, in batches) into a file, with backpressure. */
 export function createCsvFileWriter(path: string, options: CsvFileWriterOptions): CsvFileWriter {
-  mkdirSync(dirname(path), { recursive: true });
-  const file = createWriteStream(path);
+  const file = openOutputFile(path);
   const encoding = options.encoding ?? 'utf-8';
-  const utf8 = /^utf-?8$/i.test(encoding);
+  // One encoder for the whole file: a fresh `iconv.encode` per batch would write a UTF-16 BOM
+  // in front of every batch.
+  const encoder = /^utf-?8$/i.test(encoding) ? undefined : iconv.getEncoder(encoding);
   const format = csvLineFormatter(options.delimiter ?? ',');
   let failure: Error | undefined;
   file.on('error', (e) => {
@@ -45,7 +45,7 @@ export function createCsvFileWriter(path: string, options: CsvFileWriterOptions)
     const text = batch;
     batch = '';
     rows = 0;
-    return !file.write(utf8 ? text : iconv.encode(text, encoding));
+    return !file.write(encoder === undefined ? text : encoder.write(text));
   };
 
   return {
@@ -57,6 +57,8 @@ export function createCsvFileWriter(path: string, options: CsvFileWriterOptions)
     },
     async close() {
       flush();
+      const tail = encoder?.end();
+      if (tail !== undefined && tail.length > 0) file.write(tail);
       file.end();
       await finished(file);
       if (failure) throw failure;

@@ -1,7 +1,6 @@
-import { createWriteStream, mkdirSync } from 'node:fs';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
-import { dirname } from 'node:path';
+import { openOutputFile } from './_output-file.js';
 
 /** One request a valid row would send (dry run `--payloads`), for reviewing a migration. */
 export interface PayloadLine {
@@ -20,8 +19,7 @@ export interface PayloadsWriter {
 
 /** NDJSON, one request a line, streamed with backpressure. */
 export function createPayloadsWriter(path: string): PayloadsWriter {
-  mkdirSync(dirname(path), { recursive: true });
-  const out = createWriteStream(path);
+  const out = openOutputFile(path);
   return {
     async write(l) {
       const text = `${JSON.stringify({ file: l.file, line: l.line, method: l.method, path: l.path, body: l.body })}\n`;

@@ -23,28 +23,51 @@ export interface RejectsWriter {
 }
 
 /**
- * `path` is the file for a single mapping; for a job (several sources with different columns)
- * each source gets `<path stem>.<source stem>.csv` beside it.
+ * Where each mapping's rejects go. `path` itself for a single mapping; for a job (several sources
+ * with different columns) `<path stem>.<source stem>.csv` beside it, numbered when two sources
+ * share a name (`a/x.csv` and `b/x.csv`: `rejects.x.csv`, `rejects.x-2.csv`).
  */
-export function createRejectsWriter(path: string, perSource: boolean): RejectsWriter {
-  const writers = new Map<string, { out: CsvFileWriter; width: number; file: string }>();
-  const fileFor = (m: ResolvedMapping) => {
-    if (!perSource) return path;
-    const stem = basename(path, extname(path));
-    return join(dirname(path), `${stem}.${basename(m.source.path, extname(m.source.path))}${extname(path) || '.csv'}`);
-  };
+export function rejectsFiles(path: string, perSource: boolean, mappings: readonly ResolvedMapping[]): Map<string, string> {
+  const files = new Map<string, string>();
+  const used = new Set<string>();
+  const stem = basename(path, extname(path));
+  const ext = extname(path) || '.csv';
+  for (const m of mappings) {
+    if (!perSource) {
+      files.set(m.mappingFile, path);
+      continue;
+    }
+    const source = basename(m.source.path, extname(m.source.path));
+    let file = join(dirname(path), `${stem}.${source}${ext}`);
+    for (let n = 2; used.has(file); n++) file = join(dirname(path), `${stem}.${source}-${n}${ext}`);
+    used.add(file);
+    files.set(m.mappingFile, file);
+  }
+  return files;
+}
+
+/** Writes each mapping's invalid and failed rows to its file of `rejectsFiles`, opened at its first row. */
+export function createRejectsWriter(files: ReadonlyMap<string, string>): RejectsWriter {
+  const writers = new Map<string, { out: CsvFileWriter; width: number; errorAt: number; file: string }>();
   return {
     async write(mapping, { header, delimiter }, fields, error) {
       let w = writers.get(mapping.mappingFile);
       if (!w) {
-        const file = fileFor(mapping);
-        const out = createCsvFileWriter(file, { header: [...header, 'error'], delimiter, encoding: mapping.source.encoding });
-        w = { out, width: header.length, file };
+        const file = files.get(mapping.mappingFile);
+        if (file === undefined) throw new Error(`no rejects file planned for ${mapping.mappingFile}`);
+        // A rejects file fed back already has its `error` column: it is reused, not doubled, so
+        // the file can go round as often as it takes to fix it.
+        const readsIt = mapping.key.includes(ERROR_COLUMN) || mapping.fields.some((f) => f.column === ERROR_COLUMN);
+        const errorAt = header.at(-1) === ERROR_COLUMN && !readsIt ? header.length - 1 : header.length;
+        const columns = errorAt < header.length ? header : [...header, ERROR_COLUMN];
+        const out = createCsvFileWriter(file, { header: columns, delimiter, encoding: mapping.source.encoding });
+        w = { out, width: errorAt, errorAt, file };
         writers.set(mapping.mappingFile, w);
       }
       // A malformed record may have more or fewer fields than the header: pad short ones so that
       // `error` stays in its column; long ones keep every field so nothing the user typed is lost.
-      const cells = fields.length < w.width ? [...fields, ...Array<string>(w.width - fields.length).fill('')] : [...fields];
+      const kept = w.errorAt < header.length && fields.length === header.length ? fields.slice(0, w.errorAt) : fields;
+      const cells = kept.length < w.width ? [...kept, ...Array<string>(w.width - kept.length).fill('')] : [...kept];
       await w.out.write([...cells, neutraliseFormula(error)]);
     },
     files: () => [...writers.values()].map((w) => w.file),
@@ -53,3 +76,5 @@ export function createRejectsWriter(path: string, perSource: boolean): RejectsWr
     },
   };
 }
+
+const ERROR_COLUMN = 'error';

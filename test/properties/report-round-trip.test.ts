@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { loadJob } from '../../src/config/load-job.js';
 import type { ResolvedMapping } from '../../src/config/mapping-schema.js';
 import { runDryRun } from '../../src/pipeline/dry-run.js';
-import { createRejectsWriter } from '../../src/report/rejects-writer.js';
+import { createRejectsWriter, rejectsFiles } from '../../src/report/rejects-writer.js';
 import { openCsv } from '../../src/source/csv-source.js';
 import { tmpTree } from '../helpers/tmp.js';
 
@@ -26,7 +26,7 @@ describe('properties (fast-check)', () => {
         // windows-1250 cannot hold every character: keep to what it can, as a real export would.
         const fit = (s: string) => (encoding === 'utf-8' ? s : iconv.decode(iconv.encode(s, encoding), encoding).replaceAll('?', ''));
         const cells = rows.map((r) => r.map(fit));
-        const w = createRejectsWriter(path, false);
+        const w = createRejectsWriter(rejectsFiles(path, false, [mapping]));
         for (const r of cells) await w.write(mapping, { header, delimiter }, r, 'error text');
         await w.close();
         const source = await openCsv({ path, delimiter: delimiter as ',' | ';', encoding });

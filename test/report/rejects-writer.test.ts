@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
 import type { ResolvedMapping } from '../../src/config/mapping-schema.js';
-import { createRejectsWriter } from '../../src/report/rejects-writer.js';
+import { createRejectsWriter, rejectsFiles } from '../../src/report/rejects-writer.js';
 import { tmpTree } from '../helpers/tmp.js';
 
 const mapping = (source: string, delimiter: ',' | ';', encoding: string): ResolvedMapping => ({
@@ -14,7 +14,8 @@ const mapping = (source: string, delimiter: ',' | ';', encoding: string): Resolv
 describe('createRejectsWriter', () => {
   it('keeps the source delimiter and encoding so the fixed file feeds back with the same mapping', async () => {
     const path = join(tmpTree(), 'rejects.csv');
-    const w = createRejectsWriter(path, false);
+    const m = mapping('deals-pl', ';', 'windows-1250');
+    const w = createRejectsWriter(rejectsFiles(path, false, [m]));
     await w.write(mapping('deals-pl', ';', 'windows-1250'), { header: ['nazwa', 'wartość'], delimiter: ';' }, ['Łódź', '-12,50'], 'value: expected a number, got "-12,50"');
     await w.close();
     expect(w.files()).toEqual([path]);
@@ -25,7 +26,7 @@ describe('createRejectsWriter', () => {
 
   it('writes one file per source for a job, and pads malformed records', async () => {
     const dir = tmpTree();
-    const w = createRejectsWriter(join(dir, 'rejects.csv'), true);
+    const w = createRejectsWriter(rejectsFiles(join(dir, 'rejects.csv'), true, [mapping('a', ',', 'utf-8'), mapping('b', ',', 'utf-8')]));
     await w.write(mapping('a', ',', 'utf-8'), { header: ['x', 'y', 'z'], delimiter: ',' }, ['1'], 'Invalid Record Length: expect 3, got 1');
     await w.write(mapping('b', ',', 'utf-8'), { header: ['q'], delimiter: ',' }, ['=1+1'], '-bad');
     await w.close();

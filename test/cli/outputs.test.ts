@@ -1,0 +1,67 @@
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import iconv from 'iconv-lite';
+import { describe, expect, it } from 'vitest';
+import { runCli } from '../helpers/run-cli.js';
+import { tmpTree } from '../helpers/tmp.js';
+
+const USERS = 'resource: user\nsource: { file: users.csv }\nkey: cid\nfields: { custom_id: cid, email: { column: email, required: true } }\n';
+const CSV = 'cid,email\nA1,a@x\nB2,\nC3,c@x\n';
+
+describe('output files', () => {
+  it.each([
+    ['--rejects is the input', ['--input', 'users.csv', '--rejects', 'users.csv'], '--rejects users.csv is the CSV read by m.yaml: writing it would destroy what the run reads; name another file'],
+    ['--report is the input', ['--report', 'users.csv'], '--report users.csv is the CSV read by m.yaml: writing it would destroy what the run reads; name another file'],
+    ['--report is the mapping', ['--report', 'm.yaml'], '--report m.yaml is the mapping file: writing it would destroy what the run reads; name another file'],
+    ['--report and --rejects are one file', ['--report', 'out.csv', '--rejects', './out.csv'], '--rejects and --report both name out.csv: give each its own file'],
+  ])('refuses a run when %s, before reading anything (exit 2), and leaves the input as it was', async (_name, args, message) => {
+    const dir = tmpTree({ 'm.yaml': USERS, 'users.csv': CSV });
+    const r = await runCli(['validate', 'm.yaml', ...args], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`engage-import: ${message}\n`);
+    expect(readFileSync(join(dir, 'users.csv'), 'utf8')).toBe(CSV);
+    expect(readFileSync(join(dir, 'm.yaml'), 'utf8')).toBe(USERS);
+  });
+
+  it('an output path that cannot be written is a clear error (exit 2), not an internal one', async () => {
+    const dir = tmpTree({ 'm.yaml': USERS, 'users.csv': CSV });
+    mkdirSync(join(dir, 'taken'));
+    const r = await runCli(['validate', 'm.yaml', '--report', 'taken'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`engage-import: cannot write ${join(dir, 'taken')}: it is a directory\n`);
+  });
+});
+
+describe('rejects files', () => {
+  it('two sources of one name in a job get one rejects file each, so no row is lost', async () => {
+    const mapping = (folder: string) => USERS.replace('users.csv', `${folder}/users.csv`);
+    const dir = tmpTree({ 'a.yaml': mapping('a'), 'b.yaml': mapping('b'), 'a/users.csv': 'cid,email\nA1,\n', 'b/users.csv': 'cid,email\nB1,\n', 'job.yaml': 'mappings: [a.yaml, b.yaml]\n' });
+    const r = await runCli(['validate', 'job.yaml', '--rejects', 'rej.csv'], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('Rejects: rej.users.csv');
+    expect(r.stderr).toContain('Rejects: rej.users-2.csv');
+    expect(readFileSync(join(dir, 'rej.users.csv'), 'utf8')).toBe('cid,email,error\nA1,,email: is required\n');
+    expect(readFileSync(join(dir, 'rej.users-2.csv'), 'utf8')).toBe('cid,email,error\nB1,,email: is required\n');
+  });
+
+  it('a rejects file fed back keeps one error column, round after round', async () => {
+    const dir = tmpTree({ 'm.yaml': USERS, 'users.csv': CSV });
+    expect((await runCli(['validate', 'm.yaml', '--rejects', 'rej1.csv'], { cwd: dir })).code).toBe(1);
+    expect((await runCli(['validate', 'm.yaml', '--input', 'rej1.csv', '--rejects', 'rej2.csv'], { cwd: dir })).code).toBe(1);
+    const third = await runCli(['validate', 'm.yaml', '--input', 'rej2.csv', '--rejects', 'rej3.csv'], { cwd: dir });
+    expect(third.code).toBe(1);
+    expect(readFileSync(join(dir, 'rej3.csv'), 'utf8')).toBe('cid,email,error\nB2,,email: is required\n');
+  });
+
+  it('a UTF-16 rejects file has one byte order mark, however many rows it holds', async () => {
+    const rows = Array.from({ length: 600 }, (_, i) => `C${i},`).join('\r\n');
+    const dir = tmpTree({ 'm.yaml': USERS.replace('users.csv }', 'users.csv, encoding: utf-16 }') });
+    writeFileSync(join(dir, 'users.csv'), iconv.encode(`cid,email\r\n${rows}\r\n`, 'utf-16'));
+    expect((await runCli(['validate', 'm.yaml', '--rejects', 'rej.csv'], { cwd: dir })).code).toBe(1);
+    const bytes = readFileSync(join(dir, 'rej.csv'));
+    const text = iconv.decode(bytes, 'utf-16le', { stripBOM: false });
+    expect([...text].filter((c) => c === '\uFEFF')).toHaveLength(1);
+    expect(text.startsWith('\uFEFFcid,email,error\n')).toBe(true);
+    expect(text.trimEnd().split('\n')).toHaveLength(601);
+  });
+});
