@@ -42,8 +42,9 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   parser = parser.fail((message, error) => {
     // yargs reports its own parse problems with a message; errors thrown by handlers come as
     // `error`. Throwing is what stops yargs from running the handler after a parse problem.
-    if (error) throw error;
-    throw new UsageError(message);
+    // A `coerce` check that refused a value (src/cli/number-options.ts) comes as a YError: a usage error too.
+    if (error && error.name !== 'YError') throw error;
+    throw new UsageError(error?.message ?? message);
   });
   try {
     await parser.parseAsync([...argv], {}, (_err, _args, text) => {

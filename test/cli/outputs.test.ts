@@ -65,3 +65,19 @@ describe('rejects files', () => {
     expect(text.trimEnd().split('\n')).toHaveLength(601);
   });
 });
+
+describe('numeric options', () => {
+  it.each([
+    [['validate', 'm.yaml', '--limit', 'abc'], '--limit must be a whole number of at least 1, got something that is not a number'],
+    [['validate', 'm.yaml', '--limit', '-1'], '--limit must be a whole number of at least 1, got -1'],
+    [['validate', 'm.yaml', '--limit', '2.5'], '--limit must be a whole number of at least 1, got 2.5'],
+    [['validate', 'm.yaml', '--rate', '0'], '--rate must be a number above 0, got 0'],
+    [['import', 'm.yaml', '--concurrency', '0'], '--concurrency must be a whole number of at least 1, got 0'],
+    [['import', 'm.yaml', '--max-attempts', 'x'], '--max-attempts must be a whole number of at least 1, got something that is not a number'],
+  ])('%j is a usage error (exit 2) that names the option', async (argv, message) => {
+    const dir = tmpTree({ 'm.yaml': USERS, 'users.csv': CSV });
+    const r = await runCli(argv, { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe(`engage-import: ${message}\nRun 'engage-import --help' for the commands and options.\n`);
+  });
+});
