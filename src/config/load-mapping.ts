@@ -1,7 +1,8 @@
 import { dirname, resolve } from 'node:path';
 import iconv from 'iconv-lite';
-import { IANAZone } from 'luxon';
 import { ConfigError } from '../errors.js';
+import { fieldReader } from '../mapping/field-value.js';
+import { checkTimezone } from '../mapping/zone-clock.js';
 import { readConfigFile, parseWith, type ConfigDocument } from './_read-config-file.js';
 import {
   MappingFileSchema,
@@ -46,8 +47,9 @@ export function resolveMapping(doc: ConfigDocument, overrides: MappingOverrides 
     if (f.decimals !== undefined && type !== 'decimal') at([...where, 'decimals'], '`decimals` applies to type decimal only');
     const dated = ['date', 'datetime', 'unix'].includes(type) || (type === 'list' && ['date', 'datetime', 'unix'].includes(f.items ?? ''));
     if ((f.format !== undefined || f.timezone !== undefined) && !dated) at(where, '`format` and `timezone` apply to date, datetime and unix only');
-    if (f.timezone !== undefined && !IANAZone.isValidZone(f.timezone)) at([...where, 'timezone'], `unknown time zone ${JSON.stringify(f.timezone)} (expected an IANA name such as Europe/Warsaw)`);
-    fields.push({
+    const badZone = f.timezone === undefined ? undefined : checkTimezone(f.timezone);
+    if (badZone !== undefined) at([...where, 'timezone'], badZone);
+    const field: ResolvedField = {
       target,
       path,
       ...(f.column !== undefined ? { column: f.column } : {}),
@@ -62,7 +64,18 @@ export function resolveMapping(doc: ConfigDocument, overrides: MappingOverrides 
       ...(f.default !== undefined ? { default: f.default } : {}),
       required: f.required ?? false,
       empty: f.empty ?? 'omit',
-    });
+    };
+    fields.push(field);
+    // What only compiling the field finds (a date format without a year, a `map` or `default`
+    // value of the wrong type) is reported here too, where the line of the field is known.
+    if (badZone === undefined) {
+      try {
+        fieldReader(field);
+      } catch (error) {
+        if (!(error instanceof ConfigError)) throw error;
+        at(where, error.message);
+      }
+    }
   }
   checkPathConflicts(fields, at);
   if (problems.length > 0) throw new ConfigError('CONFIG_INVALID', problems.join('\n'));

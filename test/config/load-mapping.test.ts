@@ -77,6 +77,14 @@ describe('loadMapping', () => {
       '<dir>/m.yaml:9: fields.data.plan.items: `items` applies to type list only'],
     ['a scalar and a nested target on the same place', `${EVENTS}  data: blob\n`,
       '<dir>/m.yaml:9: fields.data.plan: conflicts with field "data", which sets the same place to a single value'],
+    ['a misspelt time zone, with a suggestion', EVENTS.replace('Europe/Warsaw', 'Europe/Warsw'),
+      '<dir>/m.yaml:8: fields.timestamp.timezone: unknown time zone "Europe/Warsw" (expected an IANA name such as Europe/Warsaw; did you mean "Europe/Warsaw"?)'],
+    ['a date format without a year', EVENTS.replace('dd.MM.yyyy HH:mm', 'dd.MM HH:mm'),
+      '<dir>/m.yaml:8: fields.timestamp: date format "dd.MM HH:mm" lacks a year, month or day (e.g. dd.MM.yyyy)'],
+    ['a default of the wrong type', EVENTS.replace('data.plan: plan', 'data.plan: { column: plan, type: integer, default: abc }'),
+      '<dir>/m.yaml:9: fields.data.plan: default: expected an integer, got "abc"'],
+    ['a map value of the wrong type', EVENTS.replace('data.plan: plan', 'data.plan: { column: plan, type: integer, map: { pro: many } }'),
+      '<dir>/m.yaml:9: fields.data.plan: map.pro: expected an integer, got "many"'],
     ['broken YAML', 'resource: [event\n', '<dir>/m.yaml:2: not valid YAML/JSON: Flow sequence in block collection must be sufficiently indented and end with a ]'],
   ])('fails before row 1 on %s', async (_name, yaml, message) => {
     expect(await loadError(yaml)).toBe(message);
