@@ -3,7 +3,7 @@ import { ConfigError } from '../errors.js';
 import { Invalid } from './_converter.js';
 import type { FieldError } from './field-error.js';
 import { fieldReader, OMIT, type FieldReader, type RowValues } from './field-value.js';
-import { compactArrays, compilePaths, setAt, type PayloadPath } from './payload-path.js';
+import { compactArrays, compilePaths, setAt, targetOf, type CreatedArray, type PayloadPath } from './payload-path.js';
 
 export type { RowValues } from './field-value.js';
 
@@ -13,7 +13,15 @@ export interface MappedRow {
   readonly payload: Record<string, unknown>;
   /** One per failed field, `field` being the target path (`data.plan`), in mapping order. */
   readonly errors: FieldError[];
+  /**
+   * The mapping's target for a field path of `payload`: they differ when an array element was
+   * left out and the ones after it moved up. Checks of the payload report through it, so that a
+   * message names the field as the mapping does.
+   */
+  readonly targetOf: (field: string) => string;
 }
+
+const SAME = (field: string): string => field;
 
 /** A mapping compiled for speed: call it once per row. */
 export type RowMapper = (values: RowValues) => MappedRow;
@@ -56,15 +64,15 @@ export function compileMapping(mapping: ResolvedMapping): RowMapper {
   return (values) => {
     const payload: Record<string, unknown> = {};
     const errors: FieldError[] = [];
-    const created: unknown[][] | undefined = hasArrays ? [] : undefined;
+    const created: CreatedArray[] | undefined = hasArrays ? [] : undefined;
     for (const field of fields) {
       const value = field.read(values);
       if (value === OMIT) continue;
       if (value instanceof Invalid) errors.push({ field: field.target, message: value.message });
       else setAt(payload, field.path, value, created);
     }
-    if (created !== undefined && created.length > 0) compactArrays(created);
-    return { payload, errors };
+    const moved = created !== undefined && created.length > 0 ? compactArrays(created) : undefined;
+    return { payload, errors, targetOf: moved === undefined || moved.size === 0 ? SAME : (field) => targetOf(field, moved) };
   };
 }
 

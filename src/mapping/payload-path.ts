@@ -58,12 +58,18 @@ function put(node: Container, key: string | number, value: unknown): void {
   else node[key] = value;
 }
 
+/** An array `setAt` created, and where: the target's segments up to it (`messages`, `grid.1`). */
+export interface CreatedArray {
+  readonly array: unknown[];
+  readonly path: string;
+}
+
 /**
  * Set `value` at `path` in `root`, creating objects and arrays on the way. Arrays created are
  * pushed to `created` (when given) so that `compactArrays` can close the holes left by omitted
  * elements.
  */
-export function setAt(root: Record<string, unknown>, path: PayloadPath, value: unknown, created?: unknown[][]): void {
+export function setAt(root: Record<string, unknown>, path: PayloadPath, value: unknown, created?: CreatedArray[]): void {
   const keys = path.keys;
   let node = root as Container;
   const last = keys.length - 1;
@@ -73,7 +79,7 @@ export function setAt(root: Record<string, unknown>, path: PayloadPath, value: u
     if (next === undefined) {
       if (typeof keys[i + 1] === 'number') {
         const array: unknown[] = [];
-        created?.push(array);
+        created?.push({ array, path: keys.slice(0, i + 1).join('.') });
         next = array as unknown as Container;
       } else {
         next = {};
@@ -89,13 +95,34 @@ export function setAt(root: Record<string, unknown>, path: PayloadPath, value: u
  * Close the holes of arrays: when every field of `messages.0` is left out but `messages.1` is
  * set, the payload gets one message, not `[null, {…}]`, which the API would reject. The indexes
  * of a mapping order the elements; they are not positions the API knows about.
+ * @returns for each array whose elements moved, its path and the mapping's index of each element
+ *   kept (`messages` → [1]: element 0 of the payload is `messages.1` of the mapping).
  */
-export function compactArrays(arrays: readonly unknown[][]): void {
-  for (const array of arrays) {
-    let write = 0;
+export function compactArrays(arrays: readonly CreatedArray[]): Map<string, number[]> {
+  const moved = new Map<string, number[]>();
+  for (const { array, path } of arrays) {
+    const kept: number[] = [];
     for (let read = 0; read < array.length; read++) {
-      if (read in array) array[write++] = array[read];
+      if (read in array) array[kept.push(read) - 1] = array[read];
     }
-    array.length = write;
+    if (kept.length !== array.length) moved.set(path, kept);
+    array.length = kept.length;
   }
+  return moved;
+}
+
+/**
+ * The mapping's target for a field path of the compacted payload: `messages.0.title` →
+ * `messages.1.title` when element 0 came from `messages.1`. Outer arrays first, since the paths
+ * of inner arrays were recorded with the mapping's indexes.
+ */
+export function targetOf(field: string, moved: ReadonlyMap<string, readonly number[]>): string {
+  if (moved.size === 0) return field;
+  const segments = field.split('.');
+  for (let i = 1; i < segments.length; i++) {
+    const kept = moved.get(segments.slice(0, i).join('.'));
+    const index = Number(segments[i]);
+    if (kept !== undefined && Number.isInteger(index) && kept[index] !== undefined) segments[i] = String(kept[index]);
+  }
+  return segments.join('.');
 }

@@ -36,6 +36,27 @@ describe('engage-import validate', () => {
     expect(readFileSync(join(dir, 'rejects.csv'), 'utf8')).toBe('id;user;event;at;error\nB;x;Paid;1767225600;"user_id: expected an integer, got ""x"""\n');
   });
 
+  it('names an array element as the mapping does, when an empty element before it was left out', async () => {
+    const mapping = [
+      'resource: webpush-campaign',
+      'source: { file: w.csv }',
+      'key: id',
+      'fields:',
+      '  id: { column: id, type: integer }',
+      '  messages.0.title: t0',
+      '  messages.0.body: b0',
+      '  messages.1.title: t1',
+      '  messages.1.body: b1',
+      '',
+    ].join('\n');
+    const dir = tmpTree({ 'm.yaml': mapping, 'w.csv': 'id,t0,b0,t1,b1\n7,,,Sale,\n' });
+    const r = await runCli(['validate', 'm.yaml', '--quiet'], { cwd: dir });
+    expect(r.code).toBe(1);
+    const rows = parse(readFileSync(join(dir, 'out/report.csv')), { columns: true }) as Record<string, string>[];
+    // The payload holds one message (the empty first one is left out); the mapping calls it messages.1.
+    expect(rows[0]?.message).toBe('messages.1.body: is required');
+  });
+
   it('exits 0 when every row is valid, and prints the summary as JSON with --json', async () => {
     const dir = tmpTree({ 'm.yaml': EVENTS_MAPPING, 'events.csv': 'id,user,event,at\nA,1,Signed Up,2026-01-01T00:00:00Z\nB,2,Paid,1767225600\n' });
     const r = await runCli(['validate', 'm.yaml', '--json', '--quiet'], { cwd: dir });

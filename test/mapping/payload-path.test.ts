@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { compactArrays, compilePaths, setAt } from '../../src/mapping/payload-path.js';
+import { compactArrays, compilePaths, setAt, targetOf, type CreatedArray } from '../../src/mapping/payload-path.js';
 
 function build(entries: readonly (readonly [target: string, value: unknown])[]): Record<string, unknown> {
   const { paths, problems } = compilePaths(entries.map(([t]) => t.split('.')));
   expect(problems).toEqual([]);
   const root: Record<string, unknown> = {};
-  const created: unknown[][] = [];
+  const created: CreatedArray[] = [];
   entries.forEach(([, value], i) => setAt(root, paths[i]!, value, created));
   compactArrays(created);
   return root;
@@ -42,5 +42,19 @@ describe('payload paths', () => {
     [['a.b', 'a.c', 'd.0', 'd.1'], []],
   ])('%j: %j', (targets, problems) => {
     expect(compilePaths(targets.map((t) => t.split('.'))).problems).toEqual(problems);
+  });
+
+  it.each([
+    ['nothing moved', [['messages.0.title', 'A'], ['messages.1.title', 'B']], 'messages.1.title', 'messages.1.title'],
+    ['element 0 left out', [['messages.1.title', 'B'], ['messages.2.title', 'C']], 'messages.0.title', 'messages.1.title'],
+    ['element 0 left out, second element', [['messages.1.title', 'B'], ['messages.2.title', 'C']], 'messages.1.body', 'messages.2.body'],
+    ['nested, both levels moved', [['grid.1.2', 'x']], 'grid.0.0', 'grid.1.2'],
+    ['a field outside the arrays', [['messages.1.title', 'B'], ['name', 'n']], 'name', 'name'],
+  ] as const)('names a payload field as the mapping does: %s', (_name, entries, field, target) => {
+    const { paths } = compilePaths(entries.map(([t]) => t.split('.')));
+    const root: Record<string, unknown> = {};
+    const created: CreatedArray[] = [];
+    entries.forEach(([, value], i) => setAt(root, paths[i]!, value, created));
+    expect(targetOf(field, compactArrays(created))).toBe(target);
   });
 });
