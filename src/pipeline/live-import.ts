@@ -153,8 +153,8 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
             }
           };
           /** A row that was in doubt before this run and still is: say both. */
-          const stillInDoubt = (why: string): Settled =>
-            settled({ ...base, status: 'unknown', message: `${before?.message ?? 'in doubt from the previous run'}; resending it was stopped: ${why}` });
+          const stillInDoubt = (doubt: string, why: string): Settled => settled({ ...base, status: 'unknown', message: `${doubt}; resending it was stopped: ${why}` });
+          const doubt = doubtBefore(before, row.idempotent);
 
           let outcome;
           try {
@@ -168,7 +168,7 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
             aborted ??= error.message;
             stopReason ??= `not sent: ${error.message}`;
             await undoIntent();
-            if (before?.state === 'unknown') return stillInDoubt(error.message);
+            if (doubt !== undefined) return stillInDoubt(doubt, error.message);
             return settled({ ...base, status: 'not_sent', http_status: error.status, message: stopReason });
           }
 
@@ -203,7 +203,7 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
               }
               // Every attempt was refused (429) or never left: the service did not apply it.
               await undoIntent();
-              if (before?.state === 'unknown') return stillInDoubt(outcome.message);
+              if (doubt !== undefined) return stillInDoubt(doubt, outcome.message);
               return notSent(stopReason ?? outcome.message);
           }
         } finally {
@@ -252,7 +252,8 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
         }
         if (stopReason !== undefined) {
           // A row resent with --resend-unknown that did not go: still in doubt, as the ledger says.
-          if (before?.state === 'unknown') now({ ...base, status: 'unknown', message: `${before.message ?? 'in doubt'}; not resent: ${stopReason}` });
+          const doubt = doubtBefore(before, row.idempotent);
+          if (doubt !== undefined) now({ ...base, status: 'unknown', message: `${doubt}; not resent: ${stopReason}` });
           else now({ ...base, status: 'not_sent', message: stopReason });
           continue;
         }
@@ -293,4 +294,15 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
     },
   );
   return { ...summary, interrupted, fatal };
+}
+
+/**
+ * Why a row was already in doubt before this run (what the report says if it is not resent now):
+ * a lost answer (`unknown`), or a non-idempotent request in flight at a crash (`intent`). An
+ * idempotent one in flight is simply sent again, so an unsent one is just `not_sent`.
+ */
+function doubtBefore(before: LedgerEntry | undefined, idempotent: boolean): string | undefined {
+  if (before?.state === 'unknown') return before.message ?? 'the request may have been applied';
+  if (before?.state === 'intent' && !idempotent) return IN_DOUBT_MESSAGE;
+  return undefined;
 }

@@ -14,10 +14,11 @@ import { tmpTree } from '../helpers/tmp.js';
 const SILENT: Progress = { stage: () => ({ tick: () => undefined, finish: () => undefined }), stop: () => undefined } as unknown as Progress;
 
 /** A ledger in memory; `failIntentAt`: the n-th intent fails as a full disk would. */
-function memoryLedger(failIntentAt?: number): Ledger {
-  const rows = new Map<string, LedgerEntry>();
+function memoryLedger(failIntentAt?: number, seed: readonly (readonly [string, LedgerEntry])[] = []): Ledger & { rows: Map<string, LedgerEntry> } {
+  const rows = new Map<string, LedgerEntry>(seed);
   let intents = 0;
   return {
+    rows,
     runId: 'r',
     runDir: '/tmp/run',
     finished: false,
@@ -121,5 +122,21 @@ describe('a broken ledger stops the run like a 401', () => {
       `events.csv:3 E2 not_sent ${why}`,
     ]);
     expect(transport.sent).toHaveLength(1);
+  });
+});
+
+describe('a row in doubt from a crash, resent with --resend-unknown, that does not go', () => {
+  it('stays unknown in the report and keeps its intent in the ledger', async () => {
+    const { dir, options, job } = await contactsThenEvents('custom_id,email\nC1,a@x\n', 'id,user\nE1,C1\n');
+    // Source 1 is events (contacts come first): line 2 was in flight when the last run was killed.
+    const ledger = memoryLedger(undefined, [
+      ['0:2', { state: 'ok', status: 200, id: '1', message: null }],
+      ['1:2', { state: 'intent', status: null, id: null, message: null }],
+    ]);
+    // The resend meets only 429s, then the run is interrupted: nothing was applied.
+    const transport = fakeTransport(async () => ({ kind: 'not_sent', message: 'not sent again: the run was interrupted while the request waited to be resent', attempts: 1, mayHaveApplied: false }));
+    await runLiveImport(job, { ...options, resendUnknown: true }, { transport, ledger, progress: SILENT, signal: new AbortController().signal });
+    expect(lines(dir).at(-1)).toMatch(/^events\.csv:2 E1 unknown the previous run stopped while this request was in flight; .*; resending it was stopped: not sent again: the run was interrupted while the request waited to be resent$/);
+    expect(ledger.rows.get('1:2')?.state).toBe('intent');
   });
 });
