@@ -31,7 +31,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     .exitProcess(false)
     .showHelpOnFail(false)
     .wrap(Math.min(110, io.stderr.columns ?? 100))
-    .epilogue('Exit codes: 0 all rows ok/valid, 1 some rows invalid, failed, skipped or unknown, 2 usage or configuration error (nothing sent), 3 aborted (401), 130/143 interrupted (resume continues).\nThe API key is read from ENGAGE_API_KEY or --api-key-file, never from the command line.');
+    .epilogue('Exit codes: 0 all rows ok/valid, 1 some rows invalid, failed, skipped or unknown, 2 usage or configuration error (nothing sent), 3 aborted (401, or the run ledger failed), 130/143 interrupted (resume continues).\nThe API key is read from ENGAGE_API_KEY or --api-key-file, never from the command line.');
   for (const c of COMMANDS) {
     parser = parser.command(c.command as string, c.describe, c.builder as never, async (args: never) => {
       exitCode = await c.run(args, io);
