@@ -1,12 +1,12 @@
 import type { LoadedJob } from '../config/load-job.js';
 import type { RequestOptions } from '../resources/index.js';
 import { createPayloadsWriter } from '../report/payloads-writer.js';
-import { createRejectsWriter, rejectsFiles } from '../report/rejects-writer.js';
+import { createRejectsWriter } from '../report/rejects-writer.js';
 import { createReportWriter } from '../report/report-writer.js';
 import { newFileSummary, summarise, type FileSummary, type RunSummary } from '../report/summary.js';
 import { displayPath } from './display-path.js';
 import { openSources } from './open-sources.js';
-import { checkOutputs, outputsOf } from './output-paths.js';
+import { planOutputs } from './output-paths.js';
 import { createPlanner } from './plan-rows.js';
 import { inDependencyOrder } from './stage-order.js';
 
@@ -27,8 +27,7 @@ export interface DryRunOptions extends RequestOptions {
 /** Validate every row of a job without sending anything; one report line per record. */
 export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise<RunSummary> {
   const ordered = inDependencyOrder(job.mappings);
-  const rejectsPaths = options.rejects ? rejectsFiles(options.rejects, job.kind === 'job', ordered) : undefined;
-  checkOutputs(job, outputsOf(options, rejectsPaths), options.cwd);
+  const rejectsPaths = planOutputs(job, ordered, options);
   const sources = await openSources(ordered);
   const report = createReportWriter(options.report);
   const rejects = rejectsPaths ? createRejectsWriter(rejectsPaths) : undefined;

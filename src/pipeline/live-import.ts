@@ -1,7 +1,7 @@
 import type { LoadedJob } from '../config/load-job.js';
 import { HttpError } from '../errors.js';
 import type { Ledger, LedgerEntry, Outcome } from '../ledger/index.js';
-import { createRejectsWriter, rejectsFiles } from '../report/rejects-writer.js';
+import { createRejectsWriter } from '../report/rejects-writer.js';
 import type { ReportLine } from '../report/report-line.js';
 import { createReportWriter } from '../report/report-writer.js';
 import { newFileSummary, summarise, totalsOf, type FileSummary, type RunSummary } from '../report/summary.js';
@@ -11,7 +11,7 @@ import { displayPath } from './display-path.js';
 import { FailedParents } from './failed-parents.js';
 import type { LiveImportOptions } from './live-options.js';
 import { openSources } from './open-sources.js';
-import { checkOutputs, outputsOf } from './output-paths.js';
+import { planOutputs } from './output-paths.js';
 import { planRows, type PlannedRow } from './plan-rows.js';
 import { validationPass } from './validation-pass.js';
 import { IN_DOUBT_MESSAGE, resumeDecision } from './resume-decision.js';
@@ -56,8 +56,7 @@ const settled = (line: ReportLine, effect?: () => void): Settled => ({ line, eff
 export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, deps: LiveImportDeps): Promise<LiveRunResult> {
   const { transport, ledger, progress, signal } = deps;
   const mappings = inDependencyOrder(job.mappings);
-  const rejectsPaths = options.rejects ? rejectsFiles(options.rejects, job.kind === 'job', mappings) : undefined;
-  checkOutputs(job, outputsOf(options, rejectsPaths), options.cwd);
+  const rejectsPaths = planOutputs(job, mappings, options);
   const totals = await validationPass(mappings, options);
 
   let stopReason: string | undefined;

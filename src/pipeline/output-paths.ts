@@ -1,24 +1,36 @@
 import { existsSync, realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { LoadedJob } from '../config/load-job.js';
+import type { ResolvedMapping } from '../config/mapping-schema.js';
 import { ConfigError } from '../errors.js';
+import { rejectsFiles } from '../report/rejects-writer.js';
 import { displayPath } from './display-path.js';
 
 /** An output file the run will write, with the option that named it. */
-export interface OutputFile {
+interface OutputFile {
   readonly option: string;
   readonly path: string;
 }
 
-/** The files a run writes, named by the options that asked for them. */
-export function outputsOf(
-  options: { readonly report: string; readonly payloads?: string | undefined },
-  rejects: ReadonlyMap<string, string> | undefined,
-): OutputFile[] {
+export interface OutputOptions {
+  readonly cwd: string;
+  readonly report: string;
+  readonly rejects?: string | undefined;
+  readonly payloads?: string | undefined;
+}
+
+/**
+ * The files a run (dry or live) will write, checked against its inputs and each other before
+ * anything is opened (see `checkOutputs`).
+ * @returns the rejects file of each mapping (`rejectsFiles`), when `--rejects` was given.
+ */
+export function planOutputs(job: LoadedJob, mappings: readonly ResolvedMapping[], options: OutputOptions): Map<string, string> | undefined {
+  const rejects = options.rejects === undefined ? undefined : rejectsFiles(options.rejects, job.kind === 'job', mappings);
   const outputs: OutputFile[] = [{ option: '--report', path: options.report }];
   for (const path of new Set(rejects?.values())) outputs.push({ option: '--rejects', path });
   if (options.payloads !== undefined) outputs.push({ option: '--payloads', path: options.payloads });
-  return outputs;
+  checkOutputs(job, outputs, options.cwd);
+  return rejects;
 }
 
 /**
@@ -27,7 +39,7 @@ export function outputsOf(
  * this wrong (`--input rejects.csv --rejects rejects.csv`): writing it would truncate the file
  * being read, and reading on would read the run's own output.
  */
-export function checkOutputs(job: LoadedJob, outputs: readonly OutputFile[], cwd: string): void {
+function checkOutputs(job: LoadedJob, outputs: readonly OutputFile[], cwd: string): void {
   const inputs = new Map<string, string>([[canonical(job.file), `the ${job.kind} file`]]);
   for (const m of job.mappings) {
     const mappingFile = canonical(m.mappingFile);
