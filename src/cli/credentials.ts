@@ -24,23 +24,18 @@ export function readApiKey(env: Readonly<Record<string, string | undefined>>, ke
   return checked(key, 'ENGAGE_API_KEY');
 }
 
-/** Visible ASCII only: what an `Authorization` header can carry, and every character of a real key. */
-const HEADER_SAFE = /^[\x21-\x7e]+$/;
-
 /**
- * A key with a space, a line break or a non-ASCII character in it would be refused by fetch with
- * an error that quotes the header, key and all. Refused here instead, with a message that says
- * where the bad character is but never shows the key.
+ * Visible ASCII only (0x21–0x7E: what an `Authorization` header can carry, and every character
+ * of a real key). A key with a space, a line break or a non-ASCII character in it would be
+ * refused by fetch with an error that quotes the header, key and all. Refused here instead, with
+ * a message that says where the bad character is but never shows the key.
  */
 function checked(key: string, from: string): string {
-  if (HEADER_SAFE.test(key)) return key;
   const at = key.search(/[^\x21-\x7e]/);
-  const what = /\s/.test(key.charAt(at)) ? (/[\r\n]/.test(key.charAt(at)) ? 'a line break' : 'a space') : 'a character that is not visible ASCII';
-  return fail(`${from}: the API key holds ${what} after its first ${at} characters; it must be the key alone, on one line`);
-}
-
-function fail(message: string): never {
-  throw new ConfigError('USAGE', message);
+  if (at === -1) return key;
+  const bad = key.charAt(at);
+  const what = /[\r\n]/.test(bad) ? 'a line break' : /\s/.test(bad) ? 'a space' : 'a character that is not visible ASCII';
+  throw new ConfigError('USAGE', `${from}: the API key holds ${what} after its first ${at} characters; it must be the key alone, on one line`);
 }
 
 /** The API root from --base-url or ENGAGE_BASE_URL. */

@@ -3,18 +3,18 @@ import type { ResolvedMapping } from '../config/mapping-schema.js';
 import { createCsvFileWriter, type CsvFileWriter } from './_csv-file-writer.js';
 import { neutraliseFormula } from './neutralise-formula.js';
 
-/**
- * Rows a user has to fix, with their original columns plus `error`, so that the fixed file can be
- * fed back with the same mapping. That is why a rejects file keeps the source's delimiter and
- * encoding, and why the original cells are NOT formula-neutralised (a leading `-` is a negative
- * number that must survive the round trip); only the `error` column, which we wrote, is.
- */
 /** What the writer needs of the source: its columns, and the delimiter it was read with (`auto` resolved). */
 export interface RejectsSource {
   readonly header: readonly string[];
   readonly delimiter: string;
 }
 
+/**
+ * Rows a user has to fix, with their original columns plus `error`, so that the fixed file can be
+ * fed back with the same mapping. That is why a rejects file keeps the source's delimiter and
+ * encoding, and why the original cells are NOT formula-neutralised (a leading `-` is a negative
+ * number that must survive the round trip); only the `error` column, which we wrote, is.
+ */
 export interface RejectsWriter {
   write(mapping: ResolvedMapping, source: RejectsSource, fields: readonly string[], error: string): Promise<void>;
   /** Files written, for the summary. */
@@ -48,7 +48,8 @@ export function rejectsFiles(path: string, perSource: boolean, mappings: readonl
 
 /** Writes each mapping's invalid and failed rows to its file of `rejectsFiles`, opened at its first row. */
 export function createRejectsWriter(files: ReadonlyMap<string, string>): RejectsWriter {
-  const writers = new Map<string, { out: CsvFileWriter; width: number; errorAt: number; file: string }>();
+  /** `errorAt`: the column the error goes in, after the source's own columns (its own `error` one excluded). */
+  const writers = new Map<string, { out: CsvFileWriter; errorAt: number; file: string }>();
   return {
     async write(mapping, { header, delimiter }, fields, error) {
       let w = writers.get(mapping.mappingFile);
@@ -61,13 +62,13 @@ export function createRejectsWriter(files: ReadonlyMap<string, string>): Rejects
         const errorAt = header.at(-1) === ERROR_COLUMN && !readsIt ? header.length - 1 : header.length;
         const columns = errorAt < header.length ? header : [...header, ERROR_COLUMN];
         const out = createCsvFileWriter(file, { header: columns, delimiter, encoding: mapping.source.encoding });
-        w = { out, width: errorAt, errorAt, file };
+        w = { out, errorAt, file };
         writers.set(mapping.mappingFile, w);
       }
       // A malformed record may have more or fewer fields than the header: pad short ones so that
       // `error` stays in its column; long ones keep every field so nothing the user typed is lost.
       const kept = w.errorAt < header.length && fields.length === header.length ? fields.slice(0, w.errorAt) : fields;
-      const cells = kept.length < w.width ? [...kept, ...Array<string>(w.width - kept.length).fill('')] : [...kept];
+      const cells = kept.length < w.errorAt ? [...kept, ...Array<string>(w.errorAt - kept.length).fill('')] : [...kept];
       await w.out.write([...cells, neutraliseFormula(error)]);
     },
     files: () => [...writers.values()].map((w) => w.file),
