@@ -14,14 +14,12 @@ export interface MappedRow {
   /** One per failed field, `field` being the target path (`data.plan`), in mapping order. */
   readonly errors: FieldError[];
   /**
-   * The mapping's target for a field path of `payload`: they differ when an array element was
-   * left out and the ones after it moved up. Checks of the payload report through it, so that a
-   * message names the field as the mapping does.
+   * The mapping's target for a field path of `payload`, present only when they differ: an array
+   * element was left out and the ones after it moved up. Checks of the payload report through it,
+   * so that a message names the field as the mapping does.
    */
-  readonly targetOf: (field: string) => string;
+  readonly targetOf?: (field: string) => string;
 }
-
-const SAME = (field: string): string => field;
 
 /** A mapping compiled for speed: call it once per row. */
 export type RowMapper = (values: RowValues) => MappedRow;
@@ -72,7 +70,8 @@ export function compileMapping(mapping: ResolvedMapping): RowMapper {
       else setAt(payload, field.path, value, created);
     }
     const moved = created !== undefined && created.length > 0 ? compactArrays(created) : undefined;
-    return { payload, errors, targetOf: moved === undefined || moved.size === 0 ? SAME : (field) => targetOf(field, moved) };
+    if (moved === undefined || moved.size === 0) return { payload, errors };
+    return { payload, errors, targetOf: (field) => targetOf(field, moved) };
   };
 }
 

@@ -46,8 +46,9 @@ export function createPlanner(mapping: ResolvedMapping, header: readonly string[
     if (item.kind === 'malformed') return { status: 'invalid', line: item.line, key, fields: item.fields, message: item.message };
     const mapped = mapper(item.values);
     let errors = def.validate(mapped.payload, mapping.operation);
-    if (errors.length > 0) {
-      errors = errors.map((e) => ({ ...e, field: mapped.targetOf(e.field), ...(e.alternatives && { alternatives: e.alternatives.map(mapped.targetOf) }) }));
+    const targetOf = mapped.targetOf;
+    if (targetOf !== undefined && errors.length > 0) {
+      errors = errors.map((e) => ({ ...e, field: targetOf(e.field), ...(e.alternatives && { alternatives: e.alternatives.map(targetOf) }) }));
     }
     if (mapped.errors.length > 0) {
       // All of a row's errors at once (issue 2): a cell that failed to convert is left out of
