@@ -68,6 +68,12 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
     stopReason = `not sent: --fail-on-invalid and ${invalidTotal} row${invalidTotal === 1 ? ' is' : 's are'} invalid`;
     aborted = stopReason;
   }
+  /** A fatal condition (401, a broken ledger) stops the run: exit 3, nothing more is sent; the first reason stands. */
+  const stopFatally = (why: string, notSent: string) => {
+    fatal = true;
+    aborted ??= why;
+    stopReason ??= notSent;
+  };
   const onSignal = () => {
     stopReason ??= `not sent: the run was interrupted (${String(signal.reason)}); resume with: engage-import resume ${displayPath(ledger.runDir, options.cwd)}`;
   };
@@ -116,9 +122,7 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
        */
       const ledgerBroke = (error: unknown): string => {
         const message = error instanceof Error ? error.message : String(error);
-        fatal = true;
-        aborted ??= `the run stopped: ${message}`;
-        stopReason ??= `not sent: the run stopped on an error (${message})`;
+        stopFatally(`the run stopped: ${message}`, `not sent: the run stopped on an error (${message})`);
         return message;
       };
 
@@ -163,9 +167,7 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
             // certificate): this row's request was refused, nothing applied; stop the run at once
             // (issue 4) and keep it resumable.
             if (!(error instanceof HttpError)) throw error;
-            fatal = true;
-            aborted ??= error.message;
-            stopReason ??= `not sent: ${error.message}`;
+            stopFatally(error.message, `not sent: ${error.message}`);
             await undoIntent();
             if (doubt !== undefined) return stillInDoubt(doubt, error.message);
             return settled({ ...base, status: 'not_sent', http_status: error.status, message: stopReason });
