@@ -2,7 +2,7 @@ import { appendFileSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tmpTree } from '../helpers/tmp.js';
 
@@ -24,16 +24,28 @@ function eventsJob(rows: number): string {
   });
 }
 
+/** A sandbox without a rate limit (plus `options`), an events job of `rows` rows, and the env that points the CLI at both. */
+async function eventsSetUp(rows: number, options: SandboxOptions = {}) {
+  const server = await startSandbox({ rate: 0, ...options });
+  sandbox = server; // closed by afterEach
+  return { server, dir: eventsJob(rows), env: { ENGAGE_API_KEY: server.apiKey, ENGAGE_BASE_URL: server.url } };
+}
+
+/** `import job.yaml` stopped by a signal before its first request: an unfinished run, nothing sent. */
+function importStoppedAtOnce(dir: string, env: Record<string, string>, extra: string[] = [], signal = 'SIGINT') {
+  const controller = new AbortController();
+  controller.abort(signal);
+  return runCli(['import', 'job.yaml', ...extra], { cwd: dir, env, signal: controller.signal });
+}
+
 const statuses = (dir: string) => (parse(readFileSync(join(dir, 'out/report.csv')), { columns: true }) as Record<string, string>[]).map((r) => `${r.key}:${r.status}`);
 
 describe('interrupt and resume', () => {
   it('SIGINT: stops taking rows, reports the rest not_sent, exits 130; resume sends only those', async () => {
-    sandbox = await startSandbox({ rate: 0, latencyMs: 5 });
-    const dir = eventsJob(60);
-    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const { server, dir, env } = await eventsSetUp(60, { latencyMs: 5 });
     const controller = new AbortController();
     const stop = setInterval(() => {
-      if (sandbox!.requests.length >= 20) controller.abort('SIGINT');
+      if (server.requests.length >= 20) controller.abort('SIGINT');
     }, 1);
     const first = await runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env, signal: controller.signal });
     clearInterval(stop);
@@ -41,16 +53,16 @@ describe('interrupt and resume', () => {
     expect(first.stderr).toMatch(/Stopped early: interrupted by SIGINT; resume with: engage-import resume \.engage-import\/runs\/\d{8}T\d{6}Z-\w+/);
     const afterFirst = statuses(dir);
     expect(afterFirst).toHaveLength(63);
-    const sentFirst = sandbox.requests.length;
+    const sentFirst = server.requests.length;
     const notSent = afterFirst.filter((s) => s.endsWith(':not_sent')).length;
     expect(notSent).toBeGreaterThan(0);
 
     const resumed = await runCli(['resume', '--rate', '1000'], { cwd: dir, env });
     expect(resumed.code).toBe(0);
-    expect(sandbox.requests.length - sentFirst).toBe(notSent);
+    expect(server.requests.length - sentFirst).toBe(notSent);
     // As if the run had never stopped: every row once, all ok; no event reached the server twice.
     expect(statuses(dir)).toEqual([...['0', '1', '2'].map((k) => `${k}:ok`), ...Array.from({ length: 60 }, (_, i) => `E${i}:ok`)]);
-    const ids = sandbox.requests.map((q) => (q.body as { data?: { id?: string } }).data?.id).filter(Boolean);
+    const ids = server.requests.map((q) => (q.body as { data?: { id?: string } }).data?.id).filter(Boolean);
     expect(new Set(ids).size).toBe(ids.length);
 
     const again = await runCli(['resume'], { cwd: dir, env });
@@ -59,12 +71,8 @@ describe('interrupt and resume', () => {
   });
 
   it('refuses to resume when an input file changed, saying which', async () => {
-    sandbox = await startSandbox({ rate: 0 });
-    const dir = eventsJob(5);
-    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
-    const controller = new AbortController();
-    controller.abort('SIGTERM');
-    const first = await runCli(['import', 'job.yaml'], { cwd: dir, env, signal: controller.signal });
+    const { dir, env } = await eventsSetUp(5);
+    const first = await importStoppedAtOnce(dir, env, [], 'SIGTERM');
     expect(first.code).toBe(143);
     appendFileSync(join(dir, 'events.csv'), 'E99,1\n');
     const resumed = await runCli(['resume'], { cwd: dir, env });
@@ -73,28 +81,20 @@ describe('interrupt and resume', () => {
   });
 
   it('refuses a plain import of a job whose last run is unfinished (it would send its rows again)', async () => {
-    sandbox = await startSandbox({ rate: 0 });
-    const dir = eventsJob(5);
-    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
-    const controller = new AbortController();
-    controller.abort('SIGINT');
-    await runCli(['import', 'job.yaml'], { cwd: dir, env, signal: controller.signal });
+    const { server, dir, env } = await eventsSetUp(5);
+    await importStoppedAtOnce(dir, env);
     const again = await runCli(['import', 'job.yaml'], { cwd: dir, env });
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(/an unfinished run of this job is in \.engage-import\/runs\/.*: continue it with 'engage-import resume'/);
-    expect(sandbox.requests).toHaveLength(0);
+    expect(server.requests).toHaveLength(0);
     // Moving the old run away starts over, as the message says.
     renameSync(join(dir, '.engage-import'), join(dir, 'old-state'));
     expect((await runCli(['import', 'job.yaml'], { cwd: dir, env })).code).toBe(0);
   });
 
   it('resumes the unfinished run of this job even when another job ran to its end since', async () => {
-    sandbox = await startSandbox({ rate: 0 });
-    const dir = eventsJob(5);
-    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
-    const controller = new AbortController();
-    controller.abort('SIGINT');
-    await runCli(['import', 'job.yaml'], { cwd: dir, env, signal: controller.signal });
+    const { dir, env } = await eventsSetUp(5);
+    await importStoppedAtOnce(dir, env);
     expect((await runCli(['import', 'contacts.yaml'], { cwd: dir, env })).code).toBe(0);
     // A plain import of the first job is still refused: its newest run is not the newest run.
     expect((await runCli(['import', 'job.yaml'], { cwd: dir, env })).stderr).toMatch(/an unfinished run of this job/);
@@ -104,12 +104,8 @@ describe('interrupt and resume', () => {
   });
 
   it('a resume with another payload option refuses and says which', async () => {
-    sandbox = await startSandbox({ rate: 0 });
-    const dir = eventsJob(5);
-    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
-    const controller = new AbortController();
-    controller.abort('SIGINT');
-    await runCli(['import', 'job.yaml', '--limit', '3'], { cwd: dir, env, signal: controller.signal });
+    const { dir, env } = await eventsSetUp(5);
+    await importStoppedAtOnce(dir, env, ['--limit', '3']);
     const r = await runCli(['resume'], { cwd: dir, env });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/option limit was 3, now/);
@@ -117,19 +113,17 @@ describe('interrupt and resume', () => {
   });
 
   it('resume --resend-unknown sends the rows whose answer was lost, even after the run finished', async () => {
-    sandbox = await startSandbox({ rate: 0, dropRate: 0.3, seed: 5 });
-    const dir = eventsJob(30);
-    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const { server, dir, env } = await eventsSetUp(30, { dropRate: 0.3, seed: 5 });
     const first = await runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env });
     expect(first.code).toBe(1);
     const unknown = statuses(dir).filter((s) => s.endsWith(':unknown'));
     expect(unknown.length).toBeGreaterThan(0);
     expect((await runCli(['resume'], { cwd: dir, env })).stderr).toMatch(/has finished already/);
-    sandbox.setFaults({ dropRate: 0 });
-    const before = sandbox.requests.length;
+    server.setFaults({ dropRate: 0 });
+    const before = server.requests.length;
     const resent = await runCli(['resume', '--resend-unknown', '--rate', '1000'], { cwd: dir, env });
     expect(resent.code).toBe(0);
-    expect(sandbox.requests.length - before).toBe(unknown.length);
+    expect(server.requests.length - before).toBe(unknown.length);
     expect(statuses(dir).every((s) => s.endsWith(':ok'))).toBe(true);
   });
 
