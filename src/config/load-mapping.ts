@@ -2,14 +2,10 @@ import { dirname, resolve } from 'node:path';
 import iconv from 'iconv-lite';
 import { ConfigError } from '../errors.js';
 import { fieldReader } from '../mapping/field-value.js';
+import type { ResolvedField } from '../mapping/field-spec.js';
 import { checkTimezone } from '../mapping/zone-clock.js';
 import { readConfigFile, parseWith, type ConfigDocument } from './_read-config-file.js';
-import {
-  MappingFileSchema,
-  type FieldObjectInput,
-  type ResolvedField,
-  type ResolvedMapping,
-} from './mapping-schema.js';
+import { MappingFileSchema, type FieldObjectInput, type ResolvedMapping } from './mapping-schema.js';
 
 export interface MappingOverrides {
   /** CSV file to read instead of the mapping's `source.file` (relative to the cwd). */

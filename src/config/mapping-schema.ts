@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { SCALAR_TYPES, VALUE_TYPES, type MappingFields } from '../mapping/field-spec.js';
 
 /** The API resources a mapping can load (api.md §2, §4.6). */
 export const RESOURCES = ['product', 'user', 'deal', 'event', 'product-event', 'webpush-campaign'] as const;
@@ -7,12 +8,6 @@ export type ResourceName = (typeof RESOURCES)[number];
 /** Deal is the only resource with several operations (api.md §4.2, §4.6). */
 export const DEAL_OPERATIONS = ['create', 'update', 'update_or_create'] as const;
 export type Operation = (typeof DEAL_OPERATIONS)[number];
-
-/** Types a cell can be converted to; `list` elements take one of the scalar ones. */
-export const SCALAR_TYPES = ['string', 'integer', 'number', 'decimal', 'boolean', 'date', 'datetime', 'unix', 'json'] as const;
-export const VALUE_TYPES = [...SCALAR_TYPES, 'list'] as const;
-export type ScalarType = (typeof SCALAR_TYPES)[number];
-export type ValueType = (typeof VALUE_TYPES)[number];
 
 export const DELIMITERS = [',', ';', '\t', '|', 'auto'] as const;
 export type Delimiter = (typeof DELIMITERS)[number];
@@ -90,35 +85,10 @@ export const MappingFileSchema = z
 export type MappingFileInput = z.input<typeof MappingFileSchema>;
 export type FieldObjectInput = z.input<typeof FieldObjectSchema>;
 
-/** A field with every default filled in: what the mapping engine works from. */
-export interface ResolvedField {
-  /** Target as written (`data.plan`), for messages. */
-  readonly target: string;
-  /** Target split on dots; numeric segments index arrays (`messages.0.title`). */
-  readonly path: readonly string[];
-  readonly column?: string;
-  /** Present when the field is a constant. */
-  readonly constant?: unknown;
-  readonly type: ValueType;
-  readonly items: ScalarType;
-  readonly format?: string;
-  readonly timezone: string;
-  readonly separator: string;
-  readonly decimals: number;
-  readonly map?: Readonly<Record<string, string | number | boolean | null>>;
-  readonly default?: unknown;
-  readonly required: boolean;
-  readonly empty: 'omit' | 'null';
-}
-
 /** A mapping file after validation, with paths absolute and every default resolved once. */
-export interface ResolvedMapping {
-  /** Absolute path of the mapping file (for messages). */
-  readonly mappingFile: string;
+export interface ResolvedMapping extends MappingFields {
   readonly resource: ResourceName;
   /** Deal operation; `undefined` for other resources. */
   readonly operation: Operation | undefined;
   readonly source: { readonly path: string; readonly delimiter: Delimiter; readonly encoding: string };
-  readonly key: readonly string[];
-  readonly fields: readonly ResolvedField[];
 }

@@ -1,5 +1,5 @@
 import { closest, distance } from 'fastest-levenshtein';
-import type { ResolvedField } from '../config/mapping-schema.js';
+import type { ResolvedField } from './field-spec.js';
 import { ConfigError } from '../errors.js';
 import { Invalid, quote, type Converter } from './_converter.js';
 import { converterFor } from './parse-value.js';

@@ -1,4 +1,4 @@
-import type { ResolvedMapping } from '../config/mapping-schema.js';
+import type { MappingFields } from './field-spec.js';
 import { ConfigError } from '../errors.js';
 import { Invalid } from './_converter.js';
 import type { FieldError } from './field-error.js';
@@ -36,7 +36,7 @@ interface CompiledField {
  * @throws ConfigError (`CONFIG_INVALID`) for a default or map value of the wrong type, an unusable
  * zone or date format, or targets that collide, with every problem of the mapping in one message.
  */
-export function compileMapping(mapping: ResolvedMapping): RowMapper {
+export function compileMapping(mapping: MappingFields): RowMapper {
   const problems: string[] = [];
   const readers = mapping.fields.map((field): FieldReader => {
     try {
@@ -75,7 +75,7 @@ export function compileMapping(mapping: ResolvedMapping): RowMapper {
   };
 }
 
-const compiled = new WeakMap<ResolvedMapping, RowMapper>();
+const compiled = new WeakMap<MappingFields, RowMapper>();
 
 /**
  * Map one row: `(cells, mapping) → payload + errors`, pure and synchronous. The mapping is
@@ -83,7 +83,7 @@ const compiled = new WeakMap<ResolvedMapping, RowMapper>();
  * @throws ConfigError when the mapping cannot be compiled (see `compileMapping`), and Error when a
  * column the mapping reads is not in `values` (checkHeader prevents that before row 1).
  */
-export function mapRow(values: RowValues, mapping: ResolvedMapping): MappedRow {
+export function mapRow(values: RowValues, mapping: MappingFields): MappedRow {
   let mapper = compiled.get(mapping);
   if (mapper === undefined) {
     mapper = compileMapping(mapping);
@@ -99,7 +99,7 @@ function cellOf(values: RowValues, column: string): string {
 }
 
 /** The row's key for the report: the key columns' cells, as written, joined with `|`. */
-export function keyOf(values: RowValues, mapping: ResolvedMapping): string {
+export function keyOf(values: RowValues, mapping: MappingFields): string {
   const key = mapping.key;
   if (key.length === 1) return cellOf(values, key[0] ?? '');
   let joined = '';

@@ -1,4 +1,4 @@
-import type { ScalarType, ValueType } from '../config/mapping-schema.js';
+import type { ScalarType, ValueType } from './field-spec.js';
 import { Invalid, type Converter } from './_converter.js';
 import { booleanValue } from './boolean-value.js';
 import { dateValue, datetimeValue, unixValue, type DateSpec } from './date-values.js';

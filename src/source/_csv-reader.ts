@@ -9,7 +9,7 @@ import { validateHeader } from './_header.js';
 import { locateUndecodable } from './_locate-undecodable.js';
 import { RecordBounds } from './_record-bounds.js';
 import { rowValuesFor, type RowValues } from './_row-values.js';
-import type { SourceItem } from './csv-source.js';
+import type { SourceItem } from './source-item.js';
 
 /** Bytes read from the file at a time: enough to amortise a read, small enough to stay streaming. */
 const CHUNK_BYTES = 64 * 1024;

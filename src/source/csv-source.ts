@@ -1,5 +1,8 @@
 import type { Delimiter } from '../config/mapping-schema.js';
 import { CsvReader } from './_csv-reader.js';
+import type { SourceItem } from './source-item.js';
+
+export type { SourceItem } from './source-item.js';
 
 export interface CsvSourceOptions {
   /** Absolute or cwd-relative path. */
@@ -9,23 +12,6 @@ export interface CsvSourceOptions {
   /** Any iconv-lite name (`utf-8`, `utf-16le`, `windows-1250`, `latin1`, ...). Default `utf-8`. */
   readonly encoding?: string;
 }
-
-/**
- * One record of the file after the header. `line` is the line on which the record STARTS, counted
- * as an editor does (the header is usually line 1; CRLF, LF and CR each end a line; blank lines
- * count but yield nothing). `fields` are the record's raw fields, for a rejects file that writes
- * the original columns back.
- */
-export type SourceItem =
-  | { readonly kind: 'row'; readonly line: number; readonly values: Record<string, string>; readonly fields: readonly string[] }
-  | {
-      readonly kind: 'malformed';
-      readonly line: number;
-      /** `file.csv line 7: <csv-parse's message>`, its own line numbers corrected to the file's. */
-      readonly message: string;
-      /** All fields for a wrong field count; for a quote error, the fields read before it; maybe []. */
-      readonly fields: readonly string[];
-    };
 
 export interface CsvSource {
   readonly path: string;

@@ -1,4 +1,5 @@
-import type { ResolvedField, ResolvedMapping } from '../../src/config/mapping-schema.js';
+import type { ResolvedMapping } from '../../src/config/mapping-schema.js';
+import type { ResolvedField } from '../../src/mapping/field-spec.js';
 
 /** A resolved field reading column `c` into target `f`, every default as the loader fills it. */
 export function field(overrides: Partial<ResolvedField> = {}): ResolvedField {

@@ -1,6 +1,6 @@
 import { IANAZone, Settings } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ResolvedField } from '../../src/config/mapping-schema.js';
+import type { ResolvedField } from '../../src/mapping/field-spec.js';
 import { parseValue } from '../../src/mapping/parse-value.js';
 import { field } from './_fields.js';
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ResolvedField } from '../../src/config/mapping-schema.js';
+import type { ResolvedField } from '../../src/mapping/field-spec.js';
 import { ConfigError } from '../../src/errors.js';
 import { Invalid } from '../../src/mapping/_converter.js';
 import { fieldReader, OMIT } from '../../src/mapping/field-value.js';

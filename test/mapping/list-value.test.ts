@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ScalarType } from '../../src/config/mapping-schema.js';
+import type { ScalarType } from '../../src/mapping/field-spec.js';
 import { parseValue } from '../../src/mapping/parse-value.js';
 import { field } from './_fields.js';
 

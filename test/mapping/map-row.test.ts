@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import type { ResolvedField } from '../../src/config/mapping-schema.js';
+import type { ResolvedField } from '../../src/mapping/field-spec.js';
 import { ConfigError } from '../../src/errors.js';
 import { formatFieldErrors } from '../../src/mapping/field-error.js';
 import { compileMapping, keyOf, mapRow } from '../../src/mapping/map-row.js';

@@ -1,0 +1,16 @@
+/**
+ * One record of the file after the header. `line` is the line on which the record STARTS, counted
+ * as an editor does (the header is usually line 1; CRLF, LF and CR each end a line; blank lines
+ * count but yield nothing). `fields` are the record's raw fields, for a rejects file that writes
+ * the original columns back.
+ */
+export type SourceItem =
+  | { readonly kind: 'row'; readonly line: number; readonly values: Record<string, string>; readonly fields: readonly string[] }
+  | {
+      readonly kind: 'malformed';
+      readonly line: number;
+      /** `file.csv line 7: <csv-parse's message>`, its own line numbers corrected to the file's. */
+      readonly message: string;
+      /** All fields for a wrong field count; for a quote error, the fields read before it; maybe []. */
+      readonly fields: readonly string[];
+    };
