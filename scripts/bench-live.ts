@@ -81,7 +81,7 @@ writeJob(5000);
     const before2 = (await admin<LogEntry[]>(sandbox, 'requests')).length;
     const started = performance.now();
     for (let i = 0; i < 300; i++) {
-      const res = await fetch(new URL('users-by-id/C-' + (i % 20) + '/events/', sandbox.url), {
+      const res = await fetch(new URL(`users-by-id/C-${i % 20}/events/`, sandbox.url), {
         method: 'POST',
         headers: { Authorization: `Token ${sandbox.apiKey}`, Accept: '*/*; version=2', 'Content-Type': 'application/json' },
         body: JSON.stringify({ name: 'Naive Event', data: { row: `N-${i}` } }),

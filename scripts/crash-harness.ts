@@ -110,7 +110,7 @@ export async function crashRound(o: RoundOptions): Promise<RoundResult> {
     for (const r of mainRows) lines.set(r.line!, (lines.get(r.line!) ?? 0) + 1);
     let lost = 0;
     for (let i = 0; i < o.rows; i++) if (lines.get(String(i + 2)) !== 1) lost++;
-    lost += mainRows.length - o.rows > 0 ? mainRows.length - o.rows : 0;
+    lost += Math.max(0, mainRows.length - o.rows);
 
     const applied = new Map<string, number>();
     for (const q of sandbox.requests) {

@@ -7,9 +7,8 @@ import type { ResourceDef } from './resource-def.js';
 import { user } from './user.js';
 import { webpushCampaign } from './webpush-campaign.js';
 
-export type { ApiCall, EntityRef, Payload, RequestOptions, ResourceDef } from './resource-def.js';
+export type { ApiCall, EntityRef, RequestOptions, ResourceDef } from './resource-def.js';
 export { STAGE_ORDER, type StageName } from './stages.js';
-export { EVENT_TYPES, nearestEventType, type EventType } from './event-types.js';
 
 const REGISTRY: { readonly [N in ResourceName]: ResourceDef } = {
   product,

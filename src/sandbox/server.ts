@@ -233,6 +233,6 @@ function readBody(req: IncomingMessage, then: (text: string, tooLarge: boolean) 
 /** `http://<Host header>`, so pagination links point where the client connected; the sandbox's own address when the header is odd. */
 function originOf(req: IncomingMessage, host: string, port: number): string {
   const header = req.headers.host;
-  if (header !== undefined && /^[A-Za-z0-9.\-]+(?::\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/.test(header)) return `http://${header}`;
+  if (header !== undefined && /^[A-Za-z0-9.-]+(?::\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/.test(header)) return `http://${header}`;
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }

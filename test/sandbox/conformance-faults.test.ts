@@ -5,7 +5,11 @@ import { manualClock, sandbox, TEST_KEY, users, type TestSandbox } from './_help
 /** A sleep that records the delay asked for and returns at once: no test waits real time. */
 function recordingSleep() {
   const delays: number[] = [];
-  return { delays, sleep: (ms: number) => (delays.push(ms), Promise.resolve()) };
+  const sleep = (ms: number): Promise<void> => {
+    delays.push(ms);
+    return Promise.resolve();
+  };
+  return { delays, sleep };
 }
 
 async function post(s: TestSandbox, i: number): Promise<number | 'dropped'> {
