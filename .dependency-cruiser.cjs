@@ -10,6 +10,7 @@
 /** Bottom first. A name without `.ts` is a folder under src/. */
 const LAYERS = [
   'errors.ts', // one error family: everything may throw these
+  'text', // how values and paths are shown to people: display paths, "did you mean" suggestions
   'log', // the structured logger: no knowledge of the run
   'mapping', // pure row → payload, and the field vocabulary the mapping loader checks with it
   'config', // mapping and job files: loads them and checks their fields with mapping/

@@ -1,7 +1,7 @@
 /** One measured pass, in its own process so that its peak RSS is its own (see bench-dry-run.ts). */
 import { PassThrough } from 'node:stream';
 import { main } from '../src/cli/main.js';
-import { bareParse } from '../src/source/bare-parse.js';
+import { bareParse } from './_bare-parse.js';
 
 const [mode, csv, map] = process.argv.slice(2) as [string, string, string];
 const started = performance.now();

@@ -4,7 +4,7 @@ import { ConfigError } from '../errors.js';
 import { fieldReader } from '../mapping/field-value.js';
 import type { ResolvedField } from '../mapping/field-spec.js';
 import { checkTimezone } from '../mapping/zone-clock.js';
-import { readConfigFile, parseWith, type ConfigDocument } from './_read-config-file.js';
+import { parseWith, type ConfigDocument } from './_read-config-file.js';
 import { MappingFileSchema, type FieldObjectInput, type ResolvedMapping } from './mapping-schema.js';
 
 export interface MappingOverrides {
@@ -13,13 +13,7 @@ export interface MappingOverrides {
   readonly cwd?: string;
 }
 
-/** Read, validate and resolve one mapping file: every default is filled in here, once. */
-export async function loadMapping(path: string, overrides: MappingOverrides = {}): Promise<ResolvedMapping> {
-  const abs = resolve(overrides.cwd ?? process.cwd(), path);
-  const doc = await readConfigFile(abs);
-  return resolveMapping(doc, overrides);
-}
-
+/** Validate and resolve one mapping file's document: every default is filled in here, once. */
 export function resolveMapping(doc: ConfigDocument, overrides: MappingOverrides = {}): ResolvedMapping {
   const file = parseWith(doc, MappingFileSchema);
   const problems: string[] = [];

@@ -74,35 +74,3 @@ export function compileMapping(mapping: MappingFields): RowMapper {
     return { payload, errors, targetOf: (field) => targetOf(field, moved) };
   };
 }
-
-const compiled = new WeakMap<MappingFields, RowMapper>();
-
-/**
- * Map one row: `(cells, mapping) → payload + errors`, pure and synchronous. The mapping is
- * compiled on first use and cached for as long as the mapping object lives.
- * @throws ConfigError when the mapping cannot be compiled (see `compileMapping`), and Error when a
- * column the mapping reads is not in `values` (checkHeader prevents that before row 1).
- */
-export function mapRow(values: RowValues, mapping: MappingFields): MappedRow {
-  let mapper = compiled.get(mapping);
-  if (mapper === undefined) {
-    mapper = compileMapping(mapping);
-    compiled.set(mapping, mapper);
-  }
-  return mapper(values);
-}
-
-function cellOf(values: RowValues, column: string): string {
-  const cell = values[column];
-  if (typeof cell !== 'string') throw new Error(`keyOf: key column ${JSON.stringify(column)} is not in the row`);
-  return cell;
-}
-
-/** The row's key for the report: the key columns' cells, as written, joined with `|`. */
-export function keyOf(values: RowValues, mapping: MappingFields): string {
-  const key = mapping.key;
-  if (key.length === 1) return cellOf(values, key[0] ?? '');
-  let joined = '';
-  for (let i = 0; i < key.length; i++) joined += (i === 0 ? '' : '|') + cellOf(values, key[i] ?? '');
-  return joined;
-}

@@ -1,5 +1,5 @@
 import type { ScalarType, ValueType } from './field-spec.js';
-import { Invalid, type Converter } from './_converter.js';
+import type { Converter } from './_converter.js';
 import { booleanValue } from './boolean-value.js';
 import { dateValue, datetimeValue, unixValue, type DateSpec } from './date-values.js';
 import { jsonValue } from './json-value.js';
@@ -16,9 +16,6 @@ export interface ValueSpec extends DateSpec {
   /** Digits after the point of a `decimal`. Default 2. */
   readonly decimals: number;
 }
-
-/** A converted cell, or the message that says why it could not be converted. */
-export type ValueResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly message: string };
 
 /** `string`: the cell as it is, spaces included (names and free text are not touched). */
 const stringValue: Converter = {
@@ -57,23 +54,4 @@ function scalarConverter(type: ScalarType, spec: ValueSpec): Converter {
  */
 export function converterFor(spec: ValueSpec): Converter {
   return spec.type === 'list' ? listValue(scalarConverter(spec.items, spec), spec.separator) : scalarConverter(spec.type, spec);
-}
-
-const compiled = new WeakMap<ValueSpec, Converter>();
-
-/**
- * Convert one cell's text as `spec` says. Spaces around the cell are trimmed except for `string`.
- * Never throws for any cell text: a bad value comes back as `{ ok: false, message }`, a short
- * message that quotes the value (`expected an integer, got "12a"`). An empty cell is converted
- * like any other text here (an error for most types); the empty-cell rules of a field
- * (`default`, `required`, `empty`) belong to the row mapper.
- */
-export function parseValue(raw: string, spec: ValueSpec): ValueResult {
-  let converter = compiled.get(spec);
-  if (converter === undefined) {
-    converter = converterFor(spec);
-    compiled.set(spec, converter);
-  }
-  const value = converter.text(spec.type === 'string' ? raw : raw.trim());
-  return value instanceof Invalid ? { ok: false, message: value.message } : { ok: true, value };
 }

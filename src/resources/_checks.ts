@@ -1,5 +1,6 @@
 import { codes } from 'currency-codes';
 import type { FieldError } from '../mapping/field-error.js';
+import { didYouMean } from '../text/suggest.js';
 import type { Payload } from './resource-def.js';
 
 /** A rule for one value: the message when the value breaks it, else `undefined`. */
@@ -113,8 +114,7 @@ function nearestCurrency(text: string): string | undefined {
 export const currency: Rule = (v) => {
   if (typeof v === 'string' && CURRENCIES.has(v)) return undefined;
   if (typeof v !== 'string') return `expected an ISO 4217 currency code, got ${show(v)}`;
-  const near = nearestCurrency(v);
-  return `${show(v)} is not an ISO 4217 currency code${near === undefined ? '' : ` (did you mean "${near}"?)`}`;
+  return `${show(v)} is not an ISO 4217 currency code${didYouMean(nearestCurrency(v))}`;
 };
 
 /**

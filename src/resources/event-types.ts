@@ -1,4 +1,4 @@
-import { closest, distance } from 'fastest-levenshtein';
+import { nearest } from '../text/suggest.js';
 
 /**
  * The product event types the service accepts, a closed list (public-facts.md "Product events";
@@ -25,7 +25,6 @@ export const EVENT_TYPES = [
 export type EventType = (typeof EVENT_TYPES)[number];
 
 const KNOWN: ReadonlySet<string> = new Set(EVENT_TYPES);
-const LIST: string[] = [...EVENT_TYPES];
 
 export function isEventType(value: string): value is EventType {
   return KNOWN.has(value);
@@ -43,6 +42,5 @@ export function nearestEventType(value: string): EventType | undefined {
   const text = normalise(value);
   if (isEventType(text)) return text;
   if (text === '') return undefined;
-  const near = closest(text, LIST) as EventType;
-  return distance(text, near) <= Math.max(1, Math.floor(near.length / 3)) ? near : undefined;
+  return nearest(text, EVENT_TYPES) as EventType | undefined;
 }

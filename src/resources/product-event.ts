@@ -2,6 +2,7 @@ import { Issues, jsonObject, nonEmptyString, show, unixSeconds, type Rule } from
 import { encodeSegment, encodeSlashed, pathSegment, slashedPath } from './_path.js';
 import { pushRef } from './_refs.js';
 import { checkUserRef, pushUserRefs, userKeyOf } from './_user-ref.js';
+import { didYouMean } from '../text/suggest.js';
 import { EVENT_TYPES, isEventType, nearestEventType } from './event-types.js';
 import type { ApiCall, EntityRef, ResourceDef } from './resource-def.js';
 
@@ -19,7 +20,7 @@ const eventType: Rule = (v) => {
   const near = nearestEventType(v);
   return near === undefined
     ? `${show(v)} is not an event type (expected one of ${EVENT_TYPES.join(', ')})`
-    : `${show(v)} is not an event type (did you mean "${near}"?)`;
+    : `${show(v)} is not an event type${didYouMean(near)}`;
 };
 
 /**

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkHeader, loadMapping } from '../../src/config/load-mapping.js';
+import { checkHeader } from '../../src/config/load-mapping.js';
+import { loadMapping } from '../helpers/load-mapping.js';
 import { ConfigError } from '../../src/errors.js';
 import { tmpTree } from '../helpers/tmp.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { booleanValue } from '../../src/mapping/boolean-value.js';
-import { parseValue } from '../../src/mapping/parse-value.js';
+import { parseValue } from '../helpers/parse-value.js';
 import { field } from './_fields.js';
 
 describe('boolean', () => {

@@ -1,7 +1,7 @@
 import { IANAZone, Settings } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ResolvedField } from '../../src/mapping/field-spec.js';
-import { parseValue } from '../../src/mapping/parse-value.js';
+import { parseValue } from '../helpers/parse-value.js';
 import { field } from './_fields.js';
 
 const ok = (value: unknown) => ({ ok: true, value });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { ScalarType } from '../../src/mapping/field-spec.js';
-import { parseValue } from '../../src/mapping/parse-value.js';
+import { parseValue } from '../helpers/parse-value.js';
 import { field } from './_fields.js';
 
 const list = (items: ScalarType, separator = ',') => field({ type: 'list', items, separator });

@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import type { ResolvedField } from '../../src/mapping/field-spec.js';
 import { ConfigError } from '../../src/errors.js';
 import { formatFieldErrors } from '../../src/mapping/field-error.js';
-import { compileMapping, keyOf, mapRow } from '../../src/mapping/map-row.js';
+import { compileMapping } from '../../src/mapping/map-row.js';
+import { keyOf, mapRow } from '../helpers/map-row.js';
 import { constantField, field, mapping } from './_fields.js';
 
 const events = mapping([

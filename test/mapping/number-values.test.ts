@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseValue } from '../../src/mapping/parse-value.js';
+import { parseValue } from '../helpers/parse-value.js';
 import { field } from './_fields.js';
 
 const ok = (value: unknown) => ({ ok: true, value });

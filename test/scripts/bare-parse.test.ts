@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bareParse } from '../../src/source/bare-parse.js';
+import { bareParse } from '../../scripts/_bare-parse.js';
 import { tmpTree } from '../helpers/tmp.js';
 
 describe('bareParse', () => {
