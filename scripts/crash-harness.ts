@@ -6,7 +6,7 @@
  * exactly once, `unknown` rows no more than the concurrency.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
@@ -133,5 +133,6 @@ export async function crashRound(o: RoundOptions): Promise<RoundResult> {
     return { kind: o.kind, seed: o.seed, rows: o.rows, killedAfter, resumes, duplicates, lost, unknown: statuses.unknown ?? 0, statuses, stateMismatches };
   } finally {
     await sandbox.close();
+    rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
   }
 }
