@@ -1,5 +1,5 @@
 /**
- * `npm run bench:dry-run` (issue 2): generates an events CSV of 1,000,000 rows (then 2,000,000),
+ * `npm run bench:dry-run`: generates an events CSV of 1,000,000 rows (then 2,000,000),
  * runs `validate` on it and, in the same run, a bare csv-parse pass over the same file, each in its
  * own process so that peak RSS is its own, three times each, alternated; prints the median rows/s
  * of both, their ratio and the highest peak RSS.

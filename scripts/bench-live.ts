@@ -1,5 +1,5 @@
 /**
- * `npm run bench:live` (issue 4). The sandbox runs in its own process.
+ * `npm run bench:live`: a live import's throughput against the rate limit. The sandbox runs in its own process.
  * 1. Its 10 req/s limit and 150 ± 50 ms latency: a live import of 300 event rows; prints effective
  *    requests/s, its ratio to the limit and the number of 429s (target ≥ 0.95 with zero 429s);
  *    then a naive client (one awaited request per row) on the same rows, as the baseline.

@@ -81,7 +81,7 @@ async function drive(): Promise<void> {
     return res.statusCode;
   };
 
-  // Contacts the events refer to (api.md call ordering rule 2).
+  // Contacts the events refer to (docs/api-contract.md R-ORDER-2).
   const USERS = 500;
   for (let i = 0; i < USERS; i += 50) await Promise.all(Array.from({ length: 50 }, (_, j) => send('users/update_or_create/', { custom_id: `U-${i + j}` })));
 

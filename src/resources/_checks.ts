@@ -44,7 +44,7 @@ export const boolean: Rule = (v) => (typeof v === 'boolean' ? undefined : `expec
 
 export const jsonObject: Rule = (v) => (isPlainObject(v) ? undefined : `expected a JSON object, got ${show(v)}`);
 
-/** A string at most `max` characters long (code points, as the service counts them: public-facts.md). */
+/** A string at most `max` characters long (code points, as the service counts them: docs/api-contract.md R-USER-2). */
 export function stringOfAtMost(max: number): Rule {
   return (v) => {
     if (typeof v !== 'string') return `expected a string, got ${show(v)}`;
@@ -59,7 +59,7 @@ const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
 const daysIn = (y: number, m: number) => (m === 2 && isLeap(y) ? 29 : (DAYS[m - 1] ?? 0));
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
-/** `YYYY-MM-DD` as the API's date fields take it (api.md §2.3 `expected_close_date`), a day that exists. */
+/** `YYYY-MM-DD` as the API's date fields take it (R-DEAL-2 `expected_close_date`), a day that exists. */
 export const date: Rule = (v) => {
   const m = typeof v === 'string' ? DATE.exec(v) : null;
   if (m === null) return `expected a date as YYYY-MM-DD, got ${show(v)}`;
@@ -74,7 +74,7 @@ export const date: Rule = (v) => {
 // user cannot see (the mapping engine always writes `…Z`).
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):?(\d{2}))$/i;
 const EXPECTED_DATE_TIME = 'expected an ISO 8601 date-time with an offset such as 2026-03-29T14:30:00Z';
-/** ISO 8601 date-time with `Z` or an offset (api.md §2.1 `eta`, §2.3 `won_at`, `lost_at`). */
+/** ISO 8601 date-time with `Z` or an offset (R-PUSH-4 `eta`, R-DEAL-2 `won_at`, `lost_at`). */
 export const datetime: Rule = (v) => {
   const m = typeof v === 'string' ? DATE_TIME.exec(v) : null;
   if (m === null) return `${EXPECTED_DATE_TIME}, got ${show(v)}`;
@@ -88,7 +88,7 @@ export const datetime: Rule = (v) => {
 // milliseconds is far more likely than an event in the year 50 000.
 const MIN_SECONDS = new Date(0).setUTCFullYear(0, 0, 1) / 1000;
 const MAX_SECONDS = Date.UTC(9999, 11, 31, 23, 59, 59) / 1000;
-/** UNIX time in whole seconds (api.md §2.5, §2.6 `timestamp`). */
+/** UNIX time in whole seconds (R-EVENT-1, R-PEVT-3 `timestamp`). */
 export const unixSeconds: Rule = (v) => {
   if (Number.isSafeInteger(v) && (v as number) >= MIN_SECONDS && (v as number) <= MAX_SECONDS) return undefined;
   const ms = Number.isSafeInteger(v) && (v as number) / 1000 >= MIN_SECONDS && (v as number) / 1000 <= MAX_SECONDS;
@@ -110,7 +110,7 @@ function nearestCurrency(text: string): string | undefined {
   return near.size === 1 ? [...near][0] : undefined;
 }
 
-/** An ISO 4217 code as the standard writes it, upper case (api.md §2.3 `currency`). */
+/** An ISO 4217 code as the standard writes it, upper case (R-DEAL-2 `currency`). */
 export const currency: Rule = (v) => {
   if (typeof v === 'string' && CURRENCIES.has(v)) return undefined;
   if (typeof v !== 'string') return `expected an ISO 4217 currency code, got ${show(v)}`;
@@ -132,7 +132,7 @@ export function listOf(item: Rule): Rule {
   };
 }
 
-/** Collects every problem of one row (issue 2: a row gets all its errors at once). */
+/** Collects every problem of one row (a row gets all its errors at once, so one fix round is enough). */
 export class Issues {
   readonly list: FieldError[] = [];
 

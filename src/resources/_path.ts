@@ -20,7 +20,7 @@ export const encodeSegment = (value: string): string => encodeURIComponent(value
 
 /**
  * A value that may hold `/`, sent as the tail of a path whose server takes "everything between
- * the prefix and the final `/`" (api.md §4.3): each part is encoded, the `/`s are kept.
+ * the prefix and the final `/`" (docs/api-contract.md R-PEVT-2): each part is encoded, the `/`s are kept.
  */
 export const encodeSlashed = (value: string): string => value.split('/').map(encodeURIComponent).join('/');
 

@@ -3,7 +3,7 @@ import { pathSegment } from './_path.js';
 import { pushRef } from './_refs.js';
 import type { EntityRef, Payload } from './resource-def.js';
 
-/** How an event names its user: exactly one of the two keys (api.md §2.5, §2.6, §4.6). */
+/** How an event names its user: exactly one of the two keys (docs/api-contract.md R-EVENT-1, R-EVENT-2, R-PEVT-3). */
 export type UserKey = 'user_id' | 'user_custom_id';
 
 /** The key the payload names its user by, when it gives exactly one. */
@@ -17,8 +17,8 @@ export function userKeyOf(payload: Payload): UserKey | undefined {
 /**
  * Exactly one of `user_id` (integer) and `user_custom_id` (non-empty string). `inPath`: the
  * custom id becomes a path segment of `users-by-id/:user_custom_id/events/`, which cannot carry a
- * `/` (api.md §4.3 says so of the product endpoint of the same shape, and gives the user-scoped one
- * no alternative).
+ * `/` (R-BASE-6 in docs/api-contract.md: the product endpoint of the same shape has an
+ * alternative for it, R-PEVT-2; the user-scoped one has none).
  */
 export function checkUserRef(issues: Issues, payload: Payload, inPath: boolean): void {
   const byId = isGiven(payload['user_id']);

@@ -3,18 +3,18 @@ import { currency, date, datetime, integer, isPlainObject, Issues, listOf, nonEm
 import { pushRef, pushRefs, uniqueRefs } from './_refs.js';
 import type { ApiCall, EntityRef, Payload, ResourceDef } from './resource-def.js';
 
-/** api.md §3: 0 abandoned, 1 in progress, 2 won, 3 lost, 4 archived. */
+/** docs/api-contract.md R-DEAL-3: 0 abandoned, 1 in progress, 2 won, 3 lost, 4 archived. */
 const STATUSES: ReadonlySet<unknown> = new Set([0, 1, 2, 3, 4]);
 
 const status: Rule = (v) => {
   if (STATUSES.has(v)) return undefined;
   // A "2" the mapping left as text: the fix is `type: integer`, not another value.
   if (typeof v === 'string' && STATUSES.has(Number(v)) && /^\d$/.test(v)) return `expected an integer, got ${show(v)}`;
-  // The service's own words (api.md §3, §7.4), so a report reads the same whichever side caught it.
+  // The service's own words (R-DEAL-3, R-DEAL-7), so a report reads the same whichever side caught it.
   return `"${typeof v === 'string' ? v : show(v)}" is not a valid choice.`;
 };
 
-/** The typed fields of a deal, in api.md §2.3 order. Any other key is a custom attribute. */
+/** The typed fields of a deal, in the order of R-DEAL-2. Any other key is a custom attribute. */
 const FIELDS: readonly (readonly [string, Rule])[] = [
   ['id', integer],
   ['custom_id', string],
@@ -40,12 +40,12 @@ const FIELDS: readonly (readonly [string, Rule])[] = [
 ];
 
 const DECIMAL = /^-?\d+(?:\.\d+)?$/;
-/** Order product `value`: a decimal number held in a string (api.md §2.3), as the `decimal` type writes it. */
+/** Order product `value`: a decimal number held in a string (R-DEAL-8), as the `decimal` type writes it. */
 const decimalString: Rule = (v) =>
   typeof v === 'string' && DECIMAL.test(v) ? undefined : `expected a decimal number as text such as "12.50" (type: decimal), got ${show(v)}`;
 
 /**
- * Order product items (api.md §2.3 "Order product object"): a product by id or by custom id,
+ * Order product items (R-DEAL-8): a product by id or by custom id,
  * then currency, value and quantity. Other keys are passed through: the shape is "basic
  * information", not a closed list.
  */
@@ -80,8 +80,8 @@ function operationOf(operation: Operation | undefined): Operation {
 }
 
 /**
- * Deals: `POST deals/` (create), `PATCH|PUT deals/:id/` (update, api.md §4.2),
- * `POST deals/update_or_create/` (api.md §4.6).
+ * Deals: `POST deals/` (create), `PATCH|PUT deals/:id/` (update),
+ * `POST deals/update_or_create/` (R-DEAL-1).
  */
 export const deal: ResourceDef = {
   name: 'deal',
@@ -91,8 +91,8 @@ export const deal: ResourceDef = {
     const op = operationOf(operation);
     const issues = new Issues();
     for (const [key, rule] of FIELDS) {
-      // The service accepts a deal with no name at all (api.md "Call ordering rules" 6), but
-      // the platform requires one on creation (public-facts.md "Deals"): checked here.
+      // The service accepts a deal with no name at all (R-DEAL-4), but
+      // the platform requires one on creation (R-DEAL-5): checked here.
       if (key === 'name' && op !== 'update') issues.required(payload, key, nonEmptyString);
       // update_or_create finds the deal by custom_id; update by id, which goes in the path.
       else if (key === 'custom_id' && op === 'update_or_create') issues.required(payload, key, nonEmptyString);
@@ -109,13 +109,13 @@ export const deal: ResourceDef = {
     if (op === 'update_or_create') return { method: 'POST', path: 'deals/update_or_create/', body: { ...payload } };
     const id = payload['id'];
     if (!Number.isSafeInteger(id)) throw new TypeError('deal update payload without an integer id: validate it first');
-    // The id is in the path (api.md §4.2), not in the body.
+    // The id is in the path (R-DEAL-1), not in the body.
     const { id: _, ...body } = payload;
     return { method: options.dealUpdateMethod ?? 'PATCH', path: `deals/${String(id)}/`, body };
   },
 
   // A create sent twice makes two deals; update by id and update_or_create by custom_id land on
-  // the same deal whatever the count (api.md "Call ordering rules" 5).
+  // the same deal whatever the count (R-IDEM-1, R-IDEM-4).
   idempotent: (operation) => operation === 'update' || operation === 'update_or_create',
 
   parents(payload) {

@@ -1,8 +1,8 @@
 import { nearest } from '../text/suggest.js';
 
 /**
- * The product event types the service accepts, a closed list (public-facts.md "Product events";
- * api.md §2.6 leaves it "not shown"): lowercase, words separated by one space.
+ * The product event types the service accepts, a closed list (docs/api-contract.md
+ * R-PEVT-4): lowercase, words separated by one space.
  */
 export const EVENT_TYPES = [
   'click',

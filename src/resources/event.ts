@@ -3,11 +3,11 @@ import { encodeSegment } from './_path.js';
 import { checkUserRef, pushUserRefs, userKeyOf } from './_user-ref.js';
 import type { ApiCall, EntityRef, ResourceDef } from './resource-def.js';
 
-/** The body of an event occurrence (api.md §2.5), plus the user's custom id that goes in the path. */
+/** The body of an event occurrence (docs/api-contract.md R-EVENT-1), plus the user's custom id that goes in the path. */
 const FIELDS: ReadonlySet<string> = new Set(['user_id', 'user_custom_id', 'name', 'data', 'timestamp']);
 const UNKNOWN = 'is not a field of an event (user_id or user_custom_id, name, data, timestamp); custom values go under data.';
 
-/** Custom event occurrences: `POST events/`, or `POST users-by-id/:user_custom_id/events/` (api.md §4.5, §4.6). */
+/** Custom event occurrences: `POST events/`, or `POST users-by-id/:user_custom_id/events/` (R-EVENT-1, R-EVENT-2). */
 export const event: ResourceDef = {
   name: 'event',
   stage: 'events',
@@ -35,7 +35,7 @@ export const event: ResourceDef = {
     return { method: 'POST', path: `users-by-id/${encodeSegment(String(payload['user_custom_id']))}/events/`, body };
   },
 
-  // Sending a row twice records two occurrences (public-facts.md "Events").
+  // Sending a row twice records two occurrences (R-IDEM-2).
   idempotent: () => false,
 
   parents(payload) {

@@ -6,7 +6,7 @@ import { didYouMean } from '../text/suggest.js';
 import { EVENT_TYPES, isEventType, nearestEventType } from './event-types.js';
 import type { ApiCall, EntityRef, ResourceDef } from './resource-def.js';
 
-/** The body of a product event (api.md §2.6). */
+/** The body of a product event (docs/api-contract.md R-PEVT-3). */
 const FIELDS: ReadonlySet<string> = new Set(['user_id', 'user_custom_id', 'custom_id', 'data', 'event_type', 'timestamp']);
 const UNKNOWN = 'is not a field of a product event (custom_id, user_id or user_custom_id, data, event_type, timestamp); custom values go under data.';
 
@@ -25,7 +25,7 @@ const eventType: Rule = (v) => {
 
 /**
  * Product events: `POST products-by-id/:custom_id/product_event/`, or
- * `POST product-event-creation/:custom_id/` when the custom id holds a `/` (api.md §4.3, §4.6).
+ * `POST product-event-creation/:custom_id/` when the custom id holds a `/` (R-PEVT-1, R-PEVT-2).
  */
 export const productEvent: ResourceDef = {
   name: 'product-event',
@@ -48,7 +48,7 @@ export const productEvent: ResourceDef = {
     if (typeof customId !== 'string' || key === undefined) {
       throw new TypeError('product event payload without custom_id or a single user reference: validate it first');
     }
-    // custom_id stays in the body: api.md §2.6 lists it as a body field, besides the path.
+    // custom_id stays in the body: R-PEVT-3 lists it as a body field, besides the path.
     const body: Record<string, unknown> = {};
     const other = key === 'user_id' ? 'user_custom_id' : 'user_id'; // at most a null: leave it out
     for (const [k, v] of Object.entries(payload)) if (k !== other) body[k] = v;
@@ -58,7 +58,7 @@ export const productEvent: ResourceDef = {
     return { method: 'POST', path, body };
   },
 
-  // public-facts.md "Product events": creation is not idempotent.
+  // R-IDEM-3: creation is not idempotent.
   idempotent: () => false,
 
   parents(payload) {

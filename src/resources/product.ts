@@ -3,9 +3,9 @@ import { pushRef } from './_refs.js';
 import type { ApiCall, EntityRef, ResourceDef } from './resource-def.js';
 
 /**
- * Products: `POST products/` (api.md §4.6). Deals and product events name them by custom id,
+ * Products: `POST products/` (docs/api-contract.md R-PROD-1). Deals and product events name them by custom id,
  * so it is required; other fields (name, category_name, product_url, image_url, product
- * attributes: public-facts.md "Products") are passed through as mapped.
+ * attributes: R-PROD-1) are passed through as mapped.
  */
 export const product: ResourceDef = {
   name: 'product',
@@ -20,7 +20,7 @@ export const product: ResourceDef = {
 
   toRequest: (payload): ApiCall => ({ method: 'POST', path: 'products/', body: { ...payload } }),
 
-  // A plain create, not one of the update_or_create endpoints that api.md "Call ordering rules" 5
+  // A plain create, not one of the update_or_create endpoints that R-IDEM-1
   // calls safe to retry: sent twice, it may create the product twice.
   idempotent: () => false,
 

@@ -8,7 +8,7 @@ export type Payload = Readonly<Record<string, unknown>>;
 /** The request a valid payload becomes. */
 export interface ApiCall {
   readonly method: 'POST' | 'PATCH' | 'PUT';
-  /** Relative to the API root, no leading `/`, path segments percent-encoded, trailing `/` (api.md §4). */
+  /** Relative to the API root, no leading `/`, path segments percent-encoded, trailing `/` (docs/api-contract.md R-BASE-2, R-BASE-6). */
   readonly path: string;
   readonly body: Record<string, unknown>;
 }
@@ -25,14 +25,14 @@ export interface EntityRef {
 
 /** Run options that change the request a row becomes. */
 export interface RequestOptions {
-  /** Method of a deal update by id: api.md §4.2 accepts both PATCH and PUT. Default `PATCH`. */
+  /** Method of a deal update by id: R-DEAL-1 accepts both PATCH and PUT. Default `PATCH`. */
   readonly dealUpdateMethod?: 'PATCH' | 'PUT' | undefined;
 }
 
 /** Everything the pipeline needs to know about one API resource. */
 export interface ResourceDef {
   readonly name: ResourceName;
-  /** Where the resource runs in the import (api.md "Call ordering rules"). */
+  /** Where the resource runs in the import (R-ORDER-1 … R-ORDER-4). */
   readonly stage: StageName;
   /**
    * What the API requires of a payload, checked before anything is sent: every problem of the

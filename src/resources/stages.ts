@@ -2,7 +2,7 @@
 export type StageName = 'products' | 'contacts' | 'deals' | 'events' | 'webpush';
 
 /**
- * Stages in the order they run (api.md "Call ordering rules" 1–4): products first, then contacts,
+ * Stages in the order they run (docs/api-contract.md R-ORDER-1 … R-ORDER-4): products first, then contacts,
  * deals once both exist, events after the contacts they belong to. Webpush campaigns reference
  * none of these and go last.
  */

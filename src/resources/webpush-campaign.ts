@@ -2,14 +2,14 @@ import { boolean, datetime, integer, isPlainObject, Issues, nonEmptyString, show
 import type { ApiCall, Payload, ResourceDef } from './resource-def.js';
 
 /**
- * The body of a campaign update (api.md §4.1), plus `id` for the path and `category`, deprecated
- * but accepted (public-facts.md "Webpush campaigns"). A campaign has no custom attributes: a key
+ * The body of a campaign update (docs/api-contract.md R-PUSH-1), plus `id` for the path and `category`, deprecated
+ * but accepted (R-PUSH-3). A campaign has no custom attributes: a key
  * outside this list is a typo that the service would ignore, so the row would change nothing.
  */
 const FIELDS: ReadonlySet<string> = new Set(['id', 'name', 'category', 'eta', 'ttl', 'segment', 'messages']);
 const UNKNOWN = 'is not a field of a webpush campaign (id, name, eta, ttl, segment, messages)';
 
-/** Message fields other than title and body (api.md §2.2): all strings but one. */
+/** Message fields other than title and body (R-PUSH-2): all strings but one. */
 const MESSAGE_FIELDS: readonly (readonly [string, Rule])[] = [
   ['url', string],
   ['require_interaction', boolean],
@@ -32,7 +32,7 @@ function checkMessages(issues: Issues, payload: Payload): void {
     issues.add('messages', `expected a list of messages, got ${show(messages)}`);
     return;
   }
-  // The list replaces every message of the campaign (api.md §4.1): an empty one deletes them all.
+  // The list replaces every message of the campaign (R-PUSH-2): an empty one deletes them all.
   if (messages.length === 0) issues.add('messages', 'must hold at least one message (an empty list deletes every message of the campaign)');
   messages.forEach((message: unknown, i) => {
     const prefix = `messages.${i}.`;
@@ -47,7 +47,7 @@ function checkMessages(issues: Issues, payload: Payload): void {
   });
 }
 
-/** Updates of existing campaigns: `PATCH webpush-campaign/:id/` (api.md §4.1). */
+/** Updates of existing campaigns: `PATCH webpush-campaign/:id/` (R-PUSH-1). */
 export const webpushCampaign: ResourceDef = {
   name: 'webpush-campaign',
   stage: 'webpush',
@@ -67,7 +67,7 @@ export const webpushCampaign: ResourceDef = {
   toRequest(payload): ApiCall {
     const id = payload['id'];
     if (!Number.isSafeInteger(id)) throw new TypeError('webpush campaign payload without an integer id: validate it first');
-    // The id is in the path; a partial update changes only the fields sent (api.md §4.1).
+    // The id is in the path; a partial update changes only the fields sent (R-PUSH-1).
     const { id: _, ...body } = payload;
     return { method: 'PATCH', path: `webpush-campaign/${String(id)}/`, body };
   },

@@ -1,6 +1,6 @@
 /**
  * Sandbox-only admin endpoints under `/__sandbox/` (outside the API prefix, no key needed; the
- * sandbox listens on loopback only). Not part of api.md: tests, benchmarks and the demo use them
+ * sandbox listens on loopback only). Not part of the platform's API: tests, benchmarks and the demo use them
  * to look inside and to steer faults.
  *
  * - `GET /__sandbox/state`: every record (`StateSnapshot`).

@@ -1,12 +1,12 @@
 /**
- * The sandbox's one API key and the `Authorization: Token <key>` check of api.md §5, with the
+ * The sandbox's one API key and the `Authorization: Token <key>` check of docs/api-contract.md R-AUTH-1, with the
  * 401 messages of the framework's token authentication. The key is compared in constant time and
  * never appears in a message.
  */
 import { randomBytes, timingSafeEqual } from 'node:crypto';
 import { AUTH_MESSAGES } from './errors.js';
 
-/** api.md §5: "a 64-character API key". */
+/** R-AUTH-2: "a 64-character API key". */
 export const API_KEY_LENGTH = 64;
 
 /** A fresh random key: 64 hexadecimal characters (256 bits). */
@@ -22,7 +22,7 @@ export function checkApiKey(key: string): void {
   }
 }
 
-/** Undefined when `header` carries the key; else the 401 message (api.md §5: "missing or wrong credentials"). */
+/** Undefined when `header` carries the key; else the 401 message (R-AUTH-3: missing or wrong credentials). */
 export function authenticate(header: string | undefined, key: Buffer): string | undefined {
   if (header === undefined) return AUTH_MESSAGES.missing;
   const parts = header.trim().split(/\s+/);

@@ -2,7 +2,7 @@
  * Dates and datetimes as the service reads and writes them. Input: ISO 8601 as the web
  * framework's parser takes it (`T` or a space, seconds and fractions optional, `Z` or an offset;
  * a time without an offset is UTC). Output: `toISOString`, with milliseconds and `Z`
- * (api.md §2.3: "ISO 8601 with fractional seconds and a Z suffix").
+ * (docs/api-contract.md R-DEAL-9: "ISO 8601 with fractional seconds and a Z suffix").
  */
 
 const DATETIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;

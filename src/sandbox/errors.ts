@@ -1,6 +1,6 @@
 /**
- * The three error body formats of api.md §7 and the fixed messages the sandbox answers with.
- * Messages the spec does not give are the web framework's own wording (public-facts.md: the
+ * The three error body formats (docs/api-contract.md R-ERR-1) and the fixed messages the sandbox answers with.
+ * Messages the spec does not give are the web framework's own wording (R-ERR-6: the
  * service is built on it), so a client meets the sentences the real service would send.
  */
 
@@ -12,7 +12,7 @@ export function flatErrors(errors: FieldErrorMap): FieldErrorMap {
   return errors;
 }
 
-/** Format 2, nested errors (events, api.md §4.5). */
+/** Format 2, nested errors (events, R-EVENT-1). */
 export function nestedErrors(errors: FieldErrorMap): { errors: FieldErrorMap } {
   return { errors };
 }
@@ -22,30 +22,30 @@ export function detail(message: string): { detail: string } {
   return { detail: message };
 }
 
-/** An unknown record, or a path that is not an endpoint (api.md §7.1 404). */
+/** An unknown record, or a path that is not an endpoint (R-ERR-3: 404). */
 export const NOT_FOUND = 'Not found.';
 
-/** api.md §7.3: the user-scoped event endpoint when the custom id names no user. */
+/** R-EVENT-2: the user-scoped event endpoint when the custom id names no user. */
 export const NO_CLIENT_USER = 'No ClientUser matches the given query.';
 
-/** api.md §7.2 / §7.3: a `user_id` that names no user. */
+/** R-EVENT-4, R-PEVT-5: a `user_id` that names no user. */
 export function clientUserMissing(userId: number | string): string {
   return `Client user with ID '${userId}' does not exist`;
 }
 
-/** api.md §7.2: product events, the product named in the path does not exist. */
+/** R-PEVT-5: product events, the product named in the path does not exist. */
 export function productMissing(customId: string): string {
   return `Couldn't find product with custom_id = ${customId}`;
 }
 
-/** api.md §7.2: product events, a `user_custom_id` that names no user (404). */
+/** R-PEVT-5: product events, a `user_custom_id` that names no user (404). */
 export const PRODUCT_EVENT_USER_MISSING = 'user for given user_id not found';
 
-/** The body of a 500 (api.md §7.1 leaves it open): the framework's plain HTML page, as a proxy or the real server sends it. */
+/** The body of a 500 (R-ERR-5: not published): the framework's plain HTML page, as a proxy or the real server sends it. */
 export const SERVER_ERROR_HTML =
   '<!doctype html>\n<html lang="en">\n<head>\n  <title>Server Error (500)</title>\n</head>\n<body>\n  <h1>Server Error (500)</h1><p></p>\n</body>\n</html>\n';
 
-/** 401 bodies (api.md §5; wording of the framework's token authentication). */
+/** 401 bodies (R-AUTH-3, R-ERR-6; wording of the framework's token authentication). */
 export const AUTH_MESSAGES = {
   missing: 'Authentication credentials were not provided.',
   noCredentials: 'Invalid token header. No credentials provided.',
@@ -58,7 +58,7 @@ export function methodNotAllowed(method: string): string {
   return `Method "${method}" not allowed.`;
 }
 
-/** 415: a body that is not JSON by its Content-Type (api.md §4: "Send `Content-Type: application/json`"). */
+/** 415: a body that is not JSON by its Content-Type (R-BASE-3). */
 export function unsupportedMediaType(contentType: string): string {
   return `Unsupported media type "${contentType}" in request.`;
 }

@@ -1,6 +1,6 @@
 /**
- * Field readers with the web framework's messages (public-facts.md: the service is built on it),
- * for type errors that api.md leaves open. Each reader returns the value as the service stores
+ * Field readers with the web framework's messages (the service is built on it: docs/api-contract.md R-ERR-6),
+ * for type errors that the API reference leaves open. Each reader returns the value as the service stores
  * it, or the message for that field. Like the framework, integers and numbers may come as JSON
  * numbers or as numeric strings (`"12"`), and a whole float (`12.0`) is an integer.
  */
@@ -53,7 +53,7 @@ export function pythonType(value: unknown): string {
   }
 }
 
-/** `"<v>" is not a valid choice.` (api.md §3: "contains the phrase 'is not a valid choice'"). */
+/** `"<v>" is not a valid choice.` (R-DEAL-3: "contains the phrase 'is not a valid choice'"). */
 export function notAValidChoice(value: unknown): string {
   return `"${typeof value === 'string' ? value : JSON.stringify(value)}" is not a valid choice.`;
 }
@@ -83,7 +83,7 @@ export function notAnObject(value: unknown): string {
   return `Invalid data. Expected a dictionary, but got ${pythonType(value)}.`;
 }
 
-/** `Invalid pk "<id>" - object does not exist.` (api.md §7.4). */
+/** `Invalid pk "<id>" - object does not exist.` (R-DEAL-7). */
 export function pkMissing(value: unknown): string {
   return `Invalid pk "${String(value)}" - object does not exist.`;
 }
@@ -121,7 +121,7 @@ export function readString(value: unknown, options: { readonly allowBlank?: bool
   return ok(text);
 }
 
-/** A decimal, stored as a string with 2 decimals (api.md §2.3). */
+/** A decimal, stored as a string with 2 decimals (R-DEAL-9). */
 export function readDecimal(value: unknown): Read<string> {
   const text = typeof value === 'string' || typeof value === 'number' ? toDecimalString(value) : undefined;
   return text === undefined ? fail(MESSAGES.number) : ok(text);

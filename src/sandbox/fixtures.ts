@@ -1,6 +1,6 @@
 /**
  * The records the sandbox starts with (and returns to on `POST /__sandbox/reset`): pipelines and
- * their stages, webpush campaigns, and any users, products and event names. api.md has no
+ * their stages, webpush campaigns, and any users, products and event names. the API has no
  * endpoint that creates pipelines, stages or campaigns, so deals and campaign updates need them
  * here. A fixtures file is JSON; a section it leaves out keeps the built-in default, an empty
  * list empties it.
@@ -25,7 +25,7 @@ const campaignSchema = z.strictObject({
   messages: z.array(messageSchema).default([]),
 });
 
-/** A user: the contact fields of public-facts.md; any other key is a custom attribute. */
+/** A user: the contact fields of docs/api-contract.md R-USER-2; any other key is a custom attribute. */
 const userSchema = z.looseObject({
   id: id.optional(),
   custom_id: z.string().min(1),
@@ -37,7 +37,7 @@ const userSchema = z.looseObject({
   tags: z.array(z.string()).optional(),
 });
 
-/** A product: the fields of public-facts.md; any other key is a product attribute. */
+/** A product: the fields of R-PROD-1; any other key is a product attribute. */
 const productSchema = z.looseObject({
   id: id.optional(),
   custom_id: z.string().min(1),
@@ -57,7 +57,7 @@ export const fixturesSchema = z.strictObject({
   events: z.array(z.string().min(1)).optional(),
   /**
    * User custom attributes that exist in the account. When given, `POST /users/update_or_create/`
-   * refuses any other extra key (public-facts.md: "In version 2, custom attributes must already
+   * refuses any other extra key (R-USER-3: "In version 2, custom attributes must already
    * exist in the account"); when left out, every extra key is accepted.
    */
   userAttributes: z.array(z.string().min(1)).optional(),

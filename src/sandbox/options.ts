@@ -11,11 +11,11 @@ export interface SandboxOptions {
   readonly port?: number;
   /** Address to listen on. Default `127.0.0.1`: the admin endpoints need no key, so loopback only. */
   readonly host?: string;
-  /** The key clients must send (api.md §5), 64 characters. Default: a random 64-character hex key. */
+  /** The key clients must send (docs/api-contract.md R-AUTH-1, R-AUTH-2), 64 characters. Default: a random 64-character hex key. */
   readonly apiKey?: string;
   /** The starting records: fixtures as an object, or the path of a JSON fixtures file. Default: the built-in fixtures. */
   readonly fixtures?: FixturesInput | string;
-  /** Requests per second per key, a sliding one-second window (api.md §8); 0 turns the limit off. Default 10. */
+  /** Requests per second per key, a sliding one-second window (R-RATE-1); 0 turns the limit off. Default 10. */
   readonly rate?: number;
   /** Delay of every API answer in ms. Default 0. */
   readonly latencyMs?: number;

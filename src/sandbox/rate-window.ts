@@ -1,7 +1,7 @@
 /**
- * The rate limit of api.md §8 as a sliding one-second window of request times, per API key: a
+ * The rate limit (docs/api-contract.md R-RATE-1) as a sliding one-second window of request times, per API key: a
  * request is let through while fewer than `limit` requests were let through in the last second.
- * Like the web framework's throttle (public-facts.md), only requests let through are counted:
+ * Like the web framework's throttle (R-RATE-4), only requests let through are counted:
  * a client hammering a 429 does not push its own window further out.
  */
 export class RateWindow {
@@ -10,7 +10,7 @@ export class RateWindow {
 
   /**
    * @param limit requests per window; 0 turns the limit off (`--rate 0`).
-   * @param windowMs length of the window. Default 1000 (api.md §8: "requests per second").
+   * @param windowMs length of the window. Default 1000 (R-RATE-1: requests per second).
    */
   constructor(
     private limit: number,
@@ -32,7 +32,7 @@ export class RateWindow {
 
   /**
    * Lets a request of `key` at `now` through (and counts it), or answers how many whole seconds
-   * to wait: at least 1 (api.md §8 `retry-after`), rounded up so that a client that waits that
+   * to wait: at least 1 (R-RATE-2 `retry-after`), rounded up so that a client that waits that
    * long is let through.
    */
   take(key: string, now: number): { readonly allowed: true } | { readonly allowed: false; readonly retryAfter: number } {
@@ -70,7 +70,7 @@ export class RateWindow {
 }
 
 /**
- * The body of a 429 (api.md §8, format 3) in the web framework's wording (public-facts.md):
+ * The body of a 429 (R-RATE-2, format 3) in the web framework's wording:
  * `1 second`, `2 seconds`.
  */
 export function throttledMessage(retryAfter: number): string {

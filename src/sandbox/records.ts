@@ -1,6 +1,6 @@
 /**
- * The records the sandbox keeps, in the shapes api.md §2 gives them (deals, campaigns, event
- * definitions) or, where §2 says "not shown", the fields of public-facts.md (users, products).
+ * The records the sandbox keeps, in the shapes the API reference gives them (deals, campaigns, event
+ * definitions) or, where it says "not shown", the platform's public docs (users, products); see docs/api-contract.md.
  */
 
 export interface UserRecord {
@@ -12,7 +12,7 @@ export interface UserRecord {
   phone_number: string | null;
   company_custom_id: string | null;
   tags: string[];
-  /** Custom attributes (public-facts.md: "plus custom attributes"). */
+  /** Custom attributes (R-USER-2: "plus custom attributes"). */
   attributes: Record<string, unknown>;
   readonly created_at: string;
   updated_at: string;
@@ -26,12 +26,12 @@ export interface ProductRecord {
   readonly category_name: string | null;
   readonly product_url: string | null;
   readonly image_url: string | null;
-  /** Product attributes (public-facts.md: "plus product attributes"). */
+  /** Product attributes (R-PROD-1: "plus product attributes"). */
   readonly attributes: Record<string, unknown>;
   readonly created_at: string;
 }
 
-/** api.md §2.3: order product object. */
+/** R-DEAL-8: order product object. */
 export interface OrderProduct {
   product_id: number | null;
   product_custom_id: string | null;
@@ -41,7 +41,7 @@ export interface OrderProduct {
 }
 
 /**
- * api.md §2.3, the full deal record as the API answers it. `value` is a decimal string, unset
+ * R-DEAL-2, R-DEAL-9: the full deal record as the API answers it. `value` is a decimal string, unset
  * fields are null, lists are empty lists; custom attributes are extra keys after the fixed ones,
  * with `custom_attribute_xyz` always present (null when unset).
  */
@@ -80,13 +80,13 @@ export interface DealRecord {
   [customAttribute: string]: unknown;
 }
 
-/** api.md §2.4. */
+/** R-EVENT-6: an event definition. */
 export interface EventDefinition {
   readonly id: number;
   readonly name: string;
 }
 
-/** api.md §2.5, one recorded occurrence. */
+/** R-EVENT-1: one recorded occurrence. */
 export interface EventOccurrence {
   readonly id: number;
   readonly event_id: number;
@@ -97,7 +97,7 @@ export interface EventOccurrence {
   readonly created_at: string;
 }
 
-/** api.md §2.6, one recorded product event. */
+/** R-PEVT-3: one recorded product event. */
 export interface ProductEventRecord {
   readonly id: number;
   readonly product_id: number;
@@ -109,7 +109,7 @@ export interface ProductEventRecord {
   readonly created_at: string;
 }
 
-/** api.md §2.2. */
+/** R-PUSH-2: a webpush message. */
 export interface WebpushMessage {
   title: string;
   body: string;
@@ -123,7 +123,7 @@ export interface WebpushMessage {
   badge?: string | null;
 }
 
-/** api.md §2.1. `category` is accepted and not saved (public-facts.md), so always null. */
+/** R-PUSH-1: a webpush campaign. `category` is accepted and not saved (R-PUSH-3), so always null. */
 export interface WebpushCampaignRecord {
   readonly id: number;
   name: string;

@@ -1,5 +1,5 @@
 /**
- * `startSandbox`: the local API sandbox, a real HTTP server (node:http) that implements api.md
+ * `startSandbox`: the local API sandbox, a real HTTP server (node:http) that implements the API rules of docs/api-contract.md
  * under `/api/public/`, for end-to-end tests, benchmarks and the demo. Requests are decided
  * synchronously when their body has arrived (`api-handler.ts`); only the answer waits for the
  * latency. Keep-alive, no sync I/O on the request path, the request log batched to its file.
@@ -18,11 +18,11 @@ import { RateWindow } from './rate-window.js';
 import { RequestLog, type RequestLogEntry } from './request-log.js';
 import { SandboxState } from './state.js';
 
-/** The API prefix (public-facts.md: `https://<account>.<host>/api/public/`). */
+/** The API prefix (R-BASE-1: `https://<account>.<host>/api/public/`). */
 export const API_PREFIX = '/api/public/';
 /** Sandbox-only admin endpoints, outside the API prefix. */
 export const ADMIN_PREFIX = '/__sandbox/';
-/** Bodies above this size are refused with 413 (api.md leaves payload limits open). */
+/** Bodies above this size are refused with 413 (R-LIMIT-1: payload limits are not published). */
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
 export interface Sandbox {

@@ -190,7 +190,7 @@ export class SandboxState {
     this.dealsById.set(deal.id, deal);
   }
 
-  /** The definition of `name`, created when it is new; `created` says which (api.md §3, §4.5). */
+  /** The definition of `name`, created when it is new; `created` says which (docs/api-contract.md R-EVENT-1, R-EVENT-7). */
   defineEvent(name: string): { readonly event: EventDefinition; readonly created: boolean } {
     const known = this.eventsByName.get(name);
     if (known !== undefined) return { event: known, created: false };

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { crashRound } from '../../scripts/crash-harness.js';
 
 /**
- * The short version of `npm run test:crash` (issue 5): a real importer process is killed with
+ * The short version of `npm run test:crash`: a real importer process is killed with
  * SIGKILL at a seeded random moment, then resumed. Seeds make each round reproducible.
  */
 describe('kill -9 and resume', () => {

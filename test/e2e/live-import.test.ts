@@ -52,7 +52,7 @@ describe('live import of the samples against the sandbox', () => {
     expect(last(/^users\/update_or_create/)).toBeLessThan(first(/^deals\//));
     expect(last(/^deals\//)).toBeLessThan(first(/events\/$|product_event|product-event-creation/));
     expect(first(/^webpush-campaign\//)).toBeGreaterThan(last(/product_event|product-event-creation|events\/$/));
-    // A product custom id with "/" goes to the alternative endpoint (api.md §4.3).
+    // A product custom id with "/" goes to the alternative endpoint (docs/api-contract.md R-PEVT-2).
     expect(paths).toContain('product-event-creation/SKU/2024/RED/');
     expect(r.stderr).toContain('Import: 93 rows in 7 files: invalid 18, ok 73, failed 2');
     // Failed rows are in the rejects too, with the service's message.

@@ -7,7 +7,7 @@ const e = (field: string, message: string, alternatives?: string[]): FieldError 
 const base = { custom_id: 'D-1', name: 'Family camping set' };
 const DT = 'expected an ISO 8601 date-time with an offset such as 2026-03-29T14:30:00Z';
 
-describe('deal.validate: field types (api.md §2.3)', () => {
+describe('deal.validate: field types (R-DEAL-2)', () => {
   it.each<[string, unknown, string | undefined]>([
     ['id', 12, undefined],
     ['id', '12', 'expected an integer, got "12"'],
@@ -77,7 +77,7 @@ describe('deal.validate: required fields per operation', () => {
     expect(deal.validate(payload, operation)).toEqual(errors);
   });
 
-  it('reports every error of the row at once, in api.md §2.3 order', () => {
+  it('reports every error of the row at once, in R-DEAL-2 order', () => {
     const payload = { status: 9, currency: 'EURO', custom_id: 'D-1', expected_close_date: '31.02.2026', order_products: [{ quantity: 'two' }] };
     expect(deal.validate(payload, 'create')).toEqual([
       e('currency', '"EURO" is not an ISO 4217 currency code (did you mean "EUR"?)'),
@@ -94,7 +94,7 @@ describe('deal.validate: required fields per operation', () => {
   });
 });
 
-describe('deal.validate: order_products (api.md §2.3 order product object)', () => {
+describe('deal.validate: order_products (R-DEAL-8 order product object)', () => {
   it.each<[string, unknown, FieldError[]]>([
     ['by product id', [{ product_id: 1, currency: 'EUR', value: '12.50', quantity: 2 }], []],
     ['by product custom id', [{ product_custom_id: 'SKU/2024/RED', value: '-3', quantity: 1 }], []],
@@ -155,7 +155,7 @@ describe('deal.toRequest', () => {
   });
 });
 
-describe('deal: idempotency (api.md "Call ordering rules" 5)', () => {
+describe('deal: idempotency (R-IDEM-1, R-IDEM-4)', () => {
   it.each<[Operation, boolean]>([
     ['create', false],
     ['update', true],

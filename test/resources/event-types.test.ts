@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { EVENT_TYPES, isEventType, nearestEventType } from '../../src/resources/event-types.js';
 
 describe('EVENT_TYPES', () => {
-  it('is the closed list of public-facts.md, 16 values', () => {
+  it('is the closed list of R-PEVT-4, 16 values', () => {
     expect(EVENT_TYPES).toHaveLength(16);
     expect(EVENT_TYPES.every((t) => t === t.toLowerCase() && !/[_-]|\s{2}/.test(t))).toBe(true);
   });

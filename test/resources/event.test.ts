@@ -4,7 +4,7 @@ import type { FieldError } from '../../src/mapping/field-error.js';
 
 const e = (field: string, message: string, alternatives?: string[]): FieldError => (alternatives ? { field, message, alternatives } : { field, message });
 
-describe('event.validate (api.md §2.5)', () => {
+describe('event.validate (R-EVENT-1)', () => {
   it.each<[string, Record<string, unknown>, FieldError[]]>([
     ['by user_id, all fields', { user_id: 17, name: 'signup', data: { plan: 'gold' }, timestamp: 1767604364 }, []],
     ['by user_custom_id, name only', { user_custom_id: 'C-10001', name: 'signup' }, []],
@@ -47,7 +47,7 @@ describe('event.validate (api.md §2.5)', () => {
   });
 });
 
-describe('event.toRequest (api.md §4.5, §4.6)', () => {
+describe('event.toRequest (R-EVENT-1, R-EVENT-2)', () => {
   it.each([
     [
       'by user_id → events/',

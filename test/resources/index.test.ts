@@ -58,7 +58,7 @@ describe('a valid payload of each resource becomes its request', () => {
     expect(def.validate(payload, operation)).toEqual([]);
     const call = def.toRequest(payload, operation, {});
     expect([call.method, call.path]).toEqual([method, path]);
-    // api.md §4: relative to the base URL, ending with a slash.
+    // docs/api-contract.md R-BASE-1, R-BASE-2: relative to the base URL, ending with a slash.
     expect(call.path.startsWith('/')).toBe(false);
     expect(call.path.endsWith('/')).toBe(true);
   });

@@ -8,7 +8,7 @@ const UNKNOWN = 'is not a field of a product event (custom_id, user_id or user_c
 const ALL_TYPES =
   'click, promo click, view, detail, liking, add to observation, reservation, add, add to cart, remove, checkout, checkout option, order, purchase, return, refund';
 
-describe('productEvent.validate (api.md §2.6, §4.3)', () => {
+describe('productEvent.validate (R-PEVT-2, R-PEVT-3)', () => {
   it.each<[string, Record<string, unknown>, FieldError[]]>([
     ['a valid hit by custom id', valid, []],
     ['by user_id, a custom id with slashes', { ...valid, user_custom_id: undefined, user_id: 5, custom_id: 'SKU/2024/RED' }, []],
@@ -55,12 +55,12 @@ describe('productEvent.validate (api.md §2.6, §4.3)', () => {
 describe('productEvent.toRequest', () => {
   it.each([
     [
-      'standard endpoint, custom_id kept in the body (api.md §2.6)',
+      'standard endpoint, custom_id kept in the body (R-PEVT-3)',
       valid,
       { method: 'POST', path: 'products-by-id/TNT-2P-GRN/product_event/', body: valid },
     ],
     [
-      'a custom id with / goes to the alternative endpoint, slashes kept (api.md §4.3)',
+      'a custom id with / goes to the alternative endpoint, slashes kept (R-PEVT-2)',
       { ...valid, custom_id: 'SKU/2024/RED' },
       { method: 'POST', path: 'product-event-creation/SKU/2024/RED/', body: { ...valid, custom_id: 'SKU/2024/RED' } },
     ],
@@ -109,7 +109,7 @@ describe('productEvent references', () => {
     expect(productEvent.parents(payload)).toEqual(refs);
   });
 
-  it('is referenced by nothing, and not safe to resend (public-facts.md)', () => {
+  it('is referenced by nothing, and not safe to resend (R-IDEM-3)', () => {
     expect(productEvent.identity(valid, '5')).toEqual([]);
     expect(productEvent.idempotent(undefined)).toBe(false);
     expect(productEvent.stage).toBe('events');

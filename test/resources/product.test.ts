@@ -4,7 +4,7 @@ import { product } from '../../src/resources/product.js';
 
 const e = (field: string, message: string): FieldError => ({ field, message });
 
-describe('product.validate (public-facts.md "Products")', () => {
+describe('product.validate (R-PROD-1)', () => {
   it.each<[string, Record<string, unknown>, FieldError[]]>([
     ['a full product', { custom_id: 'TNT-2P-GRN', name: 'Tent', price: 249, category_name: 'Tents', product_url: 'u', image_url: 'i' }, []],
     ['a custom id with a slash', { custom_id: 'SKU/2024/RED' }, []],

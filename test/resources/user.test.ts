@@ -5,7 +5,7 @@ import { user } from '../../src/resources/user.js';
 const e = (field: string, message: string): FieldError => ({ field, message });
 const forty = 'A'.repeat(40);
 
-describe('user.validate (public-facts.md "Contacts")', () => {
+describe('user.validate (R-USER-2)', () => {
   it.each<[string, Record<string, unknown>, FieldError[]]>([
     ['custom id only', { custom_id: 'C-1' }, []],
     ['names of 40 characters', { custom_id: 'C-1', first_name: forty, last_name: 'Żółć'.repeat(10) }, []],
@@ -37,7 +37,7 @@ describe('user routing, idempotency, references', () => {
     expect(call.body).not.toBe(payload);
   });
 
-  it('is safe to resend (api.md "Call ordering rules" 5) and runs in the contacts stage', () => {
+  it('is safe to resend (R-IDEM-1) and runs in the contacts stage', () => {
     expect(user.idempotent(undefined)).toBe(true);
     expect(user.stage).toBe('contacts');
     expect(user.parents({ custom_id: 'C-1', company_custom_id: 'ACME' })).toEqual([]);

@@ -8,7 +8,7 @@ const UNKNOWN = 'is not a field of a webpush campaign (id, name, eta, ttl, segme
 const UNKNOWN_MESSAGE =
   'is not a field of a webpush message (title, body, url, require_interaction, doughnut_title, doughnut_url, coffee_title, coffee_url, icon, badge)';
 
-describe('webpushCampaign.validate (api.md §2.1, §2.2, §4.1)', () => {
+describe('webpushCampaign.validate (R-PUSH-1, R-PUSH-2, R-PUSH-4)', () => {
   it.each<[string, Record<string, unknown>, FieldError[]]>([
     ['id only', { id: 1 }, []],
     [

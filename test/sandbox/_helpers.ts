@@ -18,7 +18,7 @@ export interface Answer {
 }
 
 export interface TestSandbox extends Sandbox {
-  /** A request with the key and the headers of api.md §4; `init.headers` replace them. */
+  /** A request with the key and the headers of docs/api-contract.md R-BASE-3, R-BASE-4, R-AUTH-1; `init.headers` replace them. */
   call(method: string, path: string, body?: unknown, init?: { headers?: Record<string, string>; rawBody?: string }): Promise<Answer>;
   admin(method: string, name: string, body?: unknown): Promise<Answer>;
 }

@@ -4,7 +4,7 @@ import { authenticate, checkApiKey, generateApiKey } from '../../src/sandbox/api
 const KEY = 'a'.repeat(64);
 const key = Buffer.from(KEY);
 
-describe('authenticate (api.md §5: Authorization: Token <64-character key>)', () => {
+describe('authenticate (R-AUTH-1: Authorization: Token <64-character key>)', () => {
   it.each([
     [`Token ${KEY}`, undefined],
     [`token ${KEY}`, undefined],

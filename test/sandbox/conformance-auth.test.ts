@@ -1,4 +1,4 @@
-/** api.md §5 Authentication (and §9: the version header is not enforced). */
+/** docs/api-contract.md R-AUTH-1 … R-AUTH-4 (and R-BASE-4: the version header is not enforced). */
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
 import { sandbox, TEST_KEY } from './_helpers.js';
@@ -19,7 +19,7 @@ const ENDPOINTS: readonly [string, string][] = [
   ['POST', 'product-event-creation/SKU/1/'],
 ];
 
-describe('api.md §5: Authorization: Token <64-character key>', () => {
+describe('R-AUTH-1: Authorization: Token <64-character key>', () => {
   it.each(ENDPOINTS)('§5 missing credentials → 401 on %s %s, before any validation', async (method, path) => {
     const s = await sandbox();
     const res = await s.call(method, path, method === 'GET' ? undefined : { bad: 'body' }, { headers: { Authorization: '' } });
@@ -55,7 +55,7 @@ describe('api.md §5: Authorization: Token <64-character key>', () => {
     expect(s.requests.map((r) => [r.status, r.applied])).toEqual([[401, false]]);
   });
 
-  it('§9 the Accept version header is sent by clients but not enforced (api.md: behaviour when omitted is not shown)', async () => {
+  it('§9 the Accept version header is sent by clients but not enforced (R-BASE-4: behaviour when omitted is not published)', async () => {
     const s = await sandbox();
     expect((await s.call('GET', 'events/', undefined, { headers: { Accept: '' } })).status).toBe(200);
   });

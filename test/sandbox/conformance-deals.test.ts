@@ -1,4 +1,4 @@
-/** api.md §2.3 Deal, §3 States, §4.2 Update deal, §4.6 deal endpoints, §7.2 rule 2, §7.4. */
+/** docs/api-contract.md R-DEAL-1 … R-DEAL-10, R-IDEM-1, R-IDEM-4, R-ORDER-5. */
 import { describe, expect, it } from 'vitest';
 import { manualClock, products, sandbox, users, type TestSandbox } from './_helpers.js';
 
@@ -62,7 +62,7 @@ const WRITES: readonly [string, (s: TestSandbox) => Promise<Send>][] = [
   ],
 ];
 
-describe('api.md §2.3 / §4.2: deal records', () => {
+describe('R-DEAL-1, R-DEAL-2: deal records', () => {
   it('§2.3 a deal created from an empty JSON object has name "", value 0.00 and status 1; unset fields null; the full record', async () => {
     const s = await world();
     const res = await s.call('POST', 'deals/', {});
@@ -207,7 +207,7 @@ describe('api.md §2.3 / §4.2: deal records', () => {
   });
 });
 
-describe('api.md §7.4 deal reference errors (flat format, status 400)', () => {
+describe('R-DEAL-7 deal reference errors (flat format, status 400)', () => {
   const ROWS: readonly [string, Record<string, unknown>, Record<string, unknown>][] = [
     ['user_id', { user_id: 999 }, { user_id: ['Invalid pk "999" - object does not exist.'] }],
     ['user_custom_id', { user_custom_id: 'C-10099' }, { user_custom_id: ['Object with custom_id=C-10099 does not exist.'] }],

@@ -1,4 +1,4 @@
-/** api.md §4 common rules, §7 the three error formats and the parser rule, §7.1 status codes. */
+/** docs/api-contract.md R-BASE-2, R-BASE-3 (common rules), R-ERR-1, R-ERR-2 (the three formats, the parser rule), R-ERR-3 (status codes). */
 import { describe, expect, it } from 'vitest';
 import { manualClock, products, sandbox, users, type TestSandbox } from './_helpers.js';
 
@@ -28,14 +28,14 @@ const STATUS_ROWS: readonly [number, string, (s: TestSandbox) => Promise<number>
   ],
 ];
 
-describe('api.md §7.1 status codes', () => {
+describe('R-ERR-3 status codes', () => {
   it.each(STATUS_ROWS)('§7.1 %i: %s', async (status, _meaning, send) => {
     const s = await sandbox({ now: manualClock().now });
     await users(s, 'C-1');
     expect(await send(s)).toBe(status);
   });
 
-  it('§7.1 the 500 body (not shown in api.md) is the framework\'s HTML error page, not JSON', async () => {
+  it('§7.1 the 500 body (R-ERR-5: not published) is the framework\'s HTML error page, not JSON', async () => {
     const s = await sandbox({ failRate: 1 });
     const res = await s.call('GET', 'events/');
     expect(res.status).toBe(500);
@@ -44,7 +44,7 @@ describe('api.md §7.1 status codes', () => {
   });
 });
 
-describe('api.md §7: three error formats', () => {
+describe('R-ERR-1: three error formats', () => {
   it('§7 format 1, flat field errors: deals (POST /deals/ and update_or_create)', async () => {
     const s = await sandbox();
     for (const path of ['deals/', 'deals/update_or_create/']) {
@@ -91,7 +91,7 @@ describe('api.md §7: three error formats', () => {
   });
 });
 
-describe('api.md §4 common rules', () => {
+describe('R-BASE-2, R-BASE-3: common rules', () => {
   it('§4 bodies are JSON: a malformed body → 400 {"detail": "JSON parse error - …"}, nothing written', async () => {
     const s = await sandbox();
     const res = await s.call('POST', 'deals/', undefined, { rawBody: '{"name": "x",}' });

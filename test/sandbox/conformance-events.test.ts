@@ -1,4 +1,4 @@
-/** api.md §2.4, §2.5, §3 (created), §4.4 List events, §4.5 Create event, §4.6 users-by-id, §6, §7.2 rule 1, §7.3. */
+/** docs/api-contract.md R-EVENT-1 … R-EVENT-7, R-IDEM-2, R-IDEM-5. */
 import { describe, expect, it } from 'vitest';
 import { sandbox, users, type TestSandbox } from './_helpers.js';
 
@@ -14,7 +14,7 @@ async function allPages(s: TestSandbox): Promise<{ pages: any[]; names: string[]
   return { pages, names: pages.flatMap((p) => p.results.map((r: { name: string }) => r.name)) };
 }
 
-describe('api.md §4.5 POST /events/', () => {
+describe('R-EVENT-1 POST /events/', () => {
   it('§4.5 creates an occurrence: 201 {id, created}; §3 created is true only for the first occurrence of a name', async () => {
     const s = await sandbox();
     await users(s, 'C-1', 'C-2');
@@ -28,7 +28,7 @@ describe('api.md §4.5 POST /events/', () => {
     ]);
   });
 
-  it('§2.5 data and timestamp are kept; public-facts: not idempotent, the same row twice is two occurrences', async () => {
+  it('§2.5 data and timestamp are kept; R-IDEM-2: not idempotent, the same row twice is two occurrences', async () => {
     const s = await sandbox();
     await users(s, 'C-1');
     const body = { user_id: 1, name: 'Order Placed', data: { row: 'R-1', amount: 12.5 }, timestamp: 1767604364 };
@@ -92,7 +92,7 @@ describe('api.md §4.5 POST /events/', () => {
   });
 });
 
-describe('api.md §4.6 POST /users-by-id/:user_custom_id/events/', () => {
+describe('R-EVENT-2 POST /users-by-id/:user_custom_id/events/', () => {
   it('§4.6 creates an occurrence for the user named by custom id: 201 {id, created}', async () => {
     const s = await sandbox();
     await users(s, 'C-10001');
@@ -136,7 +136,7 @@ describe('api.md §4.6 POST /users-by-id/:user_custom_id/events/', () => {
   });
 });
 
-describe('api.md §4.4 GET /events/', () => {
+describe('R-EVENT-6 GET /events/', () => {
   it('§4.4 an empty account: {count: 0, next: null, previous: null, results: []}', async () => {
     const s = await sandbox();
     const res = await s.call('GET', 'events/');
@@ -167,7 +167,7 @@ describe('api.md §4.4 GET /events/', () => {
     expect((await s.call('POST', 'events/', { user_id: 1, name: 'Signup' })).body.created).toBe(false);
   });
 
-  it('§4.4 / public-facts: 100 a page, next and previous as full URLs, followed until next is null', async () => {
+  it('§4.4 / R-EVENT-6: 100 a page, next and previous as full URLs, followed until next is null', async () => {
     const names = Array.from({ length: 250 }, (_, i) => `Event ${String(i).padStart(3, '0')}`);
     const s = await sandbox({ fixtures: { events: names } });
     const base = new URL('events/', s.url).href;

@@ -1,4 +1,4 @@
-/** api.md §2.6, §4.3, §4.6 products-by-id, §7.2 rule 3 and its table; public-facts.md event types. */
+/** docs/api-contract.md R-PEVT-1 … R-PEVT-5, R-IDEM-3. */
 import { describe, expect, it } from 'vitest';
 import { PRODUCT_EVENT_TYPES } from '../../src/sandbox/index.js';
 import { products, sandbox, users, type TestSandbox } from './_helpers.js';
@@ -18,7 +18,7 @@ const ENDPOINTS: readonly [string, (id: string) => string][] = [
   ['alternative', (id) => `product-event-creation/${encodeURIComponent(id)}/`],
 ];
 
-describe.each(ENDPOINTS)('api.md §7.2 rule 3 on the %s endpoint', (_name, path) => {
+describe.each(ENDPOINTS)('R-PEVT-5 on the %s endpoint', (_name, path) => {
   it('§2.6 creates the product event: 201 {id}', async () => {
     const s = await world();
     const res = await s.call('POST', path('TNT-2P-GRN'), BODY);
@@ -62,7 +62,7 @@ describe.each(ENDPOINTS)('api.md §7.2 rule 3 on the %s endpoint', (_name, path)
     expect(res.body).toEqual({ user_id: ['Either user_id or user_custom_id is required.'] });
   });
 
-  it('public-facts: event_type is a closed list; anything else → 400 "is not a valid choice"', async () => {
+  it('R-PEVT-4: event_type is a closed list; anything else → 400 "is not a valid choice"', async () => {
     const s = await world();
     const res = await s.call('POST', path('TNT-2P-GRN'), { ...BODY, event_type: 'add_to_cart' });
     expect(res.status).toBe(400);
@@ -78,7 +78,7 @@ describe.each(ENDPOINTS)('api.md §7.2 rule 3 on the %s endpoint', (_name, path)
     expect(typed.body).toEqual({ data: ['Expected a dictionary of items but got type "str".'], timestamp: ['A valid integer is required.'] });
   });
 
-  it('public-facts: not idempotent, the same body twice is two product events', async () => {
+  it('R-IDEM-3: not idempotent, the same body twice is two product events', async () => {
     const s = await world();
     await s.call('POST', path('TNT-2P-GRN'), BODY);
     await s.call('POST', path('TNT-2P-GRN'), BODY);
@@ -86,20 +86,20 @@ describe.each(ENDPOINTS)('api.md §7.2 rule 3 on the %s endpoint', (_name, path)
   });
 });
 
-describe('public-facts: the 16 event types', () => {
+describe('R-PEVT-4: the 16 event types', () => {
   it.each([...PRODUCT_EVENT_TYPES])('%s is accepted', async (eventType) => {
     const s = await world();
     expect((await s.call('POST', 'products-by-id/TNT-2P-GRN/product_event/', { ...BODY, event_type: eventType })).status).toBe(201);
   });
 
-  it('the list is exactly the 16 of public-facts.md', () => {
+  it('the list is exactly the 16 of R-PEVT-4', () => {
     expect([...PRODUCT_EVENT_TYPES].sort()).toEqual(
       ['click', 'promo click', 'view', 'detail', 'liking', 'add to observation', 'reservation', 'add', 'add to cart', 'remove', 'checkout', 'checkout option', 'order', 'purchase', 'return', 'refund'].sort(),
     );
   });
 });
 
-describe('api.md §4.3: a custom id with "/"', () => {
+describe('R-PEVT-2: a custom id with "/"', () => {
   it.each([
     ['as is', 'product-event-creation/SKU/2024/RED/'],
     ['percent-encoded', 'product-event-creation/SKU%2F2024%2FRED/'],

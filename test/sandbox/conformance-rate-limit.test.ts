@@ -1,4 +1,4 @@
-/** api.md §8 Limits: 10 requests/s per key, a sliding one-second window; 429 with `retry-after`. */
+/** docs/api-contract.md R-RATE-1 … R-RATE-4: 10 requests/s per key, a sliding one-second window; 429 with `retry-after`. */
 import { request } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { startSandbox } from '../../src/sandbox/index.js';
@@ -22,7 +22,7 @@ function rawHeaders(url: string): Promise<{ status: number; raw: string[] }> {
   });
 }
 
-describe('api.md §8: rate limit', () => {
+describe('R-RATE: rate limit', () => {
   it('§8 default 10 requests per second: the 11th within the second is a 429', async () => {
     const clock = manualClock();
     const plain = await startSandbox({ port: 0, now: clock.now });

@@ -1,8 +1,8 @@
-/** api.md §4.6 POST /users/update_or_create/ and POST /products/; public-facts.md Contacts and Products; call ordering rules. */
+/** docs/api-contract.md R-USER-1 … R-USER-3, R-PROD-1, R-PROD-2, R-ORDER-1, R-IDEM-1. */
 import { describe, expect, it } from 'vitest';
 import { products, sandbox, users } from './_helpers.js';
 
-describe('api.md §4.6 POST /users/update_or_create/', () => {
+describe('R-USER-1 POST /users/update_or_create/', () => {
   it('keyed on custom_id: 201 {created: true, id} then 200 {created: false, id}; ids are integers', async () => {
     const s = await sandbox();
     const first = await s.call('POST', 'users/update_or_create/', { custom_id: 'C-10001', email: 'anna@example.pl' });
@@ -36,7 +36,7 @@ describe('api.md §4.6 POST /users/update_or_create/', () => {
   it.each([
     ['no custom_id', { email: 'a@example.com' }, { custom_id: ['This field is required.'] }],
     ['a blank custom_id', { custom_id: ' ' }, { custom_id: ['This field may not be blank.'] }],
-    ['public-facts: first_name of 41 characters', { custom_id: 'C-10014', first_name: 'Maria Josefa Carolina Theresia Anna Luisa' }, { first_name: ['Ensure this field has no more than 40 characters.'] }],
+    ['R-USER-2: first_name of 41 characters', { custom_id: 'C-10014', first_name: 'Maria Josefa Carolina Theresia Anna Luisa' }, { first_name: ['Ensure this field has no more than 40 characters.'] }],
     ['last_name of 41 characters', { custom_id: 'C-1', last_name: 'x'.repeat(41) }, { last_name: ['Ensure this field has no more than 40 characters.'] }],
     ['an email that is not one', { custom_id: 'C-1', email: 'anna(at)example.pl' }, { email: ['Enter a valid email address.'] }],
     ['tags not a list', { custom_id: 'C-1', tags: 'a;b' }, { tags: ['Expected a list of items but got type "str".'] }],
@@ -54,7 +54,7 @@ describe('api.md §4.6 POST /users/update_or_create/', () => {
     expect((await s.call('POST', 'users/update_or_create/', { custom_id: 'C-1', first_name: 'Ł'.repeat(40) })).status).toBe(201);
   });
 
-  it('public-facts: in version 2 custom attributes must exist in the account (when the fixtures list them)', async () => {
+  it('R-USER-3: in version 2 custom attributes must exist in the account (when the fixtures list them)', async () => {
     const s = await sandbox({ fixtures: { userAttributes: ['loyalty_tier'] } });
     expect((await s.call('POST', 'users/update_or_create/', { custom_id: 'C-1', loyalty_tier: 'gold' })).status).toBe(201);
     const res = await s.call('POST', 'users/update_or_create/', { custom_id: 'C-2', shoe_size: 42 });
@@ -81,7 +81,7 @@ describe('api.md §4.6 POST /users/update_or_create/', () => {
   });
 });
 
-describe('api.md §4.6 POST /products/', () => {
+describe('R-PROD-1 POST /products/', () => {
   it('creates a product: 201 with its record, integer id, extra keys as product attributes', async () => {
     const s = await sandbox();
     const res = await s.call('POST', 'products/', { custom_id: 'TNT-2P-GRN', name: 'Trekker 2 Tent (green)', price: 249, category_name: 'Tents', product_url: 'https://shop.example.com/p/t', image_url: 'https://cdn.example.com/t.jpg', colour: 'green' });

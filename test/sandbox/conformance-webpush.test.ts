@@ -1,8 +1,8 @@
-/** api.md §2.1, §2.2, §4.1 Update webpush campaign; public-facts.md (category, messages replaced). */
+/** docs/api-contract.md R-PUSH-1 … R-PUSH-4. */
 import { describe, expect, it } from 'vitest';
 import { sandbox } from './_helpers.js';
 
-describe('api.md §4.1 PATCH /webpush-campaign/:id/', () => {
+describe('R-PUSH-1 PATCH /webpush-campaign/:id/', () => {
   it('§4.1 answers {id, name, category, eta, ttl}', async () => {
     const s = await sandbox();
     const res = await s.call('PATCH', 'webpush-campaign/1/', { name: 'Spring sale teaser', ttl: 86400, eta: '2026-03-02T08:00:00Z' });
@@ -23,7 +23,7 @@ describe('api.md §4.1 PATCH /webpush-campaign/:id/', () => {
     expect(s.state.webpushCampaigns()[1]).toEqual({ ...before, ttl: 3600 });
   });
 
-  it('§4.1 / public-facts: messages, when given, replace every existing message', async () => {
+  it('§4.1 / R-PUSH-2: messages, when given, replace every existing message', async () => {
     const s = await sandbox({ fixtures: { webpushCampaigns: [{ id: 7, name: 'Two', messages: [{ title: 'a', body: 'b' }, { title: 'c', body: 'd' }] }] } });
     const messages = [{ title: 'Back in stock', body: 'The Daypack is back.', url: 'https://shop.example.com/p/daypack', require_interaction: true }];
     expect((await s.call('PATCH', 'webpush-campaign/7/', { messages })).status).toBe(200);
@@ -32,7 +32,7 @@ describe('api.md §4.1 PATCH /webpush-campaign/:id/', () => {
     expect(s.state.webpushCampaigns()[0]!.messages).toEqual(messages);
   });
 
-  it('public-facts: category is accepted and not saved (always null)', async () => {
+  it('R-PUSH-3: category is accepted and not saved (always null)', async () => {
     const s = await sandbox();
     const res = await s.call('PATCH', 'webpush-campaign/1/', { category: 5 });
     expect(res).toMatchObject({ status: 200, body: { category: null } });

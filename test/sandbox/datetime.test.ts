@@ -31,6 +31,6 @@ describe('parseDate', () => {
   });
 });
 
-it('isoTime has milliseconds and Z (api.md §2.3 created_at)', () => {
+it('isoTime has milliseconds and Z (R-DEAL-9 created_at)', () => {
   expect(isoTime(Date.UTC(2026, 0, 5, 9, 0, 0, 0))).toBe('2026-01-05T09:00:00.000Z');
 });

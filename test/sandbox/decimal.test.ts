@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { toDecimalString } from '../../src/sandbox/decimal.js';
 
-describe('toDecimalString (api.md §2.3: value is a string holding a decimal number)', () => {
+describe('toDecimalString (R-DEAL-9: value is a string holding a decimal number)', () => {
   it.each([
     [0, '0.00'],
     [826.9, '826.90'],

@@ -73,7 +73,7 @@ describe('field readers: the framework type messages the sandbox answers with', 
   it.each([
     ['pending', '"pending" is not a valid choice.'],
     [7, '"7" is not a valid choice.'],
-  ])('notAValidChoice(%j) (api.md §3)', (value, text) => {
+  ])('notAValidChoice(%j) (R-DEAL-3)', (value, text) => {
     expect(notAValidChoice(value)).toBe(text);
   });
 });

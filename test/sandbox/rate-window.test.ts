@@ -10,7 +10,7 @@ function run(limit: number, times: readonly number[]): (string | number)[] {
   });
 }
 
-describe('RateWindow (api.md §8: a sliding one-second window of request times)', () => {
+describe('RateWindow (R-RATE-1: a sliding one-second window of request times)', () => {
   it.each([
     { case: '10 at once: the 11th is refused', limit: 10, times: Array(11).fill(0), want: [...Array(10).fill('ok'), 1] },
     { case: 'a time exactly one second old no longer counts', limit: 2, times: [0, 0, 999, 1000], want: ['ok', 'ok', 1, 'ok'] },
@@ -64,7 +64,7 @@ describe('RateWindow (api.md §8: a sliding one-second window of request times)'
   });
 });
 
-describe('throttledMessage (public-facts.md wording)', () => {
+describe('throttledMessage (R-RATE-2 wording)', () => {
   it.each([
     [1, 'Request was throttled. Expected available in 1 second.'],
     [2, 'Request was throttled. Expected available in 2 seconds.'],

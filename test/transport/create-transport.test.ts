@@ -129,7 +129,7 @@ describe('requests', () => {
   });
 });
 
-describe('4xx: failed at once, in the service\'s words (api.md §7)', () => {
+describe('4xx: failed at once, in the service\'s words (R-ERR-2, R-ERR-3)', () => {
   it.each([
     ['format 3, detail', 'users-by-id/u-1/events/', 404, { detail: 'No ClientUser matches the given query.' }, 'No ClientUser matches the given query.'],
     ['format 2, nested errors', 'events/', 400, { errors: { user_id: ["Client user with ID '42' does not exist"] } }, "user_id: Client user with ID '42' does not exist"],
@@ -192,7 +192,7 @@ describe('401', () => {
   });
 });
 
-describe('429: the whole transport pauses (api.md §8)', () => {
+describe('429: the whole transport pauses (R-RATE-3)', () => {
   it.each(['retry-after', 'Retry-After'])('waits exactly the %s header, then sends again', async (header) => {
     const server = answering('post', 'events/', [[429, { detail: 'Request was throttled. Expected available in 2 seconds.' }, { [header]: '2' }], [201, { id: 1 }]]);
     const { transport, clock, events } = make();

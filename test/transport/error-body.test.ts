@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { errorMessage, renderErrorBody } from '../../src/transport/error-body.js';
 
-describe('errorMessage: the three formats of api.md §7', () => {
+describe('errorMessage: the three formats of R-ERR-1', () => {
   it.each([
     ['detail string (format 3)', 404, '{"detail":"No ClientUser matches the given query."}', 'No ClientUser matches the given query.'],
     ['nested errors (format 2)', 400, `{"errors":{"user_id":["Client user with ID '42' does not exist"]}}`, "user_id: Client user with ID '42' does not exist"],

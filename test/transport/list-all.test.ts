@@ -31,7 +31,7 @@ async function collect(iterable: AsyncIterable<unknown>): Promise<unknown[]> {
 
 const page = (results: unknown[], next: string | null, previous: string | null = null) => ({ count: 5, next, previous, results });
 
-describe('listAll (api.md §4.4, public-facts.md: follow next until null)', () => {
+describe('listAll (R-EVENT-6: follow next until null)', () => {
   it('walks every page, in order', async () => {
     const scope = nock(ORIGIN)
       .get('/api/public/events/')

@@ -3,7 +3,7 @@ import { throttleWait } from '../../src/transport/retry-after.js';
 
 const throttled = (n: string) => JSON.stringify({ detail: `Request was throttled. Expected available in ${n}.` });
 
-describe('throttleWait (api.md §8)', () => {
+describe('throttleWait (R-RATE-2)', () => {
   it.each([
     ['retry-after in seconds', { 'retry-after': '2' }, '', { ms: 2000, source: 'retry-after' }],
     ['Retry-After in another case', { 'Retry-After': '3' }, '', { ms: 3000, source: 'retry-after' }],

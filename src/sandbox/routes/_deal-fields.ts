@@ -1,6 +1,6 @@
 /**
- * Reads a deal body (api.md §2.3) against the state: every field is checked and every error is
- * collected, so one answer carries them all (api.md §4.2, §7.2 rule 2) in the flat format with
+ * Reads a deal body (docs/api-contract.md R-DEAL-2) against the state: every field is checked and every error is
+ * collected, so one answer carries them all (R-DEAL-6) in the flat format with
  * the reference messages of §7.4. Keys that are not deal fields are custom attributes (§2.3);
  * the fields that only appear in the answer are read-only and ignored.
  */
@@ -30,14 +30,14 @@ export type DealFields = Partial<Omit<DealRecord, 'id' | 'restricted_to' | 'agen
 
 export interface DealChange {
   readonly fields: DealFields;
-  /** Custom attributes (api.md §2.3: "custom attribute keys"), any JSON value. */
+  /** Custom attributes (R-DEAL-2: any other key), any JSON value. */
   readonly attributes: Record<string, unknown>;
 }
 
-/** Fields that only appear in the answer (api.md §2.3 "additional fields present in the deal response"). */
+/** Fields that only appear in the answer (R-DEAL-9: fields present only in the deal response). */
 const READ_ONLY = new Set(['id', 'restricted_to', 'agent', 'scope', 'created_by', 'created_at', 'updated_at', 'tags', 'loss_reason_description']);
 
-/** api.md §3: 0 abandoned, 1 in progress, 2 won, 3 lost, 4 archived. */
+/** R-DEAL-3: 0 abandoned, 1 in progress, 2 won, 3 lost, 4 archived. */
 const STATUSES = new Set([0, 1, 2, 3, 4]);
 
 type Reader = (value: unknown, state: SandboxState) => Read<unknown>;
@@ -55,7 +55,7 @@ const readStatus: Reader = (value) => {
   return n.ok && STATUSES.has(n.value) ? n : fail(notAValidChoice(value));
 };
 
-/** A reference by id that must exist (api.md §7.4: `Invalid pk "<id>" - object does not exist.`). */
+/** A reference by id that must exist (R-DEAL-7: `Invalid pk "<id>" - object does not exist.`). */
 const reference =
   (exists: (state: SandboxState, id: number) => boolean): Reader =>
   (value, state) => {
@@ -103,7 +103,7 @@ export function readDeal(body: Record<string, unknown>, state: SandboxState): { 
     else errors[key] = [result.error];
   }
 
-  // participants: users by id (api.md §2.3 "User ids assigned to the deal").
+  // participants: users by id (R-DEAL-2: user ids assigned to the deal).
   if ('participants' in body) {
     const ids = readIdList(body.participants, (id) => state.user(id) !== undefined);
     if (ids.ok) fields.participants = ids.value;
@@ -213,7 +213,7 @@ function readCustomIdList(value: unknown, state: SandboxState): { ok: true; valu
 }
 
 /**
- * `order_products` (api.md §2.3 order product object): errors come per item, `{}` for a valid
+ * `order_products` (R-DEAL-8): errors come per item, `{}` for a valid
  * one, as the framework lists them; a product named by id or custom id must exist (§7.4).
  */
 function readOrderProducts(value: unknown, state: SandboxState): { items: OrderProduct[] } | { errors: unknown[] } {

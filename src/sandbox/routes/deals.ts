@@ -1,5 +1,5 @@
 /**
- * Deals (api.md §4.2, §4.6): `POST /deals/`, `POST /deals/update_or_create/` (keyed on
+ * Deals (docs/api-contract.md R-DEAL-1): `POST /deals/`, `POST /deals/update_or_create/` (keyed on
  * `custom_id`), `PATCH` and `PUT /deals/:id/`. Every answer is the full record of §2.3; every
  * field error is in the flat format, all at once (§7.2 rule 2).
  */
@@ -12,7 +12,7 @@ import { pathId } from './_path-id.js';
 import { answer, type EndpointAnswer, type EndpointRequest, type Route } from './route.js';
 
 /**
- * api.md §2.3: a deal created from `{}` has name "", value 0.00 and status 1. `scope` and
+ * R-DEAL-4: a deal created from `{}` has name "", value 0.00 and status 1. `scope` and
  * `created_by` are integers whose meaning is not shown: the sandbox answers 1 for both.
  */
 function emptyDeal(id: number, at: string): DealRecord {
@@ -73,7 +73,7 @@ function createDeal({ state, body }: EndpointRequest): EndpointAnswer {
   return create(state, read.change);
 }
 
-/** Idempotent (api.md "Call ordering rules" 5): the deal with this `custom_id` is updated, else created. */
+/** Idempotent (R-IDEM-1): the deal with this `custom_id` is updated, else created. */
 function updateOrCreateDeal({ state, body }: EndpointRequest): EndpointAnswer {
   if (!isRecord(body)) return answer(400, flatErrors({ non_field_errors: [notAnObject(body)] }));
   const read = readDeal(body, state);
@@ -87,7 +87,7 @@ function updateOrCreateDeal({ state, body }: EndpointRequest): EndpointAnswer {
   return answer(200, deal, true);
 }
 
-/** PATCH and PUT behave alike: every field is optional (api.md §4.2), so a PUT changes only what it sends. */
+/** PATCH and PUT behave alike: every field is optional (R-DEAL-1), so a PUT changes only what it sends. */
 function updateDeal({ state, params, body }: EndpointRequest): EndpointAnswer {
   const id = pathId(params[0]);
   const deal = id === undefined ? undefined : state.deal(id);

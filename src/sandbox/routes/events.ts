@@ -1,5 +1,5 @@
 /**
- * Events: `GET /events/` (api.md §4.4, paginated), `POST /events/` (§4.5) and
+ * Events: `GET /events/` (docs/api-contract.md R-EVENT-6, paginated), `POST /events/` (R-EVENT-1) and
  * `POST /users-by-id/:user_custom_id/events/` (§4.6). The user is validated before any other
  * field (§7.2 rule 1): on `/events/` a missing or unknown `user_id` is the only error reported
  * (nested format, §7.3); on the user-scoped endpoint an unknown custom id is a 404 detail. The
@@ -11,7 +11,7 @@ import type { UserRecord } from '../records.js';
 import type { SandboxState } from '../state.js';
 import { answer, type EndpointAnswer, type EndpointRequest, type Route } from './route.js';
 
-/** public-facts.md: "Up to 100 results per page". */
+/** R-EVENT-6: up to 100 results per page. */
 export const EVENTS_PAGE_SIZE = 100;
 
 /**

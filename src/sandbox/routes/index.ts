@@ -1,4 +1,4 @@
-/** Every endpoint of api.md §4 and §4.6 but the bulk CSV ones, in matching order. */
+/** Every endpoint of docs/api-contract.md but the bulk CSV ones, in matching order. */
 import { dealRoutes } from './deals.js';
 import { eventRoutes } from './events.js';
 import { productEventRoutes } from './product-events.js';

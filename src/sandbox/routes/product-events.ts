@@ -1,5 +1,5 @@
 /**
- * Product events: `POST /products-by-id/:custom_id/product_event/` (api.md §4.6) and
+ * Product events: `POST /products-by-id/:custom_id/product_event/` (docs/api-contract.md R-PEVT-1) and
  * `POST /product-event-creation/:custom_id/` (§4.3). The product is validated first (§7.2 rule
  * 3: 404 detail whatever the payload holds), then the user (400 for an unknown `user_id`, 404
  * for an unknown `user_custom_id`, both detail strings), then the other fields together in the
@@ -14,7 +14,7 @@ import { isRecord, MESSAGES, notAValidChoice, notAnObject, readDict, readInteger
 import type { UserRecord } from '../records.js';
 import { answer, type EndpointAnswer, type EndpointRequest, type Route } from './route.js';
 
-/** public-facts.md: the closed list of event types, lowercase, with spaces. */
+/** R-PEVT-4: the closed list of event types, lowercase, with spaces. */
 export const PRODUCT_EVENT_TYPES: ReadonlySet<string> = new Set([
   'click',
   'promo click',

@@ -1,5 +1,5 @@
 /**
- * `POST /products/` (api.md §4.6, public-facts.md "Products"): creates a product (201) and
+ * `POST /products/` (docs/api-contract.md R-PROD-1): creates a product (201) and
  * answers its record. `custom_id` is required and unique: a second product with the same one is
  * a 400 (the framework's unique-field message). Extra keys are product attributes.
  */

@@ -14,7 +14,7 @@ export interface EndpointRequest {
   /** The parsed JSON body; `{}` when the request had none (the framework reads an empty body as empty data). */
   readonly body: unknown;
   readonly query: URLSearchParams;
-  /** `http://host:port` as the client addressed the sandbox: pagination links are full URLs (public-facts.md). */
+  /** `http://host:port` as the client addressed the sandbox: pagination links are full URLs (docs/api-contract.md R-EVENT-6). */
   readonly origin: string;
 }
 
@@ -29,7 +29,7 @@ export type Endpoint = (request: EndpointRequest) => EndpointAnswer;
 
 /** One path of the API and the methods it takes. */
 export interface Route {
-  /** The path as api.md writes it, for messages and docs: `deals/:id/`. */
+  /** The path as the API reference writes it, for messages and docs: `deals/:id/`. */
   readonly name: string;
   /** Matched against the percent-decoded path after the API prefix; groups are the parameters. */
   readonly pattern: RegExp;

@@ -1,5 +1,5 @@
 /**
- * `POST /users/update_or_create/` (api.md §4.6, public-facts.md "Contacts"): matches the contact
+ * `POST /users/update_or_create/` (docs/api-contract.md R-USER-1): matches the contact
  * on `custom_id`, creates it (201) or updates the fields sent (200), and answers
  * `{created, id}`. Ids are integers, so a user can then be named by `user_id` or by custom id.
  * Field errors use the flat format, every field at once.
@@ -9,7 +9,7 @@ import { bodyEntries, isRecord, MESSAGES, notAnObject, readEmail, readList, read
 import type { UserRecord } from '../records.js';
 import { answer, type EndpointAnswer, type EndpointRequest, type Route } from './route.js';
 
-/** public-facts.md: "each name at most 40 characters". */
+/** R-USER-2: each name at most 40 characters. */
 const NAME_MAX = 40;
 const READ_ONLY = new Set(['id', 'created', 'created_at', 'updated_at']);
 type ContactField = 'email' | 'first_name' | 'last_name' | 'phone_number' | 'company_custom_id';
@@ -45,7 +45,7 @@ function updateOrCreateUser({ state, body }: EndpointRequest): EndpointAnswer {
         else change.tags = tags.map((t) => (t.ok ? t.value : ''));
       }
     } else if (state.userAttributes !== undefined && !state.userAttributes.has(field)) {
-      // public-facts.md: "In version 2, custom attributes must already exist in the account."
+      // R-USER-3: "In version 2, custom attributes must already exist in the account."
       errors[field] = [`Custom attribute "${field}" does not exist in the account.`];
     } else {
       attributes[field] = value;

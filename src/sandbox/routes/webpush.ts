@@ -1,6 +1,6 @@
 /**
- * `PATCH /webpush-campaign/:id/` (api.md §4.1): a partial update; `messages`, when given,
- * replaces every message (§4.1, public-facts.md); `category` is accepted and not saved.
+ * `PATCH /webpush-campaign/:id/` (docs/api-contract.md R-PUSH-1): a partial update; `messages`, when given,
+ * replaces every message (R-PUSH-2); `category` is accepted and not saved.
  * Field errors use the flat format, every field at once.
  */
 import { detail, flatErrors, NOT_FOUND, type FieldErrorMap } from '../errors.js';
@@ -42,7 +42,7 @@ function updateCampaign({ state, params, body }: EndpointRequest): EndpointAnswe
   return answer(200, { id: campaign.id, name: campaign.name, category: null, eta: campaign.eta, ttl: campaign.ttl }, true);
 }
 
-/** api.md §2.2: `title` and `body` required, the rest optional; unknown keys are ignored. */
+/** R-PUSH-2: `title` and `body` required, the rest optional; unknown keys are ignored. */
 function readMessage(item: unknown): { ok: true; message: WebpushMessage } | { ok: false; errors: FieldErrorMap } {
   if (!isRecord(item)) return { ok: false, errors: { non_field_errors: [notAnObject(item)] } };
   const errors: FieldErrorMap = {};
