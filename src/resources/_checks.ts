@@ -1,6 +1,7 @@
 import { codes } from 'currency-codes';
 import type { FieldError } from '../mapping/field-error.js';
 import { didYouMean } from '../text/suggest.js';
+import { daysInMonth, MAX_INSTANT, MIN_INSTANT } from '../time/calendar.js';
 import type { Payload } from './resource-def.js';
 
 /** A rule for one value: the message when the value breaks it, else `undefined`. */
@@ -54,9 +55,6 @@ export function stringOfAtMost(max: number): Rule {
   };
 }
 
-const DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31];
-const isLeap = (y: number) => (y % 4 === 0 && y % 100 !== 0) || y % 400 === 0;
-const daysIn = (y: number, m: number) => (m === 2 && isLeap(y) ? 29 : (DAYS[m - 1] ?? 0));
 
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 /** `YYYY-MM-DD` as the API's date fields take it (R-DEAL-2 `expected_close_date`), a day that exists. */
@@ -64,7 +62,7 @@ export const date: Rule = (v) => {
   const m = typeof v === 'string' ? DATE.exec(v) : null;
   if (m === null) return `expected a date as YYYY-MM-DD, got ${show(v)}`;
   const month = Number(m[2]);
-  if (month < 1 || month > 12 || Number(m[3]) < 1 || Number(m[3]) > daysIn(Number(m[1]), month)) {
+  if (month < 1 || month > 12 || Number(m[3]) < 1 || Number(m[3]) > daysInMonth(Number(m[1]), month)) {
     return `expected a date as YYYY-MM-DD, got ${show(v)} (no such day)`;
   }
   return undefined;
@@ -80,14 +78,14 @@ export const datetime: Rule = (v) => {
   if (m === null) return `${EXPECTED_DATE_TIME}, got ${show(v)}`;
   const [year, month, day, hour, minute, second, offH, offM] = m.slice(1).map((s) => (s === undefined ? 0 : Number(s))) as number[];
   const ok =
-    month! >= 1 && month! <= 12 && day! >= 1 && day! <= daysIn(year!, month!) && hour! <= 23 && minute! <= 59 && second! <= 59 && offH! <= 23 && offM! <= 59;
+    month! >= 1 && month! <= 12 && day! >= 1 && day! <= daysInMonth(year!, month!) && hour! <= 23 && minute! <= 59 && second! <= 59 && offH! <= 23 && offM! <= 59;
   return ok ? undefined : `${EXPECTED_DATE_TIME}, got ${show(v)} (no such time)`;
 };
 
 // The range the mapping engine's `unix` type writes (years 0000–9999): beyond it a value in
 // milliseconds is far more likely than an event in the year 50 000.
-const MIN_SECONDS = new Date(0).setUTCFullYear(0, 0, 1) / 1000;
-const MAX_SECONDS = Date.UTC(9999, 11, 31, 23, 59, 59) / 1000;
+const MIN_SECONDS = MIN_INSTANT / 1000;
+const MAX_SECONDS = Math.floor(MAX_INSTANT / 1000);
 /** UNIX time in whole seconds (R-EVENT-1, R-PEVT-3 `timestamp`). */
 export const unixSeconds: Rule = (v) => {
   if (Number.isSafeInteger(v) && (v as number) >= MIN_SECONDS && (v as number) <= MAX_SECONDS) return undefined;

@@ -1,0 +1,20 @@
+/**
+ * The calendar every date check of the tool uses: the years a date may have and the days of a
+ * month. Four-digit years, as ISO 8601 and the API's own `YYYY-MM-DD` write them (docs/api-contract.md
+ * R-DEAL-2): beyond them a number is far more likely a mistake (a UNIX time in milliseconds read as
+ * seconds) than a real date.
+ */
+
+export const MIN_YEAR = 0;
+export const MAX_YEAR = 9999;
+/** First and last instant of those years (ms since the epoch, UTC). */
+export const MIN_INSTANT = new Date(0).setUTCFullYear(MIN_YEAR, 0, 1);
+export const MAX_INSTANT = Date.UTC(MAX_YEAR, 11, 31, 23, 59, 59, 999);
+
+const DAYS_IN_MONTH = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31] as const;
+
+/** Days of `month` (1–12) in `year` of the Gregorian calendar; 0 for a month that does not exist. */
+export function daysInMonth(year: number, month: number): number {
+  if (month === 2 && year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)) return 29;
+  return DAYS_IN_MONTH[month - 1] ?? 0;
+}
