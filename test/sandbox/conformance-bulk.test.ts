@@ -107,6 +107,18 @@ describe('the upload body', () => {
     expect(s.state.imports.list()).toEqual([]);
   });
 
+  it('assumption: a multipart body without a boundary, or cut short → 400 "Multipart form parse error - …"', async () => {
+    const s = await sandbox({ bulkRowsPerS: 0 });
+    const noBoundary = await s.call('POST', 'users/import/', undefined, { rawBody: 'x', headers: { 'Content-Type': 'multipart/form-data; charset=utf-8' } });
+    expect(noBoundary.status).toBe(400);
+    expect(noBoundary.body.detail).toMatch(/^Multipart form parse error - ./);
+    const cut = '--XyZ\r\nContent-Disposition: form-data; name="input_file"; filename="a.csv"\r\n\r\ncustom_id\nC-1\n';
+    const cutShort = await s.call('POST', 'users/import/', undefined, { rawBody: cut, headers: { 'Content-Type': 'multipart/form-data; boundary=XyZ' } });
+    expect(cutShort.status).toBe(400);
+    expect(cutShort.body.detail).toMatch(/^Multipart form parse error - ./);
+    expect(s.state.imports.list()).toEqual([]);
+  });
+
   it('assumption: an empty file → 400; a file that is not UTF-8 → 400; malformed CSV → 400', async () => {
     const s = await sandbox({ bulkRowsPerS: 0 });
     expect((await upload(s, 'users', '')).body).toEqual({ input_file: ['The submitted file is empty.'] });
@@ -245,5 +257,20 @@ describe('users: the per-row rules, an upsert', () => {
       { non_field_errors: ['The row has 3 values; the header has 2 columns.'] },
       { non_field_errors: ['The row has 1 values; the header has 2 columns.'] },
     ]);
+  });
+});
+
+describe('a client that goes away mid-upload', () => {
+  it('nothing is imported, and the sandbox still closes', async () => {
+    const { request } = await import('node:http');
+    const s = await sandbox({ bulkRowsPerS: 0 });
+    await new Promise<void>((done) => {
+      const req = request(new URL('users/import/', s.url), { method: 'POST', headers: { Authorization: `Token ${s.apiKey}`, 'Content-Type': 'multipart/form-data; boundary=XyZ', 'Content-Length': '100000' } });
+      req.on('error', () => done());
+      req.write('--XyZ\r\nContent-Disposition: form-data; name="input_file"; filename="a.csv"\r\n\r\ncustom_id\nC-1\n', () => setTimeout(() => req.destroy(), 20));
+    });
+    await new Promise((r) => setTimeout(r, 20));
+    expect(s.state.imports.list()).toEqual([]);
+    await s.close();
   });
 });

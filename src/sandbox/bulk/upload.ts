@@ -225,6 +225,11 @@ function receive(req: IncomingMessage, separator: SeparatorName, maxBytes: numbe
         file.chunks.push(chunk);
         csv.write(chunk);
       });
+      // A body cut short: busboy fails the file stream too ('end' never comes), and the parser must end.
+      stream.on('error', (error: Error) => {
+        received.multipartError ??= error.message;
+        if (!csv.destroyed && !csv.writableEnded) csv.end();
+      });
       stream.on('end', () => {
         if (file.problem === undefined && !file.tooLarge) {
           try {
@@ -255,6 +260,15 @@ function receive(req: IncomingMessage, separator: SeparatorName, maxBytes: numbe
     });
     parser.on('close', () => {
       ended = true;
+      finish();
+    });
+    // The client went away mid-body: nothing more will come; answer (to no one) and let go.
+    req.on('close', () => {
+      if (req.complete) return;
+      received.multipartError ??= 'the request body ended early';
+      parser.destroy();
+      ended = true;
+      pending = 0;
       finish();
     });
     req.pipe(parser);
