@@ -1,15 +1,16 @@
 /**
- * The bulk pieces together against the sandbox over loopback: chunk CSV writer → chunk file →
- * bulk client (upload through the transport, poll) → settleChunk (bisection). The pipeline's
+ * The bulk pieces together against the sandbox over loopback: chunk CSV writer → chunk file
+ * (re-uploads cut from it) → bulk client (upload through the transport, poll) → settleChunk (bisection). The pipeline's
  * wiring is not here; this proves the pieces give every row its own status, and the same status
  * as the per-row endpoint, on rows that the service alone refuses.
  */
 import { openAsBlob } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { headerLine, payloadLine, type BulkColumn } from '../../src/bulk/chunk-csv.js';
+import { createChunkFileWriter, writeSubChunk } from '../../src/bulk/chunk-file.js';
 import { settleChunk, type ImportAttempt, type RowSettlement } from '../../src/bulk/settle-chunk.js';
 import { createBulkClient } from '../../src/transport/bulk-client.js';
 import { createTransport } from '../../src/transport/create-transport.js';
@@ -42,10 +43,13 @@ function contacts(n: number, failing: number, every = 16) {
 const COLUMNS: BulkColumn[] = ['custom_id', 'email', 'tier', 'shoe_size'].map((f) => ({ field: f, header: f }));
 
 async function bulkPath(env: Awaited<ReturnType<typeof setUp>>, payloads: Record<string, unknown>[]): Promise<RowSettlement[]> {
+  // The chunk file is streamed once from the payloads; re-uploads are cut from it by position.
+  const chunk = join(env.dir, 'chunk.csv');
+  const writer = createChunkFileWriter(chunk, headerLine(COLUMNS));
+  for (const payload of payloads) await writer.write((payloadLine(COLUMNS, payload) as { text: string }).text);
+  await writer.close();
   let files = 0;
-  const uploadAndWait = async (positions: readonly number[]): Promise<ImportAttempt> => {
-    const path = join(env.dir, `chunk-${++files}.csv`);
-    await writeFile(path, headerLine(COLUMNS) + positions.map((p) => (payloadLine(COLUMNS, payloads[p]!) as { text: string }).text).join(''));
+  const uploadFile = async (path: string): Promise<ImportAttempt> => {
     const up = await env.client.upload({ kind: 'users', file: await openAsBlob(path) });
     if (up.kind === 'refused') return { kind: 'refused', message: up.message };
     if (up.kind !== 'accepted') return { kind: 'given_up', message: up.message, importId: undefined };
@@ -53,10 +57,14 @@ async function bulkPath(env: Awaited<ReturnType<typeof setUp>>, payloads: Record
     if (wait.kind === 'ended') return { kind: 'ended', importId: up.importId, report: wait.report };
     return { kind: 'given_up', message: wait.message, importId: up.importId };
   };
-  const all = payloads.map((_, i) => i);
+  const uploadAndWait = async (positions: readonly number[]): Promise<ImportAttempt> => {
+    const sub = join(env.dir, `sub-${++files}.csv`);
+    await writeSubChunk(chunk, positions, sub);
+    return uploadFile(sub);
+  };
   return settleChunk(
     payloads.map((p) => ({ key: p.custom_id as string })),
-    await uploadAndWait(all),
+    await uploadFile(chunk),
     { uploadAndWait },
   );
 }
