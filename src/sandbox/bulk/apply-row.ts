@@ -16,7 +16,7 @@ import type { SandboxState } from '../state.js';
 import type { ImportKind, ImportRequestOptions } from './import-store.js';
 
 /** Multi-value cells separate their values with `|` (public-facts.md). */
-export const MULTI_VALUE_SEPARATOR = '|';
+const MULTI_VALUE_SEPARATOR = '|';
 
 /** The row's outcome: applied, or refused with field errors in the flat format. */
 export type RowResult = { readonly ok: true } | { readonly ok: false; readonly errors: FieldErrorMap };
@@ -33,7 +33,7 @@ const LIST_FIELDS: Record<ImportKind, ReadonlySet<string>> = {
  * Deals' header names are not published; the docs' example shows `Deal Id` and `Name`. The
  * sandbox takes those two and every API field name (docs/conformance.md).
  */
-export const DEAL_DISPLAY_NAMES: Readonly<Record<string, string>> = { 'Deal Id': 'custom_id', Name: 'name' };
+const DEAL_DISPLAY_NAMES: Readonly<Record<string, string>> = { 'Deal Id': 'custom_id', Name: 'name' };
 
 export function applyRow(kind: ImportKind, fields: RowFields, state: SandboxState, options: ImportRequestOptions): RowResult {
   const body = toBody(kind, fields);
