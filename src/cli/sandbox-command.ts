@@ -2,7 +2,7 @@ import { resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
 import { API_KEY_LENGTH } from '../sandbox/api-key.js';
 import type { Sandbox } from '../sandbox/index.js';
-import { DEFAULT_FAULTS, DEFAULT_SEED } from '../sandbox/options.js';
+import { DEFAULT_BULK_ROWS_PER_S, DEFAULT_FAULTS, DEFAULT_SEED } from '../sandbox/options.js';
 import type { CliCommand } from './command.js';
 import { readApiKey } from './credentials.js';
 import { EXIT } from './exit-codes.js';
@@ -30,6 +30,10 @@ export type SandboxArgs = {
   seed: number;
   /** NDJSON request log file; default none. */
   log?: string | undefined;
+  /** Rows a bulk CSV import applies per second; default 450, 0 = no pause. */
+  'bulk-rows-per-s': number;
+  /** Fraction of bulk imports that stop part-way with status `failed`; default 0. */
+  'bulk-fail-rate': number;
 };
 
 /**
@@ -54,6 +58,8 @@ export const sandboxCommand: CliCommand<SandboxArgs> = {
       .option('drop-rate', { type: 'number', default: DEFAULT_FAULTS.dropRate, describe: 'Fraction of requests whose connection is closed without an answer (after the write)' })
       .option('seed', { type: 'number', default: DEFAULT_SEED, describe: 'Seed of the fault dice: the same seed gives the same faults' })
       .option('log', { type: 'string', describe: 'Write the request log to this NDJSON file' })
+      .option('bulk-rows-per-s', { type: 'number', default: DEFAULT_BULK_ROWS_PER_S, describe: 'Rows a bulk CSV import applies per second (0: no pause)' })
+      .option('bulk-fail-rate', { type: 'number', default: 0, describe: 'Fraction of bulk CSV imports that stop part-way with status "failed"' })
       .example('$0 sandbox --port 8787', 'Print the base URL and the key, serve until Ctrl-C')
       .example('$0 sandbox --rate 0 --fail-rate 0.05 --drop-rate 0.01 --seed 7 --log requests.ndjson', 'Faults, no limit, every request logged') as never,
   run: async (args, io) => {
@@ -78,6 +84,8 @@ export const sandboxCommand: CliCommand<SandboxArgs> = {
         failRate: args['fail-rate'],
         dropRate: args['drop-rate'],
         seed: args.seed,
+        bulkRowsPerS: args['bulk-rows-per-s'],
+        bulkFailRate: args['bulk-fail-rate'],
       });
     } catch (error) {
       if (error instanceof RangeError) throw new ConfigError('USAGE', error.message, { cause: error });
@@ -93,6 +101,7 @@ export const sandboxCommand: CliCommand<SandboxArgs> = {
         apiKey === undefined ? `API key:      ${sandbox.apiKey}` : `API key:      the one in ${resolve(io.cwd, keyFile ?? '')}`,
         `Admin:        ${sandbox.adminUrl} (sandbox only: state, requests, reset, faults)`,
         `Rate limit:   ${f.rate === 0 ? 'off' : `${f.rate} requests/s`}; latency ${f.latencyMs} ± ${f.jitterMs} ms; fail rate ${f.failRate}; drop rate ${f.dropRate}; seed ${args.seed}`,
+        `Bulk imports: ${args['bulk-rows-per-s'] === 0 ? 'no pause' : `${args['bulk-rows-per-s']} rows/s`}; fail rate ${args['bulk-fail-rate']}`,
         ...(args.log !== undefined ? [`Request log:  ${resolve(io.cwd, args.log)}`] : []),
         'Press Ctrl-C to stop.',
         '',

@@ -31,9 +31,18 @@ export interface SandboxOptions {
   readonly log?: string;
   /** The clock (ms since the epoch) of the rate limit, record timestamps and the log. Default `Date.now`. */
   readonly now?: () => number;
-  /** How latency is waited; tests pass a fake. Default: a `setTimeout` promise. */
+  /** How latency is waited, and the pauses of bulk imports; tests pass a fake. Default: a `setTimeout` promise. */
   readonly sleep?: (ms: number) => Promise<void>;
+  /** Rows a bulk CSV import applies per second (public-facts.md: about 450 on the service); 0: no pause. Default 450. */
+  readonly bulkRowsPerS?: number;
+  /** Fraction of accepted bulk imports that stop part-way with status `failed` (seeded). Default 0. */
+  readonly bulkFailRate?: number;
+  /** Largest bulk upload file, in bytes (tests lower it). Default 200 MB (public-facts.md). */
+  readonly bulkMaxBytes?: number;
 }
+
+/** Default of `bulkRowsPerS`: the docs' example imported 10,999 users in 24.4 s. */
+export const DEFAULT_BULK_ROWS_PER_S = 450;
 
 export const DEFAULT_FAULTS: FaultSettings = { rate: 10, latencyMs: 0, jitterMs: 0, failRate: 0, dropRate: 0 };
 export const DEFAULT_SEED = 42;

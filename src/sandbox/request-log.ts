@@ -21,6 +21,14 @@ export interface RequestLogEntry {
   readonly body: unknown;
   /** The fault injected into this request, if any. */
   readonly fault: Fault | null;
+  /**
+   * Set on the upload of a bulk CSV import (its id, when one was created) and on each row the
+   * import then applies or refuses: those rows are logged with method `IMPORT`, `status` 200 or
+   * 400, `applied`, and `body` the row's fields, so a test counts a row's effects on both paths.
+   */
+  readonly importId?: string;
+  /** `IMPORT` entries: the row in the file (header = row 1). */
+  readonly row?: number;
 }
 
 /** Lines are written in batches so that a busy sandbox does one write per turn of the event loop, not one per request. */

@@ -13,7 +13,11 @@ import { isoTime } from './datetime.js';
 import { detail, NOT_FOUND } from './errors.js';
 import { FaultDice, type FaultSettings } from './faults.js';
 import { loadFixtures, resolveFixtures } from './fixtures.js';
-import { applyFaultPatch, DEFAULT_FAULTS, DEFAULT_SEED, type FaultPatch, type SandboxOptions } from './options.js';
+import { importFaultDice } from './bulk/import-faults.js';
+import { runImport } from './bulk/run-import.js';
+import { decideUpload, MAX_UPLOAD_BYTES, uploadKind, type UploadDeps } from './bulk/upload.js';
+import type { ImportKind } from './bulk/import-store.js';
+import { applyFaultPatch, DEFAULT_BULK_ROWS_PER_S, DEFAULT_FAULTS, DEFAULT_SEED, type FaultPatch, type SandboxOptions } from './options.js';
 import { RateWindow } from './rate-window.js';
 import { RequestLog, type RequestLogEntry } from './request-log.js';
 import { SandboxState } from './state.js';
@@ -61,6 +65,10 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   });
   if ('problems' in initial) throw new RangeError(`sandbox options: ${initial.problems.join('; ')}`);
   let settings = initial.settings;
+  const bulkRowsPerS = options.bulkRowsPerS ?? DEFAULT_BULK_ROWS_PER_S;
+  const bulkFailRate = options.bulkFailRate ?? 0;
+  if (!(Number.isFinite(bulkRowsPerS) && bulkRowsPerS >= 0)) throw new RangeError(`sandbox options: bulkRowsPerS: must be a number of rows per second, 0 or more (got ${bulkRowsPerS})`);
+  if (!(bulkFailRate >= 0 && bulkFailRate <= 1)) throw new RangeError(`sandbox options: bulkFailRate: must be between 0 and 1 (got ${bulkFailRate})`);
   const fixtures = typeof options.fixtures === 'string' ? await loadFixtures(options.fixtures) : resolveFixtures(options.fixtures ?? {}, 'fixtures');
   const state = new SandboxState(fixtures, now);
   const rateWindow = new RateWindow(settings.rate);
@@ -88,6 +96,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   // Requests between arrival and their answer (or drop): close() lets them finish.
   let inFlight = 0;
   let closing = false;
+  const uploadDeps: UploadDeps = {
+    ...deps,
+    maxBytes: options.bulkMaxBytes ?? MAX_UPLOAD_BYTES,
+    now,
+    importFault: importFaultDice(options.seed ?? DEFAULT_SEED, () => bulkFailRate),
+    start: (record, chunks, header, failAfter) => {
+      // Background work: an import outlives its upload request; close() stops it at its next batch.
+      void runImport(record, chunks, header, failAfter, { state, now, sleep, log: (entry) => log.add(entry), rowsPerS: () => bulkRowsPerS, stopped: () => closing });
+    },
+  };
   const idleWaiters: (() => void)[] = [];
   const done = () => {
     inFlight--;
@@ -98,10 +116,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     inFlight++;
     // 'close' comes once per response: answered, dropped, or the client went away mid-way.
     res.once('close', done);
+    const target = req.url ?? '/';
+    const q = target.indexOf('?');
+    const pathname = q < 0 ? target : target.slice(0, q);
+    // A bulk CSV upload is read as a stream (up to 200 MB), never as one JSON text.
+    const bulk = bulkUploadKind(pathname);
+    if (bulk !== undefined) return void answerUpload(req, res, bulk, q < 0 ? '' : target.slice(q + 1));
     readBody(req, (text, tooLarge) => {
-      const target = req.url ?? '/';
-      const q = target.indexOf('?');
-      const pathname = q < 0 ? target : target.slice(0, q);
       if (tooLarge) return send(res, 413, JSON.stringify(detail('Request body too large.')), 'application/json', {});
       if (pathname.startsWith(API_PREFIX)) {
         void answerApi(req, res, pathname, q < 0 ? '' : target.slice(q + 1), text);
@@ -155,6 +176,28 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
       } else {
         send(res, decision.status, decision.payload, decision.contentType, decision.headers);
       }
+    }
+  }
+
+  async function answerUpload(req: IncomingMessage, res: ServerResponse, kind: ImportKind, search: string): Promise<void> {
+    const arrived = now();
+    const decision = await decideUpload(req, kind, new URLSearchParams(search), uploadDeps);
+    const dropped = decision.fault === 'drop';
+    log.add({
+      time: isoTime(arrived),
+      method: req.method ?? 'POST',
+      path: req.url ?? '/',
+      status: dropped ? null : decision.status,
+      applied: decision.applied,
+      body: decision.loggedBody,
+      fault: decision.fault,
+      ...(decision.importId !== undefined && { importId: decision.importId }),
+    });
+    try {
+      if (decision.delayMs > 0) await sleep(decision.delayMs);
+    } finally {
+      if (dropped) res.socket?.destroy();
+      else send(res, decision.status, decision.payload, decision.contentType, decision.headers);
     }
   }
 
@@ -228,6 +271,16 @@ function readBody(req: IncomingMessage, then: (text: string, tooLarge: boolean) 
     const text = chunks.length === 0 ? '' : chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
     then(text, size > MAX_BODY_BYTES);
   });
+}
+
+/** The import kind of an upload path under the API prefix (decoded as the route table decodes), or undefined. */
+function bulkUploadKind(pathname: string): ImportKind | undefined {
+  if (!pathname.startsWith(API_PREFIX)) return undefined;
+  try {
+    return uploadKind(decodeURIComponent(pathname.slice(API_PREFIX.length)));
+  } catch {
+    return undefined;
+  }
 }
 
 /** `http://<Host header>`, so pagination links point where the client connected; the sandbox's own address when the header is odd. */

@@ -3,6 +3,7 @@
  * the admin endpoint read copies (`deals()`, `snapshot()`), so nothing outside can change it
  * behind the routes' back.
  */
+import { ImportStore } from './bulk/import-store.js';
 import { isoTime } from './datetime.js';
 import type { Fixtures } from './fixtures.js';
 import type {
@@ -49,6 +50,8 @@ export class SandboxState {
   private nextId = { user: 1, product: 1, deal: 1, event: 1, occurrence: 1, productEvent: 1 };
   /** User custom attributes that exist in the account, or undefined: any is accepted. */
   userAttributes: ReadonlySet<string> | undefined;
+  /** Bulk CSV imports (`GET /import/status/`); `reset()` forgets them and stops those running. */
+  readonly imports = new ImportStore();
 
   /**
    * @param fixtures the records to start from and to return to on `reset()`.
@@ -109,6 +112,7 @@ export class SandboxState {
     this.occurrences = [];
     this.productEventList = [];
     for (const name of f.events) this.defineEvent(name);
+    this.imports.clear();
     this.userAttributes = f.userAttributes === undefined ? undefined : new Set(f.userAttributes);
   }
 
@@ -132,6 +136,12 @@ export class SandboxState {
 
   userByCustomId(customId: string): UserRecord | undefined {
     return this.usersByCustomId.get(customId);
+  }
+
+  /** The first contact with this email (a scan: only bulk rows without a custom id ask). */
+  userByEmail(email: string): UserRecord | undefined {
+    for (const user of this.usersById.values()) if (user.email === email) return user;
+    return undefined;
   }
 
   product(id: number): ProductRecord | undefined {

@@ -72,8 +72,10 @@ export function createTransport(options: TransportOptions): Transport {
 
   async function perform(url: URL, req: Pick<ApiRequest, 'method' | 'body' | 'idempotent'>, path: string): Promise<SendOutcome> {
     if (fatal) throw secondHand(fatal);
-    const body = req.body === undefined ? undefined : JSON.stringify(req.body);
-    const init = { method: req.method, headers: headers(body !== undefined), body, redirect: 'manual', dispatcher: agent } as unknown as RequestInit;
+    // A FormData (a bulk CSV upload) goes as it is: fetch writes its multipart Content-Type and boundary.
+    const form = req.body instanceof FormData ? req.body : undefined;
+    const body = form ?? (req.body === undefined ? undefined : JSON.stringify(req.body));
+    const init = { method: req.method, headers: headers(body !== undefined && form === undefined), body, redirect: 'manual', dispatcher: agent } as unknown as RequestInit;
     let sent = 0;
     let counted = 0; // attempts that count against maxAttempts: 429 answers do not
     let throttles = 0;

@@ -6,7 +6,7 @@ export interface ApiRequest {
   readonly method: 'GET' | 'POST' | 'PATCH' | 'PUT';
   /** Relative to the base URL, no leading slash, ending with `/` (api.md §4): `events/`, `deals/12/`. */
   readonly path: string;
-  /** Sent as JSON when defined. */
+  /** Sent as JSON when defined; a `FormData` is sent as `multipart/form-data` as it is (bulk CSV uploads). */
   readonly body?: unknown;
   /** True when sending it twice has the effect of sending it once (api.md call ordering rule 5). */
   readonly idempotent: boolean;

@@ -119,7 +119,7 @@ describe('R-BASE-2, R-BASE-3: common rules', () => {
     ['a path that is no endpoint', 'campaigns/'],
     ['an endpoint without its trailing slash (§4: paths end with a slash)', 'events'],
     ['a deeper path', 'events/1/'],
-    ['bulk CSV import (not implemented by the sandbox)', 'deals/bulk_import/'],
+    ['a bulk path that is not the upload (deals/import/ is)', 'deals/bulk_import/'],
     ['a malformed percent-encoding', 'users-by-id/%E0%A4%A/events/'],
   ])('under /api/public/, %s → 404 {"detail":"Not found."}', async (_case, path) => {
     const s = await sandbox();

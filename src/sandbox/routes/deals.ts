@@ -15,7 +15,7 @@ import { answer, type EndpointAnswer, type EndpointRequest, type Route } from '.
  * R-DEAL-4: a deal created from `{}` has name "", value 0.00 and status 1. `scope` and
  * `created_by` are integers whose meaning is not shown: the sandbox answers 1 for both.
  */
-function emptyDeal(id: number, at: string): DealRecord {
+export function emptyDeal(id: number, at: string): DealRecord {
   return {
     id,
     custom_id: null,
@@ -51,7 +51,8 @@ function emptyDeal(id: number, at: string): DealRecord {
   };
 }
 
-function apply(deal: DealRecord, change: DealChange, at: string): void {
+/** Sets the change's fields and custom attributes on `deal` (also used by the bulk import). */
+export function applyDealChange(deal: DealRecord, change: DealChange, at: string): void {
   Object.assign(deal, change.fields);
   // Custom attributes keep their keys after the fixed ones; a later update overwrites a value.
   for (const [key, value] of Object.entries(change.attributes)) deal[key] = value;
@@ -61,7 +62,7 @@ function apply(deal: DealRecord, change: DealChange, at: string): void {
 function create(state: SandboxState, change: DealChange): EndpointAnswer {
   const at = state.timestamp();
   const deal = emptyDeal(state.newDealId(), at);
-  apply(deal, change, at);
+  applyDealChange(deal, change, at);
   state.putDeal(deal);
   return answer(201, deal, true);
 }
@@ -83,7 +84,7 @@ function updateOrCreateDeal({ state, body }: EndpointRequest): EndpointAnswer {
   if (Object.keys(errors).length > 0 || 'errors' in read || !key.ok) return answer(400, flatErrors(errors));
   const deal = state.dealByCustomId(key.value);
   if (deal === undefined) return create(state, read.change);
-  apply(deal, read.change, state.timestamp());
+  applyDealChange(deal, read.change, state.timestamp());
   return answer(200, deal, true);
 }
 
@@ -95,7 +96,7 @@ function updateDeal({ state, params, body }: EndpointRequest): EndpointAnswer {
   if (!isRecord(body)) return answer(400, flatErrors({ non_field_errors: [notAnObject(body)] }));
   const read = readDeal(body, state);
   if ('errors' in read) return answer(400, flatErrors(read.errors));
-  apply(deal, read.change, state.timestamp());
+  applyDealChange(deal, read.change, state.timestamp());
   return answer(200, deal, true);
 }
 

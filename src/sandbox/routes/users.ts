@@ -21,14 +21,22 @@ const CONTACT_FIELDS: Record<ContactField, (value: unknown) => Read<string>> = {
   company_custom_id: (v) => readString(v),
 };
 
-function updateOrCreateUser({ state, body }: EndpointRequest): EndpointAnswer {
-  if (!isRecord(body)) return answer(400, flatErrors({ non_field_errors: [notAnObject(body)] }));
+/** What a contact body asks to change, apart from its key; every field error at once. */
+export interface ContactRead {
+  readonly errors: FieldErrorMap;
+  readonly change: Partial<Pick<UserRecord, ContactField | 'tags'>>;
+  readonly attributes: Record<string, unknown>;
+}
+
+/**
+ * The contact fields of `body` other than `custom_id`, checked as the service checks them (names
+ * at most 40 characters, email, tags, custom attributes that must exist). The bulk import reads
+ * its rows through this too, so both paths refuse the same rows.
+ */
+export function readContact(body: Record<string, unknown>, state: EndpointRequest['state']): ContactRead {
   const errors: FieldErrorMap = {};
   const change: Partial<Pick<UserRecord, ContactField | 'tags'>> = {};
   const attributes: Record<string, unknown> = {};
-
-  const key = !('custom_id' in body) ? fail(MESSAGES.required) : body.custom_id === null ? fail(MESSAGES.null) : readString(body.custom_id, { allowBlank: false });
-  if (!key.ok) errors.custom_id = [key.error];
   for (const [field, value] of bodyEntries(body)) {
     if (field === 'custom_id' || READ_ONLY.has(field)) continue;
     if (field in CONTACT_FIELDS) {
@@ -51,32 +59,49 @@ function updateOrCreateUser({ state, body }: EndpointRequest): EndpointAnswer {
       attributes[field] = value;
     }
   }
-  if (!key.ok || Object.keys(errors).length > 0) return answer(400, flatErrors(errors));
+  return { errors, change, attributes };
+}
 
+/** The key of a contact body: `custom_id`, required and not blank. */
+export function readContactKey(body: Record<string, unknown>): Read<string> {
+  return !('custom_id' in body) ? fail(MESSAGES.required) : body.custom_id === null ? fail(MESSAGES.null) : readString(body.custom_id, { allowBlank: false });
+}
+
+/** Applies a checked change: the contact with `customId` is updated (false) or created (true). */
+export function upsertContact(state: EndpointRequest['state'], known: UserRecord | undefined, customId: string, read: ContactRead): { readonly created: boolean; readonly id: number } {
   const at = state.timestamp();
-  const known = state.userByCustomId(key.value);
   if (known !== undefined) {
-    Object.assign(known, change);
-    Object.assign(known.attributes, attributes);
+    Object.assign(known, read.change);
+    Object.assign(known.attributes, read.attributes);
     known.updated_at = at;
-    return answer(200, { created: false, id: known.id }, true);
+    return { created: false, id: known.id };
   }
   const user: UserRecord = {
     id: state.newUserId(),
-    custom_id: key.value,
+    custom_id: customId,
     email: null,
     first_name: null,
     last_name: null,
     phone_number: null,
     company_custom_id: null,
     tags: [],
-    ...change,
-    attributes,
+    ...read.change,
+    attributes: { ...read.attributes },
     created_at: at,
     updated_at: at,
   };
   state.putUser(user);
-  return answer(201, { created: true, id: user.id }, true);
+  return { created: true, id: user.id };
+}
+
+function updateOrCreateUser({ state, body }: EndpointRequest): EndpointAnswer {
+  if (!isRecord(body)) return answer(400, flatErrors({ non_field_errors: [notAnObject(body)] }));
+  const key = readContactKey(body);
+  const read = readContact(body, state);
+  const errors: FieldErrorMap = key.ok ? read.errors : { custom_id: [key.error], ...read.errors };
+  if (!key.ok || Object.keys(errors).length > 0) return answer(400, flatErrors(errors));
+  const result = upsertContact(state, state.userByCustomId(key.value), key.value, read);
+  return answer(result.created ? 201 : 200, result, true);
 }
 
 function fail(error: string): Read<never> {
