@@ -47,6 +47,7 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
         read++;
         const row = plan(item);
         summary.counts[row.status]++;
+        if (row.status === 'invalid') summary.errors.add('invalid', row.line, row.message);
         if (row.status === 'valid') {
           summary.requests++;
           const wait = report.write({ file, line: row.line, resource: mapping.resource, key: row.key, status: 'valid' });

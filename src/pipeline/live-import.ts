@@ -107,6 +107,7 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
         const { line, effect } = await pending.shift()!;
         effect?.();
         summary.counts[line.status]++;
+        summary.errors.add(line.status, line.line, line.message);
         stage.tick(line.status);
         await report.write(line);
       };
