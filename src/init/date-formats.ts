@@ -38,7 +38,9 @@ function firstFitting(values: readonly string[], dates: readonly string[]): { fo
 export function guessDateFormat(values: readonly string[], misfits = 0): DateGuess | undefined {
   tolerance = misfits;
   if (values.length === 0 || !values.every((v) => /\d/.test(v))) return undefined;
-  if (allParse(values, spec('date'))) return { kind: 'iso', withTime: false };
+  // The ISO date reader accepts a time after the date (and drops it): look for times first.
+  const timed = values.some((v) => /[T ]\d{1,2}:\d{2}/.test(v));
+  if (!timed && allParse(values, spec('date'))) return { kind: 'iso', withTime: false };
   if (allParse(values, spec('datetime'))) return { kind: 'iso', withTime: true };
   const dayFirst = firstFitting(values, DAY_FIRST);
   const monthFirst = firstFitting(values, MONTH_FIRST);

@@ -93,8 +93,7 @@ function guessScalar(values: readonly string[], expect: Expect | undefined): Typ
     if (date !== undefined) {
       const type = expect ?? (date.withTime ? 'datetime' : 'date');
       if (date.kind === 'iso') {
-        const timed = values.some((v) => /[T ]\d{1,2}:\d{2}/.test(v));
-        return { options: { type }, why: `${share(values, { type: timed ? 'datetime' : 'date' })} are ISO 8601 ${timed ? 'date-times' : 'dates'}` };
+        return { options: { type }, why: `${share(values, { type: date.withTime ? 'datetime' : 'date' })} are ISO 8601 ${date.withTime ? 'date-times' : 'dates'}` };
       }
       if (date.kind === 'format') {
         const zone = date.withTime && type !== 'date' ? '; read as UTC: add `timezone:` if they are local times' : '';

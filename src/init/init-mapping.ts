@@ -46,7 +46,7 @@ export async function initMapping(options: InitOptions): Promise<InitResult> {
   const sourceFile = relative(dirname(options.out), options.csv).split(sep).join('/') || basename(options.csv);
   const draft = draftMapping(sample, options.resource, sourceFile);
   const intro = [
-    `Written by \`engage-import init\` from ${basename(options.csv)} (${number.format(sample.rows.length)} rows sampled). Every guess says why: check them,`,
+    `Written by \`engage-import init\` from ${basename(options.csv)} (${number.format(sample.rows.length)} row${sample.rows.length === 1 ? '' : 's'} sampled). Every guess says why: check them,`,
     `then run: engage-import validate ${relative(options.cwd, options.out) || options.out}`,
     `encoding ${draft.source.encoding}: ${sample.encoding.why}`,
     `delimiter ${JSON.stringify(draft.source.delimiter)}: the separator found most often in the header line`,
@@ -65,7 +65,7 @@ function renderAll(draft: Draft, intro: readonly string[], check: readonly strin
 
 /** What running the mapping over the whole file found, in the file's own header comment. */
 export function checkLines(check: MappingCheck): string[] {
-  if (check.invalid === 0) return [`Checked against the whole file: all ${number.format(check.rows)} rows are valid.`];
+  if (check.invalid === 0) return [check.rows === 1 ? 'Checked against the whole file: its one row is valid.' : `Checked against the whole file: all ${number.format(check.rows)} rows are valid.`];
   const lines = [`Checked against the whole file: ${number.format(check.rows)} rows, ${number.format(check.invalid)} would fail (validate's report lists each one):`];
   for (const group of check.errors.top()) lines.push(`  ${formatErrorGroup(group)}`);
   return lines;
