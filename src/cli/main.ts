@@ -1,5 +1,6 @@
 import yargs from 'yargs';
 import { EngageError } from '../errors.js';
+import { LOG_FORMATS, logFormatOf, withLogFormat } from '../log/cli-logger.js';
 import type { CliCommand, CliIo } from './command.js';
 import { EXIT } from './exit-codes.js';
 import { eventsCommand } from './events-command.js';
@@ -19,7 +20,9 @@ const USAGE_CODES = new Set(['USAGE', 'CONFIG_INVALID', 'MAPPING_COLUMN_MISSING'
  * The whole command line, in-process: parses `argv` (without node and the script), runs one
  * command, returns its exit code. Nothing else in the tool knows about argv.
  */
-export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+export async function main(argv: readonly string[], cliIo: CliIo): Promise<number> {
+  // --log-format json: every line on stderr, even a usage error, is one json object.
+  const io = withLogFormat(cliIo, logFormatOf(argv));
   let exitCode: number | undefined;
   let parser = yargs([...argv])
     .scriptName('engage-import')
@@ -28,6 +31,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     .help()
     .alias('h', 'help')
     .demandCommand(1, 'Name a command: validate, import, resume, sandbox or events')
+    .option('log-format', { choices: LOG_FORMATS, default: 'text', global: true, describe: 'stderr as prose (text) or one json object a line (json: time, level, event, figures), for log systems' })
     .recommendCommands()
     .exitProcess(false)
     .showHelpOnFail(false)
