@@ -11,6 +11,8 @@ const ALIASES: Readonly<Record<string, ResourceName>> = {
   'product-events': 'product-event', 'webpush-campaigns': 'webpush-campaign', webpush: 'webpush-campaign',
 };
 
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
 type InitArgs = { csv: string; resource: string; out: string; sample: number; force: boolean; encoding?: string | undefined };
 
 export const initCommand: CliCommand<InitArgs> = {
@@ -28,14 +30,18 @@ export const initCommand: CliCommand<InitArgs> = {
   run: async (args, io) => {
     const resource = (ALIASES[args.resource] ?? args.resource) as ResourceName;
     const out = resolve(io.cwd, args.out);
-    const { draft, check } = await initMapping({
+    const { draft, check, problem } = await initMapping({
       csv: resolve(io.cwd, args.csv), resource, out, sample: args.sample, force: args.force, encoding: args.encoding, cwd: io.cwd,
     });
     const undecided = [...draft.fields, ...draft.leftovers].filter((f) => f.commentedOut && !draft.leftovers.includes(f)).length;
+    if (check === undefined) {
+      io.stderr.write(`Wrote ${args.out}, but it does not load yet: ${problem}\nSee the comments marked TO DECIDE in it.\n`);
+      return EXIT.ROWS_NOT_OK;
+    }
     io.stderr.write(
-      `Wrote ${args.out}: ${draft.fields.filter((f) => !f.commentedOut).length} fields, ${draft.leftovers.length} column${draft.leftovers.length === 1 ? '' : 's'} left as comments` +
+      `Wrote ${args.out}: ${plural(draft.fields.filter((f) => !f.commentedOut).length, 'field')}, ${draft.leftovers.length} column${draft.leftovers.length === 1 ? '' : 's'} left as comments` +
         `${undecided > 0 ? `, ${undecided} field${undecided === 1 ? '' : 's'} to decide (marked TO DECIDE)` : ''}.\n` +
-        `Whole file: ${check.rows} rows, ${check.invalid === 0 ? 'all valid' : `${check.invalid} would fail (listed at the top of the mapping)`}. Next: engage-import validate ${args.out}\n`,
+        `Whole file: ${check.rows} row${check.rows === 1 ? '' : 's'}, ${check.invalid === 0 ? 'all valid' : `${check.invalid} would fail (listed at the top of the mapping)`}. Next: engage-import validate ${args.out}\n`,
     );
     return EXIT.OK;
   },

@@ -83,10 +83,10 @@ function guessScalar(values: readonly string[], expect: Expect | undefined): Typ
   }
   const seconds = integers && values.every((v) => /^\d{10}$/.test(v) && Number(v) >= SECONDS.min && Number(v) < SECONDS.max);
   if (seconds && (expect === 'unix' || expect === undefined)) return { options: { type: 'unix' }, why: `${all} are UNIX seconds (10 digits, years 2000–2100)` };
-  if (expect === 'integer') return integers ? { options: { type: 'integer' }, why: `${share(values, { type: 'integer' })} are integers` } : { options: { type: 'integer' }, why: 'expected integers, but not every sampled value is one (see the check below)' };
+  if (expect === 'integer') return integers ? { options: { type: 'integer' }, why: `${share(values, { type: 'integer' })} are integers` } : { options: { type: 'integer' }, why: 'expected integers, but not every sampled value is one (see the check at the top)' };
   if (expect === 'number' || expect === 'decimal') {
     if (fits(values, { type: 'number' })) return { options: { type: 'number' }, why: `${share(values, { type: 'number' })} are numbers` };
-    return { options: { type: 'number' }, why: 'expected numbers, but not every sampled value is one (see the check below)' };
+    return { options: { type: 'number' }, why: 'expected numbers, but not every sampled value is one (see the check at the top)' };
   }
   if (expect === 'date' || expect === 'datetime' || expect === 'unix' || expect === undefined) {
     const date = guessDateFormat(values, misfits);
@@ -106,7 +106,7 @@ function guessScalar(values: readonly string[], expect: Expect | undefined): Typ
         undecided: `ambiguous dates: "${date.example}" is ${date.readings[0]} as ${date.formats[0]} (day first) or ${date.readings[1]} as ${date.formats[1]} (month first); keep the right format and uncomment`,
       };
     }
-    if (expect !== undefined) return { options: { type: expect }, why: `expected ${expect === 'unix' ? 'a time' : `a ${expect}`}, but no date format reads every sampled value (see the check below)` };
+    if (expect !== undefined) return { options: { type: expect }, why: `expected ${expect === 'unix' ? 'a time' : `a ${expect}`}, but no date format reads every sampled value (see the check at the top)` };
   }
   if (integers) return { options: { type: 'integer' }, why: `${all} are integers` };
   if (fits(values, { type: 'number' })) return { options: { type: 'number' }, why: `${all} are numbers with a decimal point` };

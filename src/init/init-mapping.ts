@@ -27,7 +27,10 @@ export interface InitOptions {
 
 export interface InitResult {
   readonly draft: Draft;
-  readonly check: MappingCheck;
+  /** What the check over the whole file found; absent when the mapping does not load yet (`problem`). */
+  readonly check: MappingCheck | undefined;
+  /** Why the written mapping does not load (every field left for the user to decide, say). */
+  readonly problem: string | undefined;
   readonly sampled: number;
 }
 
@@ -54,9 +57,18 @@ export async function initMapping(options: InitOptions): Promise<InitResult> {
   ];
   await mkdir(dirname(options.out), { recursive: true });
   await writeFile(options.out, renderAll(draft, intro, []));
-  const check = await checkMapping(options.out);
-  await writeFile(options.out, renderAll(draft, intro, checkLines(check)));
-  return { draft, check, sampled: sample.rows.length };
+  let check: MappingCheck | undefined;
+  let problem: string | undefined;
+  try {
+    check = await checkMapping(options.out);
+  } catch (error) {
+    // A mapping with every field left to decide does not load: the file says so and why.
+    if (!(error instanceof ConfigError)) throw error;
+    problem = error.message.replaceAll(options.out, basename(options.out));
+  }
+  const lines = check !== undefined ? checkLines(check) : [`This mapping does not load yet: ${problem}`];
+  await writeFile(options.out, renderAll(draft, intro, lines.flatMap((l) => l.split('\n'))));
+  return { draft, check, problem, sampled: sample.rows.length };
 }
 
 function renderAll(draft: Draft, intro: readonly string[], check: readonly string[]): string {
@@ -66,7 +78,8 @@ function renderAll(draft: Draft, intro: readonly string[], check: readonly strin
 /** What running the mapping over the whole file found, in the file's own header comment. */
 export function checkLines(check: MappingCheck): string[] {
   if (check.invalid === 0) return [check.rows === 1 ? 'Checked against the whole file: its one row is valid.' : `Checked against the whole file: all ${number.format(check.rows)} rows are valid.`];
-  const lines = [`Checked against the whole file: ${number.format(check.rows)} rows, ${number.format(check.invalid)} would fail (validate's report lists each one):`];
+  const rows = `${number.format(check.rows)} row${check.rows === 1 ? '' : 's'}`;
+  const lines = [`Checked against the whole file: ${rows}, ${number.format(check.invalid)} would fail (validate's report lists each one):`];
   for (const group of check.errors.top()) lines.push(`  ${formatErrorGroup(group)}`);
   return lines;
 }

@@ -42,7 +42,8 @@ export function renderMapping(draft: Draft, header: readonly string[]): string {
   out.push(`  encoding: ${yamlScalar(draft.source.encoding)}`);
   for (const note of draft.notes) out.push(comment(note, ''));
   out.push(`key: ${yamlScalar(draft.key)}`);
-  out.push('fields:');
+  // With every field left to decide, `{}` keeps the file loadable as YAML; validate then says a field is needed.
+  out.push(draft.fields.some((f) => !f.commentedOut) ? 'fields:' : 'fields: {}');
   for (const f of draft.fields) {
     for (const why of f.why) out.push(comment(why, '  '));
     out.push(f.commentedOut ? `  # ${fieldLine(f)}` : `  ${fieldLine(f)}`);

@@ -111,6 +111,17 @@ describe('init on generated files', () => {
     expect(payloads.map((p) => p.first_name)).toEqual(['Łukasz', 'Świętosław']);
   });
 
+  it('a mapping with every field left to decide is written, and says why it does not load yet', async () => {
+    // The only column is a date-time that reads day-first and month-first: nothing is left to send.
+    const cwd = tmp({ 'w.csv': 'send_at\n03/04/2026 10:00\n' });
+    const r = await runCli(['init', 'w.csv', '--resource', 'webpush-campaign', '--out', 'mapping.yaml'], { cwd });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/^Wrote mapping\.yaml, but it does not load yet: /);
+    const mapping = readFileSync(join(cwd, 'mapping.yaml'), 'utf8');
+    expect(mapping).toMatch(/# This mapping does not load yet: mapping\.yaml(:\d+)?: fields: at least one field is needed/);
+    expect(mapping).toContain('TO DECIDE: ambiguous dates: "03/04/2026 10:00"');
+  });
+
   it('refuses to overwrite a mapping without --force', async () => {
     const cwd = tmp({ 'a.csv': 'sku,title\nS1,Tent\n', 'mapping.yaml': 'mine\n' });
     const refused = await runCli(['init', 'a.csv', '--resource', 'product', '--out', 'mapping.yaml'], { cwd });
