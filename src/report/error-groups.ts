@@ -34,6 +34,12 @@ const VALUE_PATTERNS: readonly [RegExp, string][] = [
   [new RegExp(String.raw`(?<=^|: )${JSON_STRING}(?= (?:is not|does not))`, 'g'), '…'],
   [new RegExp(String.raw`\(did you mean ${JSON_STRING}\?\)`, 'g'), '(did you mean …?)'],
   [/\b(?:line|lines) \d+(?:[-–]\d+)?/g, 'line …'],
+  // The API's own words quote the value in other ways (docs/api-contract.md, error bodies):
+  // `Invalid pk "12" - object does not exist.`, `Client user with ID '42' does not exist`,
+  // `Object with custom_id=C-1 does not exist.`, `Couldn't find product with custom_id = SKU-1`.
+  [new RegExp(String.raw`\bpk ${JSON_STRING}`, 'g'), 'pk …'],
+  [/'[^']*'(?= does not exist)/g, '…'],
+  [/\b(custom_id|id) ?= ?\S+?(?=\.?(?:\s|$))/g, '$1=…'],
 ];
 
 /** A row's message is `field: message; field: message`: split on `; ` outside quoted values. */

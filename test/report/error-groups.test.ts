@@ -9,6 +9,10 @@ describe('errorKind: the row\'s values are left out of the key', () => {
     ['currency: "EURO" is not an ISO 4217 currency code (did you mean "EUR"?)', 'currency: … is not an ISO 4217 currency code (did you mean …?)'],
     ['products.csv line 13: Invalid Record Length: expect 6, got 7', 'Invalid Record Length: expect 6, got …'],
     ['custom_id: is required', 'custom_id: is required'],
+    ['user_custom_id: Object with custom_id=C-10099 does not exist.', 'user_custom_id: Object with custom_id=… does not exist.'],
+    ["Client user with ID '42' does not exist", 'Client user with ID … does not exist'],
+    ["Couldn't find product with custom_id = TNT-9", "Couldn't find product with custom_id=…"],
+    ['pipeline: Invalid pk "12" - object does not exist.', 'pipeline: Invalid pk … - object does not exist.'],
   ])('%s', (message, kind) => {
     expect(errorKind(message)).toBe(kind);
   });
