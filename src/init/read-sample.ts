@@ -1,4 +1,4 @@
-import { open } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { SourceError } from '../errors.js';
 import { openCsv } from '../source/csv-source.js';
 import { detectEncoding, SNIFF_BYTES, type DetectedEncoding } from './detect-encoding.js';
@@ -47,7 +47,7 @@ export async function readSample(path: string, options: SampleOptions = {}): Pro
 }
 
 async function firstBytes(path: string): Promise<Uint8Array> {
-  let file;
+  let file: FileHandle;
   try {
     file = await open(path, 'r');
   } catch (error) {
