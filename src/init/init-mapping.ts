@@ -76,7 +76,7 @@ function renderAll(draft: Draft, intro: readonly string[], check: readonly strin
 }
 
 /** What running the mapping over the whole file found, in the file's own header comment. */
-export function checkLines(check: MappingCheck): string[] {
+function checkLines(check: MappingCheck): string[] {
   if (check.invalid === 0) return [check.rows === 1 ? 'Checked against the whole file: its one row is valid.' : `Checked against the whole file: all ${number.format(check.rows)} rows are valid.`];
   const rows = `${number.format(check.rows)} row${check.rows === 1 ? '' : 's'}`;
   const lines = [`Checked against the whole file: ${rows}, ${number.format(check.invalid)} would fail (validate's report lists each one):`];

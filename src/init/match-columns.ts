@@ -12,7 +12,7 @@ export interface ColumnMatch {
 }
 
 /** `E-Mail`, `e_mail`, `E mail`, `Data zamknięcia` → `email`, `email`, `email`, `datazamkniecia`. */
-export function normaliseName(name: string): string {
+function normaliseName(name: string): string {
   return name.normalize('NFD').replace(/\p{M}/gu, '').replace(/ł/g, 'l').replace(/Ł/g, 'L').toLowerCase().replace(/[\s_\-.]+/g, '');
 }
 

@@ -3,7 +3,7 @@ import type { Draft, DraftField } from './draft-mapping.js';
 const YAML_WORDS = /^(?:true|false|yes|no|on|off|null|y|n|~)$/i;
 
 /** A scalar as YAML: plain when that reads back as the same string, JSON-quoted otherwise. */
-export function yamlScalar(value: unknown): string {
+function yamlScalar(value: unknown): string {
   if (typeof value !== 'string') return JSON.stringify(value);
   const plain = /^[A-Za-z_.][A-Za-z0-9_ .\-/]*$/.test(value) && !YAML_WORDS.test(value) && !value.endsWith(' ');
   return plain ? value : JSON.stringify(value);

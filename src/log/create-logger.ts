@@ -43,5 +43,3 @@ export function createLogger(format: LogFormat, options: LoggerOptions): Logger 
   };
 }
 
-/** A logger that drops everything (`--quiet`). */
-export const SILENT_LOGGER: Logger = { format: 'text', log: () => undefined, redact: () => undefined };

@@ -17,7 +17,7 @@ const timestampOf = (row: OrderableRow): number => {
  * rows by ascending timestamp, ties in file order. A total order that depends only on the file,
  * so a resumed run sends in the same order.
  */
-export function sendOrder(a: OrderableRow, b: OrderableRow): number {
+function sendOrder(a: OrderableRow, b: OrderableRow): number {
   const av = a.status === 'valid';
   const bv = b.status === 'valid';
   if (av !== bv) return av ? 1 : -1;

@@ -1,5 +1,5 @@
 /** The first row of a file whose timestamp goes back in time for its product. */
-export interface OutOfOrder {
+interface OutOfOrder {
   readonly line: number;
   /** The earlier line of the same product with a later timestamp. */
   readonly after: number;
@@ -13,7 +13,7 @@ export interface OutOfOrder {
  * said. This watches valid rows in file order and keeps, per product, the latest timestamp seen
  * and its line: memory grows with the number of products, not rows.
  */
-export class TimestampOrder {
+class TimestampOrder {
   private readonly latest = new Map<string, { timestamp: number; line: number }>();
   private first: { line: number; after: number } | undefined;
   private backwards = 0;
@@ -36,7 +36,7 @@ export class TimestampOrder {
 }
 
 /** The warning `validate` prints for a file out of order (or the note when the mapping sorts it). */
-export function orderWarning(file: string, found: OutOfOrder, sorts: boolean): string {
+function orderWarning(file: string, found: OutOfOrder, sorts: boolean): string {
   const rows = found.count === 1 ? '1 row goes' : `${found.count} rows go`;
   const where = `${file} line ${found.line}: its timestamp is earlier than line ${found.after}'s for the same product (${rows} back in time)`;
   return sorts
