@@ -11,6 +11,7 @@ import type { JobArgs } from './common-options.js';
 import { readApiKey, readBaseUrl } from './credentials.js';
 import { EXIT } from './exit-codes.js';
 import type { LiveArgs } from './live-options.js';
+import { liveRunHooks } from './live-run-hooks.js';
 import { printSummary } from './print-summary.js';
 import { runIdentity, type PayloadOptions } from './run-identity.js';
 import { VERSION } from './version.js';
@@ -24,6 +25,8 @@ export type LiveStart = { readonly kind: 'new'; readonly job: string } | { reado
 export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & LiveArgs, io: CliIo): Promise<number> {
   // Credentials and address first: a usage error must come before any file is touched.
   const apiKey = readApiKey(io.env, args['api-key-file'], io.cwd);
+  // Log format, --max-failed and the notification (src/cli/live-run-hooks.ts).
+  const hooks = liveRunHooks(args, io, apiKey);
   const baseUrl = resolveBaseUrl(readBaseUrl(io.env, args['base-url']));
   const stateDir = resolve(io.cwd, args['state-dir']);
   const payloadOptions: PayloadOptions = { input: args.input ?? null, limit: args.limit ?? null, 'deal-update-method': args['deal-update-method'] };
@@ -91,12 +94,14 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
       // api.md §8: "log 429 occurrences". A terminal shows progress bars instead (and the count
       // in the summary); a log file (cron) gets one line per pause.
       onEvent: (event) => {
+        if (hooks.onTransportEvent(event)) return;
         if (args.quiet || io.stderr.isTTY === true) return;
         if (event.type === 'throttled') io.stderr.write(`429 on ${event.method} /${event.path}: the whole run pauses ${(event.waitMs / 1000).toFixed(1)} s (${event.source})\n`);
         if (event.type === 'gave_up') io.stderr.write(`gave up on ${event.method} /${event.path}: ${event.message}\n`);
       },
     });
-    const progress = args.quiet ? SILENT : createProgress({ stream: io.stderr, tty: io.stderr.isTTY === true });
+    const progress = args.quiet ? SILENT : createProgress({ stream: io.stderr, tty: io.stderr.isTTY === true, log: hooks.log });
+    hooks.start(job.file, displayPath(ledgerOfRun.runDir, io.cwd), job.mappings.length);
     try {
       const result = await runLiveImport(
         job,
@@ -116,11 +121,11 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
       );
       printSummary(result, io, args);
       if (!args.quiet) io.stderr.write(`Run ledger: ${displayPath(ledgerOfRun.runDir, io.cwd)}\n`);
-      if (result.interrupted === 'SIGTERM') return EXIT.SIGTERM;
-      if (result.interrupted !== undefined) return EXIT.SIGINT;
-      if (result.fatal) return EXIT.ABORTED;
+      if (result.interrupted === 'SIGTERM') return await hooks.finish(result, EXIT.SIGTERM);
+      if (result.interrupted !== undefined) return await hooks.finish(result, EXIT.SIGINT);
+      if (result.fatal) return await hooks.finish(result, EXIT.ABORTED);
       const t = result.totals;
-      return t.failed + t.invalid + t.unknown + t.skipped + t.not_sent > 0 ? EXIT.ROWS_NOT_OK : EXIT.OK;
+      return await hooks.finish(result, t.failed + t.invalid + t.unknown + t.skipped + t.not_sent > 0 ? EXIT.ROWS_NOT_OK : EXIT.OK);
     } finally {
       await transport.close();
       await ledgerOfRun.close();

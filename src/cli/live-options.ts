@@ -1,9 +1,10 @@
 import type { Argv } from 'yargs';
+import { withAlertOptions, type AlertArgs } from './alert-options.js';
 import { wholeNumber } from './number-options.js';
 
 /** Options of the live import and resume: connection, pacing, retries, state. */
 export function withLiveOptions(y: Argv) {
-  return y
+  return withAlertOptions(y)
     .option('base-url', { type: 'string', describe: 'The account\'s API root, e.g. https://acme.example.com/api/public/ (or ENGAGE_BASE_URL)' })
     .option('api-key-file', { type: 'string', describe: 'File holding the API key (or ENGAGE_API_KEY). Never pass the key itself on the command line' })
     .option('concurrency', { type: 'number', default: 4, coerce: wholeNumber('--concurrency', 1), describe: 'Requests in flight at once (4 holds 10 req/s at 300 ms latency)' })
@@ -18,7 +19,7 @@ export function withLiveOptions(y: Argv) {
     .option('resend-unknown', { type: 'boolean', default: false, describe: 'On resume, resend rows that were in flight when the run stopped (may duplicate them)' });
 }
 
-export type LiveArgs = {
+export type LiveArgs = AlertArgs & {
   'base-url'?: string | undefined;
   'api-key-file'?: string | undefined;
   concurrency: number;

@@ -1,15 +1,17 @@
 import yargs from 'yargs';
 import { EngageError } from '../errors.js';
+import { LOG_FORMATS, logFormatOf, withLogFormat } from '../log/cli-logger.js';
 import type { CliCommand, CliIo } from './command.js';
 import { EXIT } from './exit-codes.js';
 import { eventsCommand } from './events-command.js';
 import { importCommand } from './import-command.js';
+import { initCommand } from './init-command.js';
 import { resumeCommand } from './resume-command.js';
 import { sandboxCommand } from './sandbox-command.js';
 import { validateCommand } from './validate-command.js';
 import { VERSION } from './version.js';
 
-const COMMANDS: readonly CliCommand<never>[] = [validateCommand, importCommand, resumeCommand, eventsCommand, sandboxCommand] as never;
+const COMMANDS: readonly CliCommand<never>[] = [validateCommand, importCommand, resumeCommand, eventsCommand, sandboxCommand, initCommand] as never;
 
 /** Mapped to exit code 2: the user can fix these; nothing was sent. */
 const USAGE_CODES = new Set(['USAGE', 'CONFIG_INVALID', 'MAPPING_COLUMN_MISSING', 'CSV_ENCODING', 'CSV_DUPLICATE_HEADER', 'CSV_READ', 'OUTPUT', 'RESUME_REFUSED', 'STATE_LOCKED', 'LEDGER']);
@@ -18,7 +20,9 @@ const USAGE_CODES = new Set(['USAGE', 'CONFIG_INVALID', 'MAPPING_COLUMN_MISSING'
  * The whole command line, in-process: parses `argv` (without node and the script), runs one
  * command, returns its exit code. Nothing else in the tool knows about argv.
  */
-export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+export async function main(argv: readonly string[], cliIo: CliIo): Promise<number> {
+  // --log-format json: every line on stderr, even a usage error, is one json object.
+  const io = withLogFormat(cliIo, logFormatOf(argv));
   let exitCode: number | undefined;
   let parser = yargs([...argv])
     .scriptName('engage-import')
@@ -27,6 +31,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     .help()
     .alias('h', 'help')
     .demandCommand(1, 'Name a command: validate, import, resume, sandbox or events')
+    .option('log-format', { choices: LOG_FORMATS, default: 'text', global: true, describe: 'stderr as prose (text) or one json object a line (json: time, level, event, figures), for log systems' })
     .recommendCommands()
     .exitProcess(false)
     .showHelpOnFail(false)

@@ -4,7 +4,7 @@ import { ConfigError } from '../errors.js';
 import { fieldReader } from '../mapping/field-value.js';
 import type { ResolvedField } from '../mapping/field-spec.js';
 import { checkTimezone } from '../mapping/zone-clock.js';
-import { parseWith, type ConfigDocument } from './_read-config-file.js';
+import { parseWith, readConfigFile, type ConfigDocument } from './_read-config-file.js';
 import { MappingFileSchema, type FieldObjectInput, type ResolvedMapping } from './mapping-schema.js';
 
 export interface MappingOverrides {
@@ -14,6 +14,11 @@ export interface MappingOverrides {
 }
 
 /** Validate and resolve one mapping file's document: every default is filled in here, once. */
+/** Read, validate and resolve one mapping file, as a job file's loader does for each of its mappings (`init` checks its draft this way). */
+export async function loadMapping(path: string, overrides: MappingOverrides = {}): Promise<ResolvedMapping> {
+  return resolveMapping(await readConfigFile(resolve(overrides.cwd ?? process.cwd(), path)), overrides);
+}
+
 export function resolveMapping(doc: ConfigDocument, overrides: MappingOverrides = {}): ResolvedMapping {
   const file = parseWith(doc, MappingFileSchema);
   const problems: string[] = [];
@@ -80,6 +85,7 @@ export function resolveMapping(doc: ConfigDocument, overrides: MappingOverrides 
     source: { path: source, delimiter: file.source.delimiter ?? ',', encoding },
     key: typeof file.key === 'string' ? [file.key] : file.key,
     fields,
+    ...(file.order !== undefined ? { order: file.order } : {}),
   };
 }
 

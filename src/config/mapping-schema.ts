@@ -68,6 +68,8 @@ export const MappingFileSchema = z
     source: SourceSchema,
     /** Column(s) that identify a row in the report. */
     key: z.union([z.string().min(1), z.array(z.string().min(1)).min(1)]),
+    /** Product events: `timestamp` sends the valid rows sorted by timestamp (each event overwrites the product's attributes). Default: file order. */
+    order: z.enum(['timestamp']).optional(),
     /** Target field (dotted path builds nested objects) → column or field object. */
     fields: z.record(z.string().min(1), FieldSchema).refine((f) => Object.keys(f).length > 0, {
       message: 'at least one field is needed',
@@ -76,6 +78,9 @@ export const MappingFileSchema = z
   .superRefine((m, ctx) => {
     if (m.resource === 'deal' && m.operation === undefined) {
       ctx.addIssue({ code: 'custom', path: ['operation'], message: 'a deal mapping needs `operation`: create, update or update_or_create' });
+    }
+    if (m.order !== undefined && m.resource !== 'product-event') {
+      ctx.addIssue({ code: 'custom', path: ['order'], message: `\`order: timestamp\` applies to product events only, not to ${m.resource}` });
     }
     if (m.resource !== 'deal' && m.operation !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['operation'], message: `\`operation\` applies to deals only, not to ${m.resource}` });
@@ -91,4 +96,6 @@ export interface ResolvedMapping extends MappingFields {
   /** Deal operation; `undefined` for other resources. */
   readonly operation: Operation | undefined;
   readonly source: { readonly path: string; readonly delimiter: Delimiter; readonly encoding: string };
+  /** `timestamp`: valid rows are sent sorted by timestamp (product events). Absent: file order. */
+  readonly order?: 'timestamp' | undefined;
 }

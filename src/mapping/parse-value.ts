@@ -1,5 +1,5 @@
 import type { ScalarType, ValueType } from './field-spec.js';
-import type { Converter } from './_converter.js';
+import { Invalid, type Converter } from './_converter.js';
 import { booleanValue } from './boolean-value.js';
 import { dateValue, datetimeValue, unixValue, type DateSpec } from './date-values.js';
 import { jsonValue } from './json-value.js';
@@ -54,4 +54,24 @@ function scalarConverter(type: ScalarType, spec: ValueSpec): Converter {
  */
 export function converterFor(spec: ValueSpec): Converter {
   return spec.type === 'list' ? listValue(scalarConverter(spec.items, spec), spec.separator) : scalarConverter(spec.type, spec);
+}
+
+/** A converted cell, or the message that says why it could not be converted. */
+export type ValueResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly message: string };
+
+const compiled = new WeakMap<ValueSpec, Converter>();
+
+/**
+ * Convert one cell's text as `spec` says, one value at a time (`init` tries candidate types on a
+ * sample this way). Spaces around the cell are trimmed except for `string`, as the row mapper
+ * does. Never throws for any cell text: a bad value comes back as `{ ok: false, message }`.
+ */
+export function parseValue(raw: string, spec: ValueSpec): ValueResult {
+  let converter = compiled.get(spec);
+  if (converter === undefined) {
+    converter = converterFor(spec);
+    compiled.set(spec, converter);
+  }
+  const value = converter.text(spec.type === 'string' ? raw : raw.trim());
+  return value instanceof Invalid ? { ok: false, message: value.message } : { ok: true, value };
 }

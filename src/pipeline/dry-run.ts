@@ -4,6 +4,7 @@ import { createPayloadsWriter } from '../report/payloads-writer.js';
 import { createRejectsWriter } from '../report/rejects-writer.js';
 import { createReportWriter } from '../report/report-writer.js';
 import { newFileSummary, summarise, type FileSummary, type RunSummary } from '../report/summary.js';
+import { watchTimestampOrder } from '../sort/timestamp-order.js';
 import { displayPath } from './display-path.js';
 import { openSources } from './open-sources.js';
 import { planOutputs } from './output-paths.js';
@@ -39,6 +40,7 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
       const summary = newFileSummary(file, mapping.resource);
       files.push(summary);
       const plan = createPlanner(mapping, source.header, options);
+      const order = watchTimestampOrder(mapping, file, summary.warnings);
       let read = 0;
       // The hot loop of a million-row dry run: one sync planning step and, most of the time, no
       // await at all per record (writers return a promise only when the file is behind).
@@ -47,6 +49,8 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
         read++;
         const row = plan(item);
         summary.counts[row.status]++;
+        if (row.status === 'invalid') summary.errors.add('invalid', row.line, row.message);
+        order.add(row);
         if (row.status === 'valid') {
           summary.requests++;
           const wait = report.write({ file, line: row.line, resource: mapping.resource, key: row.key, status: 'valid' });
@@ -58,6 +62,7 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
           if (rejects) await rejects.write(mapping, source, row.fields, row.message);
         }
       }
+      order.end();
     }
   } finally {
     for (const { source } of sources) source.close();

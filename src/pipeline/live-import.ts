@@ -7,6 +7,7 @@ import { createReportWriter } from '../report/report-writer.js';
 import { newFileSummary, summarise, totalsOf, type FileSummary, type RunSummary } from '../report/summary.js';
 import { resourceDef } from '../resources/index.js';
 import type { Transport } from '../transport/index.js';
+import { inSendOrder } from '../sort/send-order.js';
 import { displayPath } from './display-path.js';
 import { FailedParents } from './failed-parents.js';
 import type { LiveImportOptions } from './live-options.js';
@@ -107,6 +108,7 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
         const { line, effect } = await pending.shift()!;
         effect?.();
         summary.counts[line.status]++;
+        summary.errors.add(line.status, line.line, line.message);
         stage.tick(line.status);
         await report.write(line);
       };
@@ -220,7 +222,7 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
           return settled({ file, line: row.line, resource: mapping.resource, key: row.key, status: 'unknown', message: `stopped on an error while this row was being sent: ${error instanceof Error ? error.message : String(error)}` });
         });
 
-      for await (const planned of planRows(mapping, opened!.source, options)) {
+      for await (const planned of inSendOrder(mapping, planRows(mapping, opened!.source, options))) {
         const row: Row = { ...planned, file };
         while (pending.length >= window) await writeHead();
         const base = { file, line: row.line, resource: mapping.resource, key: row.key };

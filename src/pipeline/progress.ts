@@ -1,4 +1,6 @@
 import cliProgress from 'cli-progress';
+import { createLogger } from '../log/create-logger.js';
+import type { Logger } from '../log/logger.js';
 import type { RowStatus } from '../report/report-line.js';
 import { formatDuration } from '../report/summary.js';
 
@@ -22,6 +24,8 @@ export interface ProgressOptions {
   readonly now?: () => number;
   /** How the periodic log line is scheduled; tests pass a fake. Default: an unref'd setInterval. */
   readonly every?: (ms: number, fn: () => void) => () => void;
+  /** Where the log lines go without a terminal (`--log-format`). Default: text on `stream`. */
+  readonly log?: Logger | undefined;
 }
 
 const number = new Intl.NumberFormat('en-US');
@@ -33,6 +37,13 @@ function line(label: string, total: number, c: Counts, now: number): string {
   const rate = c.done / seconds;
   const eta = rate > 0 ? formatDuration((total - c.done) / rate) : '?';
   return `[${label}] ${number.format(c.done)}/${number.format(total)} rows, ok ${number.format(c.ok)}, not ok ${number.format(c.failed)}, ${rate.toFixed(1)} rows/s, ETA ${eta}`;
+}
+
+/** The same figures as `line`, for a log system. */
+function figures(label: string, total: number, c: Counts, now: number) {
+  const seconds = Math.max((now - c.started) / 1000, 0.001);
+  const rate = c.done / seconds;
+  return { stage: label, done: c.done, total, ok: c.ok, not_ok: c.failed, rows_per_s: Math.round(rate * 10) / 10, eta_s: rate > 0 ? Math.ceil((total - c.done) / rate) : null };
 }
 
 const NOT_OK: ReadonlySet<RowStatus> = new Set(['failed', 'invalid', 'unknown', 'skipped', 'not_sent']);
@@ -76,10 +87,12 @@ export function createProgress(options: ProgressOptions): Progress {
     t.unref();
     return () => clearInterval(t);
   });
+  const log = options.log ?? createLogger('text', { stream: options.stream });
   return {
     stage(label, total) {
       const c: Counts = { done: 0, ok: 0, failed: 0, started: now() };
-      const cancel = every(options.logEveryMs ?? 10_000, () => options.stream.write(`${line(label, total, c, now())}\n`));
+      log.log('info', 'stage_start', { stage: label, total });
+      const cancel = every(options.logEveryMs ?? 10_000, () => log.log('info', 'progress', figures(label, total, c, now()), line(label, total, c, now())));
       return {
         tick(status) {
           c.done++;
@@ -88,7 +101,7 @@ export function createProgress(options: ProgressOptions): Progress {
         },
         finish() {
           cancel();
-          options.stream.write(`${line(label, total, c, now())} (done)\n`);
+          log.log('info', 'stage_end', figures(label, total, c, now()), `${line(label, total, c, now())} (done)`);
         },
       };
     },

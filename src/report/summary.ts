@@ -1,4 +1,5 @@
 import type { ResourceName } from '../config/mapping-schema.js';
+import { ErrorGroups, formatErrorGroup, TOP_GROUPS } from './error-groups.js';
 import { ROW_STATUSES, type RowStatus } from './report-line.js';
 
 /** Counts of one input file (one mapping). Live figures are absent in a dry run. */
@@ -11,6 +12,10 @@ export interface FileSummary {
   retries: number;
   throttled: number;
   elapsedMs: number;
+  /** The file's errors grouped by kind; `--json` writes its top 10 (count, message, first lines). */
+  readonly errors: ErrorGroups;
+  /** Problems of the file as a whole (product events out of time order). */
+  readonly warnings: string[];
 }
 
 export interface RunSummary {
@@ -51,7 +56,7 @@ export function emptyCounts(): Record<RowStatus, number> {
 }
 
 export function newFileSummary(file: string, resource: ResourceName): FileSummary {
-  return { file, resource, counts: emptyCounts(), requests: 0, retries: 0, throttled: 0, elapsedMs: 0 };
+  return { file, resource, counts: emptyCounts(), requests: 0, retries: 0, throttled: 0, elapsedMs: 0, errors: new ErrorGroups(), warnings: [] };
 }
 
 export function totalsOf(files: readonly FileSummary[]): Record<RowStatus, number> {
@@ -88,6 +93,10 @@ export function formatSummary(summary: RunSummary): string {
       ? `  (${number.format(f.requests)} requests, ${number.format(f.retries)} retries, ${number.format(f.throttled)} × 429, ${formatDuration(f.elapsedMs / 1000)}${f.elapsedMs > 0 ? `, ${(f.requests / (f.elapsedMs / 1000)).toFixed(1)} req/s` : ''})`
       : '';
     lines.push(`  ${f.file.padEnd(width)}  ${f.resource.padEnd(16)}  ${counts.join(', ') || 'no rows'}${live}`);
+    for (const warning of f.warnings) lines.push(`    Warning: ${warning}`);
+    // The most frequent mistakes of the file, so a user sees what is wrong without sorting the report.
+    for (const group of f.errors.top()) lines.push(`      ${formatErrorGroup(group)}`);
+    if (f.errors.kinds > TOP_GROUPS) lines.push(`      … and ${number.format(f.errors.kinds - TOP_GROUPS)} more kinds of error (see the report)`);
   }
   const t = summary.totals;
   const rows = ROW_STATUSES.reduce((n, s) => n + t[s], 0);

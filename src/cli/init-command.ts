@@ -1,0 +1,48 @@
+import { resolve } from 'node:path';
+import { RESOURCES, type ResourceName } from '../config/mapping-schema.js';
+import { initMapping } from '../init/init-mapping.js';
+import type { CliCommand } from './command.js';
+import { EXIT } from './exit-codes.js';
+import { wholeNumber } from './number-options.js';
+
+/** The names a user may give besides the resource's own: the plural words the README uses. */
+const ALIASES: Readonly<Record<string, ResourceName>> = {
+  contacts: 'user', contact: 'user', users: 'user', products: 'product', deals: 'deal', events: 'event',
+  'product-events': 'product-event', 'webpush-campaigns': 'webpush-campaign', webpush: 'webpush-campaign',
+};
+
+const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
+
+type InitArgs = { csv: string; resource: string; out: string; sample: number; force: boolean; encoding?: string | undefined };
+
+export const initCommand: CliCommand<InitArgs> = {
+  command: 'init <csv>',
+  describe: 'Write a mapping for a CSV file: columns matched to the resource\'s fields, types guessed from a sample, each guess explained',
+  builder: (y) =>
+    y
+      .positional('csv', { type: 'string', demandOption: true, describe: 'The CSV export to map' })
+      .option('resource', { type: 'string', demandOption: true, choices: [...RESOURCES, ...Object.keys(ALIASES)], describe: 'Where the rows go: product, user (contacts), deal, event, product-event, webpush-campaign' })
+      .option('out', { type: 'string', default: 'mapping.yaml', describe: 'The mapping file to write' })
+      .option('sample', { type: 'number', default: 1000, coerce: wholeNumber('--sample', 1), describe: 'Rows read to guess types' })
+      .option('force', { type: 'boolean', default: false, describe: 'Overwrite the mapping file if it exists' })
+      .option('encoding', { type: 'string', describe: 'The file\'s encoding, when detection guesses wrong (any iconv-lite name)' })
+      .example('$0 init export.csv --resource contacts --out mappings/contacts.yaml', 'Draft a contacts mapping, then check it with validate') as never,
+  run: async (args, io) => {
+    const resource = (ALIASES[args.resource] ?? args.resource) as ResourceName;
+    const out = resolve(io.cwd, args.out);
+    const { draft, check, problem } = await initMapping({
+      csv: resolve(io.cwd, args.csv), resource, out, sample: args.sample, force: args.force, encoding: args.encoding, cwd: io.cwd,
+    });
+    const undecided = [...draft.fields, ...draft.leftovers].filter((f) => f.commentedOut && !draft.leftovers.includes(f)).length;
+    if (check === undefined) {
+      io.stderr.write(`Wrote ${args.out}, but it does not load yet: ${problem}\nSee the comments marked TO DECIDE in it.\n`);
+      return EXIT.ROWS_NOT_OK;
+    }
+    io.stderr.write(
+      `Wrote ${args.out}: ${plural(draft.fields.filter((f) => !f.commentedOut).length, 'field')}, ${draft.leftovers.length} column${draft.leftovers.length === 1 ? '' : 's'} left as comments` +
+        `${undecided > 0 ? `, ${undecided} field${undecided === 1 ? '' : 's'} to decide (marked TO DECIDE)` : ''}.\n` +
+        `Whole file: ${check.rows} row${check.rows === 1 ? '' : 's'}, ${check.invalid === 0 ? 'all valid' : `${check.invalid} would fail (listed at the top of the mapping)`}. Next: engage-import validate ${args.out}\n`,
+    );
+    return EXIT.OK;
+  },
+};

@@ -1,0 +1,31 @@
+import { loadMapping } from '../config/load-mapping.js';
+import { openSources } from '../pipeline/open-sources.js';
+import { planRows } from '../pipeline/plan-rows.js';
+import { ErrorGroups } from '../report/error-groups.js';
+
+export interface MappingCheck {
+  readonly rows: number;
+  readonly invalid: number;
+  readonly errors: ErrorGroups;
+}
+
+/**
+ * The written mapping, loaded and run over its whole file exactly as `validate` does (same
+ * loader, same reader, same row checks), without writing a report: the rows that would fail and
+ * why go into the mapping's comments.
+ */
+export async function checkMapping(mappingPath: string): Promise<MappingCheck> {
+  const mapping = await loadMapping(mappingPath);
+  const [opened] = await openSources([mapping]);
+  const errors = new ErrorGroups();
+  let rows = 0;
+  let invalid = 0;
+  for await (const row of planRows(mapping, opened!.source, {})) {
+    rows++;
+    if (row.status === 'invalid') {
+      invalid++;
+      errors.add('invalid', row.line, row.message);
+    }
+  }
+  return { rows, invalid, errors };
+}

@@ -1,0 +1,149 @@
+import { parseValue, type ValueSpec } from '../mapping/parse-value.js';
+import { guessDateFormat } from './date-formats.js';
+import type { Expect } from './targets.js';
+
+/** The options written for a field besides its column (`type`, `format`, …). */
+export type FieldOptions = Readonly<Record<string, string | number | boolean | Readonly<Record<string, number>>>>;
+
+export interface TypeGuess {
+  readonly options: FieldOptions;
+  /** Why, for the comment: `13/13 sampled values are integers`. */
+  readonly why: string;
+  /**
+   * Set when the guess cannot be written as a working field: the field is written commented
+   * out, with this text saying what the user must decide.
+   */
+  readonly undecided?: string;
+}
+
+const base: Omit<ValueSpec, 'type'> = { items: 'string', separator: ',', decimals: 2, timezone: 'UTC' };
+/** Values the type reads. */
+const fitting = (values: readonly string[], s: Partial<ValueSpec>) => values.filter((v) => parseValue(v, { ...base, type: 'string', ...s } as ValueSpec).ok).length;
+/**
+ * How many sampled values may fail a type: none for a column of unknown meaning; for a known
+ * field (`price`, `expected_close_date`) one in twenty, at least one, so that the file's own
+ * mistakes (`1,299.00`, `31.02.2026`) do not hide the type of the other rows. They are the rows
+ * the check below names.
+ */
+let misfits = 0;
+const fits = (values: readonly string[], s: Partial<ValueSpec>) => {
+  const ok = fitting(values, s);
+  return ok === values.length || (ok > values.length / 2 && values.length - ok <= misfits);
+};
+const count = (n: number, of: number) => `${n}/${of} sampled values`;
+/** `13/13 sampled values`, or `12/13 sampled values` when some did not fit. */
+const share = (values: readonly string[], s: Partial<ValueSpec>) => count(fitting(values, s), values.length);
+
+const SECONDS = { min: 946_684_800, max: 4_102_444_800 }; // 2000-01-01 .. 2100-01-01
+const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
+/** Deal status names as exports write them → api.md §3 numbers (0 abandoned … 4 archived). */
+const STATUS_NAMES: Readonly<Record<string, number>> = { abandoned: 0, open: 1, 'in progress': 1, won: 2, lost: 3, archived: 4 };
+
+/**
+ * The type of a column from its sampled non-empty cells, tried with the tool's own converters
+ * (src/mapping), so a guess is exactly what `validate` will accept. `expect` is what the target
+ * field holds, when the column is mapped to a known field; custom columns have none.
+ */
+export function guessType(values: readonly string[], expect: Expect | undefined): TypeGuess {
+  const n = values.length;
+  const all = count(n, n);
+  misfits = expect === undefined || n < 3 ? 0 : Math.max(1, Math.floor(n / 20));
+  if (n === 0) return { options: {}, why: 'no values in the sample: left as text' };
+  switch (expect) {
+    case 'text':
+      return { options: {}, why: `text (${all})` };
+    case 'email': {
+      const ok = values.filter((v) => EMAIL.test(v)).length;
+      return { options: {}, why: `${count(ok, n)} look like email addresses` };
+    }
+    case 'json':
+      return fits(values, { type: 'json' }) ? { options: { type: 'json' }, why: `${all} are JSON` } : { options: {}, why: 'not all values are JSON: left as text' };
+    case 'list':
+    case 'integer-list':
+      return guessList(values, expect === 'integer-list' ? 'integer' : 'string');
+    case 'deal-status':
+      return guessStatus(values);
+    case 'boolean':
+      return fits(values, { type: 'boolean' }) ? { options: { type: 'boolean' }, why: `${all} are true/false, yes/no or 1/0` } : { options: {}, why: 'not all values are true/false: left as text' };
+    default:
+      return guessScalar(values, expect);
+  }
+}
+
+function guessScalar(values: readonly string[], expect: Expect | undefined): TypeGuess {
+  const n = values.length;
+  const all = count(n, n);
+  const integers = fits(values, { type: 'integer' });
+  if (integers && values.every((v) => /^\d{13}$/.test(v)) && (expect === 'unix' || expect === 'datetime' || expect === undefined)) {
+    return {
+      options: {},
+      why: `${all} are 13-digit numbers`,
+      undecided: 'these look like UNIX time in milliseconds; the API wants seconds and no mapping type reads milliseconds: export seconds or an ISO 8601 date-time',
+    };
+  }
+  const seconds = integers && values.every((v) => /^\d{10}$/.test(v) && Number(v) >= SECONDS.min && Number(v) < SECONDS.max);
+  if (seconds && (expect === 'unix' || expect === undefined)) return { options: { type: 'unix' }, why: `${all} are UNIX seconds (10 digits, years 2000–2100)` };
+  if (expect === 'integer') return integers ? { options: { type: 'integer' }, why: `${share(values, { type: 'integer' })} are integers` } : { options: { type: 'integer' }, why: 'expected integers, but not every sampled value is one (see the check at the top)' };
+  if (expect === 'number' || expect === 'decimal') {
+    if (fits(values, { type: 'number' })) return { options: { type: 'number' }, why: `${share(values, { type: 'number' })} are numbers` };
+    return { options: { type: 'number' }, why: 'expected numbers, but not every sampled value is one (see the check at the top)' };
+  }
+  if (expect === 'date' || expect === 'datetime' || expect === 'unix' || expect === undefined) {
+    const date = guessDateFormat(values, misfits);
+    if (date !== undefined) {
+      const type = expect ?? (date.withTime ? 'datetime' : 'date');
+      if (date.kind === 'iso') {
+        return { options: { type }, why: `${share(values, { type: date.withTime ? 'datetime' : 'date' })} are ISO 8601 ${date.withTime ? 'date-times' : 'dates'}` };
+      }
+      if (date.kind === 'format') {
+        const zone = date.withTime && type !== 'date' ? '; read as UTC: add `timezone:` if they are local times' : '';
+        const read = share(values, { type: date.withTime ? 'datetime' : 'date', format: date.format });
+        return { options: { type, format: date.format }, why: `${read} are dates in the format ${date.format}${zone}` };
+      }
+      return {
+        options: { type, format: date.formats[0] },
+        why: `${all} read as ${date.formats[0]} and as ${date.formats[1]}`,
+        undecided: `ambiguous dates: "${date.example}" is ${date.readings[0]} as ${date.formats[0]} (day first) or ${date.readings[1]} as ${date.formats[1]} (month first); keep the right format and uncomment`,
+      };
+    }
+    if (expect !== undefined) return { options: { type: expect }, why: `expected ${expect === 'unix' ? 'a time' : `a ${expect}`}, but no date format reads every sampled value (see the check at the top)` };
+  }
+  if (integers) return { options: { type: 'integer' }, why: `${all} are integers` };
+  if (fits(values, { type: 'number' })) return { options: { type: 'number' }, why: `${all} are numbers with a decimal point` };
+  if (values.every((v) => /^(true|false|yes|no)$/i.test(v))) return { options: { type: 'boolean' }, why: `${all} are true/false or yes/no` };
+  const list = listSeparator(values);
+  if (list !== undefined) return guessList(values, 'string');
+  return { options: {}, why: `text (${all})` };
+}
+
+/** `;` or `|` inside most cells: a list. A comma is too common in text to be guessed alone. */
+function listSeparator(values: readonly string[]): string | undefined {
+  for (const sep of [';', '|']) {
+    if (values.filter((v) => v.includes(sep)).length * 2 >= values.length) return sep;
+  }
+  return undefined;
+}
+
+function guessList(values: readonly string[], items: 'string' | 'integer'): TypeGuess {
+  const counts = [';', '|', ',', ' '].map((sep) => ({ sep, cells: values.filter((v) => v.includes(sep)).length }));
+  const best = counts.find((c) => c.cells > 0) ?? { sep: ',', cells: 0 };
+  const options: Record<string, string> = { type: 'list', separator: best.sep };
+  if (items === 'integer' && fits(values, { type: 'list', items: 'integer', separator: best.sep })) options['items'] = 'integer';
+  const why = best.cells > 0 ? `a list: ${count(best.cells, values.length)} hold ${JSON.stringify(best.sep)}` : 'a list; no sampled value holds a separator, `,` assumed';
+  return { options, why };
+}
+
+function guessStatus(values: readonly string[]): TypeGuess {
+  const n = values.length;
+  if (values.every((v) => /^[0-4]$/.test(v))) return { options: { type: 'integer' }, why: `${count(n, n)} are the API's status numbers 0–4` };
+  const odd = values.filter((v) => !(v.toLowerCase() in STATUS_NAMES));
+  const unknown = [...new Set(odd.map((v) => v.toLowerCase()))];
+  if (odd.length === 0 || (odd.length < n / 2 && odd.length <= misfits)) {
+    return { options: { type: 'integer', map: STATUS_NAMES }, why: `${count(n - odd.length, n)} are status names, mapped to the API's numbers` };
+  }
+  return {
+    options: { type: 'integer' },
+    why: `values such as ${unknown.slice(0, 3).map((v) => JSON.stringify(v)).join(', ')} are not status numbers`,
+    undecided: 'add a `map` from these values to 0 abandoned, 1 in progress, 2 won, 3 lost, 4 archived, and uncomment',
+  };
+}

@@ -1,0 +1,131 @@
+import type { RowStatus } from './report-line.js';
+
+/** Groups listed per file in the summary: the most frequent first. */
+export const TOP_GROUPS = 10;
+/** Lines kept per group, to show where the mistake first appears. */
+const FIRST_LINES = 3;
+/**
+ * Distinct messages tracked per file. A file whose errors all differ (a free-text message per
+ * row) would otherwise hold one group per row; past this bound new kinds are counted together
+ * under OTHER, so memory stays bounded whatever the file holds.
+ */
+const MAX_KINDS = 1000;
+const OTHER = '(other messages)';
+
+/** One kind of error of one file, as the summary prints it and `--json` writes it. */
+export interface ErrorGroup {
+  /** The report status of these rows: `invalid`, `failed`, `unknown` or `skipped`. */
+  readonly status: RowStatus;
+  /** The message with the row's own values left out: `email: expected an email address, got …`. */
+  readonly message: string;
+  readonly count: number;
+  /** The first lines (in input order) where it occurs; the header is line 1. */
+  readonly lines: readonly number[];
+}
+
+const JSON_STRING = String.raw`"(?:[^"\\]|\\.)*"`;
+/**
+ * The parts of a message that quote the row's own cell: `got "x"`, `got 41: "…"`, a leading
+ * `"EURO" is not…`, `(did you mean "EUR"?)`. Everything else in a message (field names, the
+ * expected grammar, the allowed choices) comes from the mapping and is the same for every row.
+ */
+const VALUE_PATTERNS: readonly [RegExp, string][] = [
+  [new RegExp(String.raw`\bgot (?:${JSON_STRING}|[^\s,;:()]+)(?:: ${JSON_STRING})?`, 'g'), 'got …'],
+  [new RegExp(`(?<=^|: )${JSON_STRING}(?= (?:is not|does not))`, 'g'), '…'],
+  [new RegExp(String.raw`\(did you mean ${JSON_STRING}\?\)`, 'g'), '(did you mean …?)'],
+  [/\b(?:line|lines) \d+(?:[-–]\d+)?/g, 'line …'],
+  // The API's own words quote the value in other ways (docs/api-contract.md, error bodies):
+  // `Invalid pk "12" - object does not exist.`, `Client user with ID '42' does not exist`,
+  // `Object with custom_id=C-1 does not exist.`, `Couldn't find product with custom_id = SKU-1`.
+  [new RegExp(String.raw`\bpk ${JSON_STRING}`, 'g'), 'pk …'],
+  [/'[^']*'(?= does not exist)/g, '…'],
+  [/\b(custom_id|id) ?= ?\S+?(?=\.?(?:\s|$))/g, '$1=…'],
+];
+
+/** A row's message is `field: message; field: message`: split on `; ` outside quoted values. */
+export function splitMessage(message: string): string[] {
+  const parts: string[] = [];
+  let start = 0;
+  let quoted = false;
+  for (let i = 0; i < message.length; i++) {
+    const c = message[i];
+    if (c === '\\' && quoted) i++;
+    else if (c === '"') quoted = !quoted;
+    else if (!quoted && c === ';' && message[i + 1] === ' ') {
+      parts.push(message.slice(start, i));
+      start = i + 2;
+    }
+  }
+  parts.push(message.slice(start));
+  return parts.filter((p) => p !== '');
+}
+
+/** The grouping key of one error: its text with the row's values left out. */
+export function errorKind(error: string): string {
+  // A malformed record's message starts with `file.csv line 7: `: the file is the group's already.
+  let text = error.replace(/^\S+\.\w+ line \d+: /, '');
+  for (const [pattern, replacement] of VALUE_PATTERNS) text = text.replace(pattern, replacement);
+  return text;
+}
+
+interface Tally {
+  status: RowStatus;
+  message: string;
+  count: number;
+  lines: number[];
+}
+
+/**
+ * The errors of one input file, grouped by kind as rows are reported: a count and the first
+ * lines of each kind. Serialises (`--json`) as its top groups.
+ */
+export class ErrorGroups {
+  private readonly tallies = new Map<string, Tally>();
+
+  /** Count one report line; rows that are `ok`/`valid`, or have no message, are not errors. */
+  add(status: RowStatus, line: number, message: string | undefined): void {
+    if (message === undefined || message === '' || status === 'ok' || status === 'valid' || status === 'not_sent') return;
+    for (const error of splitMessage(message)) {
+      let key = `${status}\u0000${errorKind(error)}`;
+      let tally = this.tallies.get(key);
+      if (tally === undefined && this.tallies.size >= MAX_KINDS) {
+        key = `${status}\u0000${OTHER}`;
+        tally = this.tallies.get(key);
+      }
+      if (tally === undefined) {
+        tally = { status, message: key.slice(key.indexOf('\u0000') + 1), count: 0, lines: [] };
+        this.tallies.set(key, tally);
+      }
+      tally.count++;
+      // One row with two errors of one kind (two list elements) names its line once.
+      if (tally.lines.length < FIRST_LINES && tally.lines.at(-1) !== line) tally.lines.push(line);
+    }
+  }
+
+  /** The `limit` most frequent kinds; ties keep the order in which the kinds first appeared. */
+  top(limit = TOP_GROUPS): ErrorGroup[] {
+    return [...this.tallies.values()]
+      .sort((a, b) => b.count - a.count)
+      .slice(0, limit)
+      .map((t) => ({ status: t.status, message: t.message, count: t.count, lines: [...t.lines] }));
+  }
+
+  /** Kinds beyond the top ones, for "… and N more kinds". */
+  get kinds(): number {
+    return this.tallies.size;
+  }
+
+  toJSON(): ErrorGroup[] {
+    return this.top();
+  }
+}
+
+const number = new Intl.NumberFormat('en-US');
+
+/** `1,204 × email: not a valid email address (lines 17, 88, 301 …)` */
+export function formatErrorGroup(group: ErrorGroup): string {
+  const status = group.status === 'invalid' ? '' : `[${group.status}] `;
+  const more = group.count > group.lines.length ? ' …' : '';
+  const lines = `${group.lines.length === 1 ? 'line' : 'lines'} ${group.lines.join(', ')}${more}`;
+  return `${number.format(group.count)} × ${status}${group.message} (${lines})`;
+}
