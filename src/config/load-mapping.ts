@@ -90,6 +90,7 @@ export function resolveMapping(doc: ConfigDocument, overrides: MappingOverrides 
     source: { path: source, delimiter: file.source.delimiter ?? ',', encoding },
     key: typeof file.key === 'string' ? [file.key] : file.key,
     fields,
+    ...(file.identity !== undefined ? { identity: file.identity } : {}),
   };
 }
 
