@@ -9,6 +9,9 @@ import { openSources } from './open-sources.js';
 import { planOutputs } from './output-paths.js';
 import { createPlanner } from './plan-rows.js';
 import { inDependencyOrder } from './stage-order.js';
+import type { RunClassifier, SourceClassifier } from '../sync/index.js';
+import type { ResolvedMapping } from '../config/mapping-schema.js';
+import { planRows } from './plan-rows.js';
 
 export interface DryRunOptions extends RequestOptions {
   readonly cwd: string;
@@ -22,6 +25,12 @@ export interface DryRunOptions extends RequestOptions {
   readonly limit?: number | undefined;
   /** Requests per second the live import would run at, for the estimate. */
   readonly rate: number;
+  /**
+   * `validate --incremental`: classifies each valid row against the sync state (new, changed,
+   * unchanged, already_sent, superseded); only rows to send count as requests. Default: none,
+   * every valid row is `valid`.
+   */
+  readonly classifier?: RunClassifier | undefined;
 }
 
 /** Validate every row of a job without sending anything; one report line per record. */
@@ -34,11 +43,13 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
   const payloads = options.payloads ? createPayloadsWriter(options.payloads) : undefined;
   const files: FileSummary[] = [];
   try {
-    for (const { mapping, source } of sources) {
+    for (const [index, { mapping, source }] of sources.entries()) {
       const file = displayPath(mapping.source.path, options.cwd);
       const summary = newFileSummary(file, mapping.resource);
       files.push(summary);
       const plan = createPlanner(mapping, source.header, options);
+      const sync = options.classifier?.forSource(index, mapping, source.header, file);
+      if (sync?.needsFirstPass) await notePass(mapping, sync, options);
       let read = 0;
       // The hot loop of a million-row dry run: one sync planning step and, most of the time, no
       // await at all per record (writers return a promise only when the file is behind).
@@ -46,13 +57,17 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
         if (options.limit !== undefined && read >= options.limit) break;
         read++;
         const row = plan(item);
-        summary.counts[row.status]++;
         if (row.status === 'valid') {
-          summary.requests++;
-          const wait = report.write({ file, line: row.line, resource: mapping.resource, key: row.key, status: 'valid' });
+          const c = sync?.classify(row);
+          const status = c?.status ?? 'valid';
+          const send = c?.send ?? true;
+          summary.counts[status]++;
+          if (send) summary.requests++;
+          const wait = report.write({ file, line: row.line, resource: mapping.resource, key: row.key, status, ...(c?.message !== undefined ? { message: c.message } : {}) });
           if (wait) await wait;
-          if (payloads) await payloads.write({ file, line: row.line, method: row.call.method, path: `/${row.call.path}`, body: row.call.body });
+          if (payloads && send) await payloads.write({ file, line: row.line, method: row.call.method, path: `/${row.call.path}`, body: row.call.body });
         } else {
+          summary.counts.invalid++;
           const wait = report.write({ file, line: row.line, resource: mapping.resource, key: row.key, status: 'invalid', message: row.message });
           if (wait) await wait;
           if (rejects) await rejects.write(mapping, source, row.fields, row.message);
@@ -63,7 +78,8 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
     for (const { source } of sources) source.close();
     await Promise.all([report.close(), rejects?.close(), payloads?.close()]);
   }
-  return summarise(
+  const notes = options.classifier?.notes() ?? [];
+  const result = summarise(
     'dry-run',
     files,
     {
@@ -73,4 +89,17 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
     },
     { rate: options.rate, limit: options.limit, aborted: undefined },
   );
+  return notes.length > 0 ? { ...result, notes } : result;
+}
+
+/**
+ * Incremental preview, entity files: a first reading of the file that notes every valid row's
+ * key, so that when two rows share one the earlier is reported `superseded` (the later wins).
+ */
+async function notePass(mapping: ResolvedMapping, sync: SourceClassifier, options: DryRunOptions): Promise<void> {
+  const [opened] = await openSources([mapping]);
+  if (opened === undefined) return;
+  for await (const row of planRows(mapping, opened.source, options)) {
+    if (row.status === 'valid') sync.note(row);
+  }
 }
