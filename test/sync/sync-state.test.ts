@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SyncState } from '../../src/sync/sync-state.js';
 import type { SyncKey } from '../../src/sync/sync-key.js';
+import type { SyncDelta } from '../../src/sync/ledger-feed.js';
 import { fakeFeed, hex, tempState } from './_feed.js';
 
 let cleanups: (() => void)[] = [];
@@ -22,7 +23,7 @@ const event = (identity: string): SyncKey => ({ resource: 'event', kind: 'event'
 describe('SyncState.apply and lookup', () => {
   it('holds only what a run ledger recorded, and finds it in batches', () => {
     const { state } = setUp();
-    const deltas = Array.from({ length: 1_200 }, (_, i) => ({ resource: 'user' as const, kind: 'entity' as const, key: `custom_id=C-${i}`, hash: hex((i % 10).toString()) }));
+    const deltas: Omit<SyncDelta, 'seq' | 'at'>[] = Array.from({ length: 1_200 }, (_, i) => ({ resource: 'user', kind: 'entity', key: `custom_id=C-${i}`, hash: hex((i % 10).toString()) }));
     deltas.push({ resource: 'event', kind: 'event', key: hex('e'), hash: hex('e') });
     expect(state.apply(fakeFeed('20261122T020000Z-0001', deltas))).toBe(1_201);
 
