@@ -9,9 +9,12 @@ import { openSources } from './open-sources.js';
 import { planOutputs } from './output-paths.js';
 import { createPlanner } from './plan-rows.js';
 import { inDependencyOrder } from './stage-order.js';
-import type { RunClassifier, SourceClassifier } from '../sync/index.js';
+import type { Classification, RunClassifier, SourceClassifier } from '../sync/index.js';
 import type { ResolvedMapping } from '../config/mapping-schema.js';
-import { planRows } from './plan-rows.js';
+import { planRows, type PlannedRow } from './plan-rows.js';
+
+/** Valid rows classified per sync-state lookup in an incremental preview. */
+const CLASSIFY_BATCH = 512;
 
 export interface DryRunOptions extends RequestOptions {
   readonly cwd: string;
@@ -51,27 +54,53 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
       const sync = options.classifier?.forSource(index, mapping, source.header, file);
       if (sync?.needsFirstPass) await notePass(mapping, sync, options);
       let read = 0;
+      // Incremental preview: rows wait here in batches, so the sync state is looked up once per batch.
+      const batch: PlannedRow[] = [];
+      const flush = async () => {
+        const verdicts = sync!.classify(batch.filter((r) => r.status === 'valid'));
+        let v = 0;
+        for (const row of batch) {
+          const wait = emit(row, row.status === 'valid' ? verdicts[v++] : undefined);
+          if (wait) await wait;
+        }
+        batch.length = 0;
+      };
       // The hot loop of a million-row dry run: one sync planning step and, most of the time, no
       // await at all per record (writers return a promise only when the file is behind).
       for await (const item of source.items) {
         if (options.limit !== undefined && read >= options.limit) break;
         read++;
         const row = plan(item);
+        if (sync === undefined) {
+          const wait = emit(row, undefined);
+          if (wait) await wait;
+        } else if (batch.push(row) >= CLASSIFY_BATCH) await flush();
+      }
+      if (batch.length > 0) await flush();
+
+      /** One record's report line (and payload or reject); a promise only when a writer is behind. */
+      function emit(row: PlannedRow, c: Classification | undefined): Promise<void> | undefined {
         if (row.status === 'valid') {
-          const c = sync?.classify(row);
           const status = c?.status ?? 'valid';
           const send = c?.send ?? true;
           summary.counts[status]++;
           if (send) summary.requests++;
           const wait = report.write({ file, line: row.line, resource: mapping.resource, key: row.key, status, ...(c?.message !== undefined ? { message: c.message } : {}) });
-          if (wait) await wait;
-          if (payloads && send) await payloads.write({ file, line: row.line, method: row.call.method, path: `/${row.call.path}`, body: row.call.body });
-        } else {
-          summary.counts.invalid++;
-          const wait = report.write({ file, line: row.line, resource: mapping.resource, key: row.key, status: 'invalid', message: row.message });
-          if (wait) await wait;
-          if (rejects) await rejects.write(mapping, source, row.fields, row.message);
+          if (!payloads || !send) return wait;
+          const call = row.call;
+          return (async () => {
+            if (wait) await wait;
+            await payloads.write({ file, line: row.line, method: call.method, path: `/${call.path}`, body: call.body });
+          })();
         }
+        summary.counts.invalid++;
+        const wait = report.write({ file, line: row.line, resource: mapping.resource, key: row.key, status: 'invalid', message: row.message });
+        if (!rejects) return wait;
+        const message = row.message;
+        return (async () => {
+          if (wait) await wait;
+          await rejects.write(mapping, source, row.fields, message);
+        })();
       }
     }
   } finally {

@@ -50,11 +50,12 @@ export class SyncState {
   private constructor(db: Db, place: StatePlace) {
     this.#db = db;
     this.place = place;
-    this.#entities = db.prepare<[string, string], { key: string; hash: Buffer; run_id: string; at: string }>(
-      `SELECT key, hash, run_id, at FROM entities WHERE resource = ? AND key IN (SELECT value FROM json_each(?))`,
+    // One row per key asked, `i` its position in the batch: found rows come back with no map to build.
+    this.#entities = db.prepare<[{ resource: string; keys: string }], { i: number; hash: Buffer; run_id: string; at: string }>(
+      `SELECT j.key AS i, e.hash, e.run_id, e.at FROM json_each(@keys) AS j JOIN entities AS e ON e.resource = @resource AND e.key = j.value`,
     );
-    this.#events = db.prepare<[string, string], { identity: Buffer; run_id: string; at: string }>(
-      `SELECT identity, run_id, at FROM events WHERE resource = ? AND identity IN (SELECT unhex(value) FROM json_each(?))`,
+    this.#events = db.prepare<[{ resource: string; keys: string }], { i: number; run_id: string; at: string }>(
+      `SELECT j.key AS i, e.run_id, e.at FROM json_each(@keys) AS j JOIN events AS e ON e.resource = @resource AND e.identity = unhex(j.value)`,
     );
   }
 
@@ -91,27 +92,29 @@ export class SyncState {
    * grouped by resource and kind and looked up `LOOKUP_BATCH` at a time.
    */
   lookup(keys: readonly SyncKey[]): (StoredEntry | undefined)[] {
-    const found = new Map<string, StoredEntry>();
-    const groups = new Map<string, { resource: ResourceName; kind: SyncKind; keys: string[] }>();
-    for (const k of keys) {
+    const out: (StoredEntry | undefined)[] = new Array<StoredEntry | undefined>(keys.length).fill(undefined);
+    // Positions of the keys of each resource and kind (a file has one of each, so usually one group).
+    const groups = new Map<string, { resource: ResourceName; kind: SyncKind; at: number[] }>();
+    keys.forEach((k, i) => {
       const id = `${k.kind}\u0000${k.resource}`;
       let g = groups.get(id);
-      if (g === undefined) groups.set(id, (g = { resource: k.resource, kind: k.kind, keys: [] }));
-      g.keys.push(k.key);
-    }
+      if (g === undefined) groups.set(id, (g = { resource: k.resource, kind: k.kind, at: [] }));
+      g.at.push(i);
+    });
     guardState(this.place, () => {
       for (const g of groups.values()) {
-        for (let i = 0; i < g.keys.length; i += LOOKUP_BATCH) {
-          const batch = JSON.stringify(g.keys.slice(i, i + LOOKUP_BATCH));
+        for (let start = 0; start < g.at.length; start += LOOKUP_BATCH) {
+          const positions = g.at.slice(start, start + LOOKUP_BATCH);
+          const batch = JSON.stringify(positions.map((p) => keys[p]!.key));
           if (g.kind === 'entity') {
-            for (const r of this.#entities.all(g.resource, batch)) found.set(`entity\u0000${g.resource}\u0000${r.key}`, { hash: r.hash.toString('hex'), runId: r.run_id, at: r.at });
+            for (const r of this.#entities.all({ resource: g.resource, keys: batch })) out[positions[r.i]!] = { hash: r.hash.toString('hex'), runId: r.run_id, at: r.at };
           } else {
-            for (const r of this.#events.all(g.resource, batch)) found.set(`event\u0000${g.resource}\u0000${r.identity.toString('hex')}`, { hash: undefined, runId: r.run_id, at: r.at });
+            for (const r of this.#events.all({ resource: g.resource, keys: batch })) out[positions[r.i]!] = { hash: undefined, runId: r.run_id, at: r.at };
           }
         }
       }
     });
-    return keys.map((k) => found.get(`${k.kind}\u0000${k.resource}\u0000${k.key}`));
+    return out;
   }
 
   /** The fingerprint of the mapping the resource's rows were last accepted with. */
