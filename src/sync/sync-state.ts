@@ -51,11 +51,13 @@ export class SyncState {
     this.#db = db;
     this.place = place;
     // One row per key asked, `i` its position in the batch: found rows come back with no map to build.
+    // CROSS JOIN keeps json_each the outer loop (SQLite does not reorder it): a primary-key search
+    // per key asked. Left to the planner, it may scan the whole table once per batch instead.
     this.#entities = db.prepare<[{ resource: string; keys: string }], { i: number; hash: Buffer; run_id: string; at: string }>(
-      `SELECT j.key AS i, e.hash, e.run_id, e.at FROM json_each(@keys) AS j JOIN entities AS e ON e.resource = @resource AND e.key = j.value`,
+      `SELECT j.key AS i, e.hash, e.run_id, e.at FROM json_each(@keys) AS j CROSS JOIN entities AS e ON e.resource = @resource AND e.key = j.value`,
     );
     this.#events = db.prepare<[{ resource: string; keys: string }], { i: number; run_id: string; at: string }>(
-      `SELECT j.key AS i, e.run_id, e.at FROM json_each(@keys) AS j JOIN events AS e ON e.resource = @resource AND e.identity = unhex(j.value)`,
+      `SELECT j.key AS i, e.run_id, e.at FROM json_each(@keys) AS j CROSS JOIN events AS e ON e.resource = @resource AND e.identity = unhex(j.value)`,
     );
   }
 
