@@ -46,13 +46,19 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
   const payloads = options.payloads ? createPayloadsWriter(options.payloads) : undefined;
   const files: FileSummary[] = [];
   try {
+    // Incremental preview: every entity file is read once for its keys before any row is
+    // classified, so a row is superseded by a later one with its key, in this file or a later one.
+    const syncs = sources.map(({ mapping, source }, index) => options.classifier?.forSource(index, mapping, source.header, displayPath(mapping.source.path, options.cwd)));
+    for (const [index, { mapping }] of sources.entries()) {
+      const sync = syncs[index];
+      if (sync?.needsFirstPass) await notePass(mapping, sync, options);
+    }
     for (const [index, { mapping, source }] of sources.entries()) {
       const file = displayPath(mapping.source.path, options.cwd);
       const summary = newFileSummary(file, mapping.resource);
       files.push(summary);
       const plan = createPlanner(mapping, source.header, options);
-      const sync = options.classifier?.forSource(index, mapping, source.header, file);
-      if (sync?.needsFirstPass) await notePass(mapping, sync, options);
+      const sync = syncs[index];
       let read = 0;
       // Incremental preview: rows wait here in batches, so the sync state is looked up once per batch.
       const batch: PlannedRow[] = [];

@@ -103,6 +103,16 @@ describe('validate --incremental', () => {
     expect(r.stderr).toContain('Note: contacts.csv: most rows changed (2 of 2) and its mapping changed since the state was recorded: the requests differ because of the mapping, not the data');
   });
 
+  it('supersedes a row by a later row of the same key in a later file of the run', async () => {
+    const dir = await afterDay1();
+    writeFileSync(join(dir, 'job.yaml'), 'mappings: [contacts.yaml, more.yaml]\n');
+    writeFileSync(join(dir, 'more.yaml'), CONTACTS.replace('contacts.csv', 'more.csv'));
+    writeFileSync(join(dir, 'more.csv'), 'id,name\nC-4,Deirdre\n');
+    await runCli(['validate', 'job.yaml', '--incremental', '--quiet'], { cwd: dir });
+    expect(report(dir)).toContain('contacts.csv:5 C-4 superseded (superseded by more.csv line 2, which has the same custom_id=C-4 and is sent instead)');
+    expect(report(dir)).toContain('more.csv:2 C-4 new');
+  });
+
   it('refuses a damaged state before reading a row', async () => {
     const dir = await afterDay1();
     const file = syncStateFile(join(dir, '.engage-import'), join(dir, 'job.yaml'));
