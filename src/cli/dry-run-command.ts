@@ -4,12 +4,14 @@ import { runDryRun } from '../pipeline/dry-run.js';
 import type { CliIo } from './command.js';
 import type { JobArgs } from './common-options.js';
 import { EXIT } from './exit-codes.js';
+import { openPreview, type PreviewArgs } from './incremental-preview.js';
 import { printSummary } from './print-summary.js';
 
 /** `validate` and `import --dry-run`: every row checked locally, nothing sent. */
-export async function runDryRunCommand(args: JobArgs & { payloads?: string | undefined }, io: CliIo): Promise<number> {
+export async function runDryRunCommand(args: JobArgs & Partial<PreviewArgs> & { payloads?: string | undefined }, io: CliIo): Promise<number> {
   const job = await loadJob(args.job, { cwd: io.cwd, ...(args.input !== undefined ? { input: args.input } : {}) });
   const at = (p: string | undefined) => (p === undefined ? undefined : resolve(io.cwd, p));
+  const preview = openPreview(job, { ...args, incremental: args.incremental }, io.cwd);
   const summary = await runDryRun(job, {
     cwd: io.cwd,
     report: resolve(io.cwd, args.report),
@@ -18,7 +20,8 @@ export async function runDryRunCommand(args: JobArgs & { payloads?: string | und
     limit: args.limit,
     rate: args.rate,
     dealUpdateMethod: args['deal-update-method'],
-  });
+    classifier: preview?.classifier,
+  }).finally(() => preview?.close());
   printSummary(summary, io, args);
   return summary.totals.invalid > 0 ? EXIT.ROWS_NOT_OK : EXIT.OK;
 }

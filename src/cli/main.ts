@@ -8,10 +8,11 @@ import { importCommand } from './import-command.js';
 import { initCommand } from './init-command.js';
 import { resumeCommand } from './resume-command.js';
 import { sandboxCommand } from './sandbox-command.js';
+import { stateCommand } from './state-command.js';
 import { validateCommand } from './validate-command.js';
 import { VERSION } from './version.js';
 
-const COMMANDS: readonly CliCommand<never>[] = [validateCommand, importCommand, resumeCommand, eventsCommand, sandboxCommand, initCommand] as never;
+const COMMANDS: readonly CliCommand<never>[] = [validateCommand, importCommand, resumeCommand, eventsCommand, sandboxCommand, initCommand, stateCommand] as never;
 
 /** Mapped to exit code 2: the user can fix these; nothing was sent. */
 const USAGE_CODES = new Set(['USAGE', 'CONFIG_INVALID', 'MAPPING_COLUMN_MISSING', 'CSV_ENCODING', 'CSV_DUPLICATE_HEADER', 'CSV_READ', 'OUTPUT', 'RESUME_REFUSED', 'STATE_LOCKED', 'LEDGER']);

@@ -12,6 +12,8 @@ export interface LoadedJob {
   readonly kind: 'job' | 'mapping';
   /** In the order listed; the pipeline orders them by dependency. */
   readonly mappings: readonly ResolvedMapping[];
+  /** The job file's `sync:` setting; absent for a mapping file or a job without it. */
+  readonly sync?: 'incremental';
 }
 
 /**
@@ -39,5 +41,5 @@ export async function loadJob(path: string, overrides: MappingOverrides = {}): P
     }
   }
   if (problems.length > 0) throw new ConfigError('CONFIG_INVALID', problems.join('\n'));
-  return { file, kind: 'job', mappings };
+  return { file, kind: 'job', mappings, ...(job.sync !== undefined ? { sync: job.sync } : {}) };
 }

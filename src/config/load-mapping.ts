@@ -86,6 +86,7 @@ export function resolveMapping(doc: ConfigDocument, overrides: MappingOverrides 
     key: typeof file.key === 'string' ? [file.key] : file.key,
     fields,
     ...(file.order !== undefined ? { order: file.order } : {}),
+    ...(file.identity !== undefined ? { identity: file.identity } : {}),
   };
 }
 

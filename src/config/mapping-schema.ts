@@ -74,6 +74,11 @@ export const MappingFileSchema = z
     fields: z.record(z.string().min(1), FieldSchema).refine((f) => Object.keys(f).length > 0, {
       message: 'at least one field is needed',
     }),
+    /**
+     * Events and product events, incremental runs: the source columns that identify one event
+     * across nightly exports. Default: the exact request (any changed cell makes a new event).
+     */
+    identity: z.array(z.string().min(1)).min(1).optional(),
   })
   .superRefine((m, ctx) => {
     if (m.resource === 'deal' && m.operation === undefined) {
@@ -84,6 +89,10 @@ export const MappingFileSchema = z
     }
     if (m.resource !== 'deal' && m.operation !== undefined) {
       ctx.addIssue({ code: 'custom', path: ['operation'], message: `\`operation\` applies to deals only, not to ${m.resource}` });
+    }
+    // Entities are matched by their own key (custom_id or id); only events need a stated identity.
+    if (m.identity !== undefined && m.resource !== 'event' && m.resource !== 'product-event') {
+      ctx.addIssue({ code: 'custom', path: ['identity'], message: `\`identity\` applies to events and product events only; ${m.resource} rows are matched by their custom_id or id` });
     }
   });
 
@@ -98,4 +107,6 @@ export interface ResolvedMapping extends MappingFields {
   readonly source: { readonly path: string; readonly delimiter: Delimiter; readonly encoding: string };
   /** `timestamp`: valid rows are sent sorted by timestamp (product events). Absent: file order. */
   readonly order?: 'timestamp' | undefined;
+  /** Events only: source columns that identify an event across runs (incremental sync); absent: the request itself. */
+  readonly identity?: readonly string[];
 }

@@ -10,6 +10,12 @@ import { openSources } from './open-sources.js';
 import { planOutputs } from './output-paths.js';
 import { createPlanner } from './plan-rows.js';
 import { inDependencyOrder } from './stage-order.js';
+import type { Classification, RunClassifier, SourceClassifier } from '../sync/index.js';
+import type { ResolvedMapping } from '../config/mapping-schema.js';
+import { planRows, type PlannedRow } from './plan-rows.js';
+
+/** Valid rows classified per sync-state lookup in an incremental preview. */
+const CLASSIFY_BATCH = 512;
 
 export interface DryRunOptions extends RequestOptions {
   readonly cwd: string;
@@ -23,6 +29,12 @@ export interface DryRunOptions extends RequestOptions {
   readonly limit?: number | undefined;
   /** Requests per second the live import would run at, for the estimate. */
   readonly rate: number;
+  /**
+   * `validate --incremental`: classifies each valid row against the sync state (new, changed,
+   * unchanged, already_sent, superseded); only rows to send count as requests. Default: none,
+   * every valid row is `valid`.
+   */
+  readonly classifier?: RunClassifier | undefined;
 }
 
 /** Validate every row of a job without sending anything; one report line per record. */
@@ -35,32 +47,70 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
   const payloads = options.payloads ? createPayloadsWriter(options.payloads) : undefined;
   const files: FileSummary[] = [];
   try {
-    for (const { mapping, source } of sources) {
+    // Incremental preview: every entity file is read once for its keys before any row is
+    // classified, so a row is superseded by a later one with its key, in this file or a later one.
+    const syncs = sources.map(({ mapping, source }, index) => options.classifier?.forSource(index, mapping, source.header, displayPath(mapping.source.path, options.cwd)));
+    for (const [index, { mapping }] of sources.entries()) {
+      const sync = syncs[index];
+      if (sync?.needsFirstPass) await notePass(mapping, sync, options);
+    }
+    for (const [index, { mapping, source }] of sources.entries()) {
       const file = displayPath(mapping.source.path, options.cwd);
       const summary = newFileSummary(file, mapping.resource);
       files.push(summary);
       const plan = createPlanner(mapping, source.header, options);
       const order = watchTimestampOrder(mapping, file, summary.warnings);
+      const sync = syncs[index];
       let read = 0;
+      // Incremental preview: rows wait here in batches, so the sync state is looked up once per batch.
+      const batch: PlannedRow[] = [];
+      const flush = async () => {
+        const verdicts = sync!.classify(batch.filter((r) => r.status === 'valid'));
+        let v = 0;
+        for (const row of batch) {
+          const wait = emit(row, row.status === 'valid' ? verdicts[v++] : undefined);
+          if (wait) await wait;
+        }
+        batch.length = 0;
+      };
       // The hot loop of a million-row dry run: one sync planning step and, most of the time, no
       // await at all per record (writers return a promise only when the file is behind).
       for await (const item of source.items) {
         if (options.limit !== undefined && read >= options.limit) break;
         read++;
         const row = plan(item);
-        summary.counts[row.status]++;
-        if (row.status === 'invalid') summary.errors.add('invalid', row.line, row.message);
         order.add(row);
+        if (sync === undefined) {
+          const wait = emit(row, undefined);
+          if (wait) await wait;
+        } else if (batch.push(row) >= CLASSIFY_BATCH) await flush();
+      }
+      if (batch.length > 0) await flush();
+
+      /** One record's report line (and payload or reject); a promise only when a writer is behind. */
+      function emit(row: PlannedRow, c: Classification | undefined): Promise<void> | undefined {
         if (row.status === 'valid') {
-          summary.requests++;
-          const wait = report.write({ file, line: row.line, resource: mapping.resource, key: row.key, status: 'valid' });
-          if (wait) await wait;
-          if (payloads) await payloads.write({ file, line: row.line, method: row.call.method, path: `/${row.call.path}`, body: row.call.body });
-        } else {
-          const wait = report.write({ file, line: row.line, resource: mapping.resource, key: row.key, status: 'invalid', message: row.message });
-          if (wait) await wait;
-          if (rejects) await rejects.write(mapping, source, row.fields, row.message);
+          const status = c?.status ?? 'valid';
+          const send = c?.send ?? true;
+          summary.counts[status]++;
+          if (send) summary.requests++;
+          const wait = report.write({ file, line: row.line, resource: mapping.resource, key: row.key, status, ...(c?.message !== undefined ? { message: c.message } : {}) });
+          if (!payloads || !send) return wait;
+          const call = row.call;
+          return (async () => {
+            if (wait) await wait;
+            await payloads.write({ file, line: row.line, method: call.method, path: `/${call.path}`, body: call.body });
+          })();
         }
+        summary.counts.invalid++;
+        summary.errors.add('invalid', row.line, row.message);
+        const wait = report.write({ file, line: row.line, resource: mapping.resource, key: row.key, status: 'invalid', message: row.message });
+        if (!rejects) return wait;
+        const message = row.message;
+        return (async () => {
+          if (wait) await wait;
+          await rejects.write(mapping, source, row.fields, message);
+        })();
       }
       order.end();
     }
@@ -68,7 +118,8 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
     for (const { source } of sources) source.close();
     await Promise.all([report.close(), rejects?.close(), payloads?.close()]);
   }
-  return summarise(
+  const notes = options.classifier?.notes() ?? [];
+  const result = summarise(
     'dry-run',
     files,
     {
@@ -78,4 +129,17 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
     },
     { rate: options.rate, limit: options.limit, aborted: undefined },
   );
+  return notes.length > 0 ? { ...result, notes } : result;
+}
+
+/**
+ * Incremental preview, entity files: a first reading of the file that notes every valid row's
+ * key, so that when two rows share one the earlier is reported `superseded` (the later wins).
+ */
+async function notePass(mapping: ResolvedMapping, sync: SourceClassifier, options: DryRunOptions): Promise<void> {
+  const [opened] = await openSources([mapping]);
+  if (opened === undefined) return;
+  for await (const row of planRows(mapping, opened.source, options)) {
+    if (row.status === 'valid') sync.note(row);
+  }
 }

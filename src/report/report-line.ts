@@ -5,8 +5,10 @@ import type { ResourceName } from '../config/mapping-schema.js';
  * - `valid` / `invalid`: dry run (local checks only); `invalid` also in a live run (never sent).
  * - `ok`, `failed` (the API said no), `unknown` (the request may have been applied; not resent),
  *   `not_sent` (the run stopped before this row), `skipped` (a parent row failed).
+ * - Incremental runs (`--incremental`): `new` and `changed` (the preview's word for a valid row
+ *   that will be sent), `unchanged`, `already_sent` and `superseded` (not sent: src/sync/classify.ts).
  */
-export const ROW_STATUSES = ['valid', 'invalid', 'ok', 'failed', 'unknown', 'not_sent', 'skipped'] as const;
+export const ROW_STATUSES = ['valid', 'invalid', 'ok', 'failed', 'unknown', 'not_sent', 'skipped', 'new', 'changed', 'unchanged', 'already_sent', 'superseded'] as const;
 export type RowStatus = (typeof ROW_STATUSES)[number];
 
 /** One line of the report CSV: one per input record, in input order. */

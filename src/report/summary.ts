@@ -32,6 +32,8 @@ export interface RunSummary {
   readonly aborted: string | undefined;
   /** Rows read per file when `--limit` cut the input. */
   readonly limit: number | undefined;
+  /** Incremental runs: sentences worth reading before the run (most rows changed because a mapping did). */
+  readonly notes?: readonly string[];
 }
 
 /** Where the run's files went, as the user should read them (paths relative to the cwd). */
@@ -105,6 +107,7 @@ export function formatSummary(summary: RunSummary): string {
   lines.unshift(`${head}: ${number.format(rows)} rows in ${summary.files.length} file${summary.files.length === 1 ? '' : 's'}: ${totals || 'no rows'}`);
   if (summary.limit !== undefined) lines.push(`  (--limit: at most ${number.format(summary.limit)} rows read per file)`);
   if (summary.mode === 'dry-run') lines.push(`Live import: ${formatEstimate(summary.requests, summary.rate)}`);
+  for (const note of summary.notes ?? []) lines.push(`Note: ${note}`);
   if (summary.aborted) lines.push(`Stopped early: ${summary.aborted}`);
   if (summary.report) lines.push(`Report: ${summary.report}`);
   for (const r of summary.rejects) lines.push(`Rejects: ${r}`);

@@ -1,0 +1,171 @@
+import { createReadStream } from 'node:fs';
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { RESOURCES, type ResourceName } from '../config/mapping-schema.js';
+import { ConfigError, LedgerError } from '../errors.js';
+import { acquireLock } from '../ledger/lock.js';
+import { displayPath } from '../pipeline/display-path.js';
+import { exportState, importState, listSyncStateFiles, syncStateFile, SyncState } from '../sync/index.js';
+import type { CliCommand, CliIo } from './command.js';
+import { EXIT } from './exit-codes.js';
+import { DEFAULT_STATE_DIR } from './incremental-preview.js';
+
+const ACTIONS = ['show', 'forget', 'export', 'import'] as const;
+
+type StateArgs = {
+  action: (typeof ACTIONS)[number];
+  file?: string | undefined;
+  job?: string | undefined;
+  'state-dir': string;
+  resource?: ResourceName | undefined;
+  key?: string | undefined;
+  json: boolean;
+};
+
+/**
+ * `engage-import state show|forget|export|import`: what an incremental job remembers of the rows
+ * the API accepted. `forget` and `import` change it, so they take the state directory's lock
+ * (never while a run is going); `show` and `export` read a consistent snapshot without it.
+ */
+export const stateCommand: CliCommand<StateArgs> = {
+  command: 'state <action> [file]',
+  describe: 'Show, forget, export or import the sync state of an incremental job',
+  builder: (y) =>
+    y
+      .positional('action', { choices: ACTIONS, demandOption: true, describe: 'show: counts per resource, last run, size; forget: send rows again; export/import: NDJSON, e.g. to keep the state in a bucket' })
+      .positional('file', { type: 'string', describe: 'export: the NDJSON file to write; import: the one to read' })
+      .option('job', { type: 'string', describe: 'The job whose state it is (default: the only state in --state-dir; import: the job named in the file)' })
+      .option('state-dir', { type: 'string', default: DEFAULT_STATE_DIR, describe: 'Where run ledgers and sync states are kept' })
+      .option('resource', { choices: RESOURCES, describe: 'forget: the resource to forget' })
+      .option('key', { type: 'string', describe: 'forget: only this key (a custom_id, an id, or an event identity from the export)' })
+      .option('json', { type: 'boolean', default: false, describe: 'show: print JSON on stdout' })
+      .example('$0 state show', 'What the nightly job remembers')
+      .example('$0 state forget --resource user --key C-1001', 'Send contact C-1001 again on the next incremental run')
+      .example('$0 state export state.ndjson', 'Save the state (e.g. to copy it to a bucket after the run)')
+      .example('$0 state import state.ndjson', 'Restore it in a fresh container before the run') as never,
+  run: runState,
+};
+
+async function runState(args: StateArgs, io: CliIo): Promise<number> {
+  const stateDir = resolve(io.cwd, args['state-dir']);
+  const show = (p: string) => displayPath(p, io.cwd);
+  if ((args.action === 'export' || args.action === 'import') && args.file === undefined) {
+    throw new ConfigError('USAGE', `state ${args.action} needs the NDJSON file: engage-import state ${args.action} FILE`);
+  }
+  if (args.action === 'forget' && args.resource === undefined) {
+    throw new ConfigError('USAGE', 'state forget needs --resource (and optionally --key): engage-import state forget --resource user --key C-1001');
+  }
+  if (args.action !== 'forget' && (args.resource !== undefined || args.key !== undefined)) {
+    throw new ConfigError('USAGE', '--resource and --key apply to state forget only');
+  }
+
+  if (args.action === 'import') {
+    const file = resolve(io.cwd, args.file!);
+    const job = args.job !== undefined ? resolve(io.cwd, args.job) : await jobNamedIn(file, show(file));
+    const lock = acquireLock(stateDir, { cwd: io.cwd });
+    try {
+      const state = SyncState.open(syncStateFile(stateDir, job), job, { cwd: io.cwd, mode: 'write', check: false })!;
+      try {
+        const rows = await importState(state, file, io.cwd);
+        io.stderr.write(`Imported ${rows.toLocaleString('en-US')} rows into the sync state of ${show(job)} (${show(state.place.file)}).\n`);
+      } finally {
+        state.close();
+      }
+    } finally {
+      lock.release();
+    }
+    return EXIT.OK;
+  }
+
+  const stateFile = findStateFile(stateDir, args.job === undefined ? undefined : resolve(io.cwd, args.job), show);
+  if (args.action === 'forget') {
+    const lock = acquireLock(stateDir, { cwd: io.cwd });
+    try {
+      const state = openExisting(stateFile, io, 'write');
+      try {
+        const n = state.forget(args.resource!, args.key);
+        const what = args.key === undefined ? `every ${args.resource} row` : `${args.resource} ${args.key}`;
+        io.stderr.write(n === 0 ? `The sync state holds nothing for ${what}; nothing changed.\n` : `Forgot ${what} (${n.toLocaleString('en-US')} row${n === 1 ? '' : 's'}): the next incremental run sends ${n === 1 ? 'it' : 'them'} again.\n`);
+      } finally {
+        state.close();
+      }
+    } finally {
+      lock.release();
+    }
+    return EXIT.OK;
+  }
+
+  const state = openExisting(stateFile, io, 'read');
+  try {
+    if (args.action === 'export') {
+      const rows = await exportState(state, resolve(io.cwd, args.file!));
+      io.stderr.write(`Exported ${rows.toLocaleString('en-US')} rows of the sync state of ${show(state.job)} to ${args.file}.\n`);
+      return EXIT.OK;
+    }
+    const counts = state.counts();
+    const last = state.lastRun();
+    const summary = { job: state.job, file: show(stateFile), bytes: state.size(), resources: counts, lastRun: last ?? null };
+    if (args.json) io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
+    else io.stdout.write(formatShow(summary, show));
+    return EXIT.OK;
+  } finally {
+    state.close();
+  }
+}
+
+function openExisting(file: string, io: CliIo, mode: 'read' | 'write'): SyncState {
+  // `read` of a missing file is undefined; findStateFile has checked it exists.
+  const state = SyncState.open(file, '', { cwd: io.cwd, mode, check: mode === 'write' });
+  if (state === undefined) throw new LedgerError('LEDGER', `there is no sync state at ${displayPath(file, io.cwd)}`);
+  return state;
+}
+
+/** The state of `job`, or the only state of the directory when no job is named. */
+function findStateFile(stateDir: string, job: string | undefined, show: (p: string) => string): string {
+  const all = listSyncStateFiles(stateDir);
+  if (job !== undefined) {
+    const file = syncStateFile(stateDir, job);
+    if (!all.includes(file)) throw new LedgerError('LEDGER', `there is no sync state of ${show(job)} in ${show(stateDir)} (a run with --incremental, or any run, creates it)`);
+    return file;
+  }
+  if (all.length === 1) return all[0]!;
+  if (all.length === 0) throw new LedgerError('LEDGER', `there is no sync state in ${show(stateDir)} (a run with --incremental, or any run, creates it)`);
+  throw new ConfigError('USAGE', `${show(stateDir)} holds the sync states of ${all.length} jobs (${all.map(show).join(', ')}); name one with --job`);
+}
+
+/** The job an export belongs to, from its first line (import without --job). */
+async function jobNamedIn(file: string, shown: string): Promise<string> {
+  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  try {
+    for await (const line of lines) {
+      try {
+        const job = (JSON.parse(line) as { job?: unknown }).job;
+        if (typeof job === 'string' && job !== '') return job;
+      } catch {
+        // reported below
+      }
+      break;
+    }
+  } catch (error) {
+    throw new LedgerError('LEDGER', `cannot read ${shown}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`, { cause: error });
+  } finally {
+    lines.close();
+  }
+  throw new LedgerError('LEDGER', `${shown}:1: not an engage-import sync state export (no job named in its first line); the sync state was not changed`);
+}
+
+const n = (v: number) => v.toLocaleString('en-US');
+
+function formatShow(s: { job: string; file: string; bytes: number; resources: readonly { resource: string; kind: string; count: number }[]; lastRun: { runId: string; at: string } | null }, show: (p: string) => string): string {
+  const lines = [`Sync state of ${show(s.job)}: ${s.file}, ${formatBytes(s.bytes)}`];
+  if (s.resources.length === 0) lines.push('  empty: the next incremental run sends every row');
+  for (const r of s.resources) lines.push(`  ${r.resource.padEnd(16)}  ${n(r.count).padStart(12)} ${r.kind === 'entity' ? 'keys' : 'events'}`);
+  lines.push(s.lastRun === null ? 'Last run: none applied' : `Last run: ${s.lastRun.runId} (last accepted row ${s.lastRun.at})`);
+  return `${lines.join('\n')}\n`;
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}

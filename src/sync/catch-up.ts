@@ -1,0 +1,32 @@
+import { join, resolve } from 'node:path';
+import { listRunIds, readRun, runsDir } from '../ledger/run-dirs.js';
+import type { LedgerSyncFeed } from './ledger-feed.js';
+import type { SyncState } from './sync-state.js';
+
+/** A run ledger opened for reading its sync outbox; closed once applied. */
+export type OpenFeed = (runDir: string) => LedgerSyncFeed & { close(): void };
+
+/**
+ * Applies every outcome that the job's runs recorded and the state has not applied yet, oldest
+ * run first: what a kill -9 between a ledger commit and the state's own commit left behind.
+ * Called under the state directory's lock at the start of every run (and resume) before any row
+ * is classified, and by the preview when the lock is free. Runs already applied to their end
+ * are skipped without opening their ledger. Returns the number of outcomes applied.
+ */
+export function catchUp(state: SyncState, stateDir: string, openFeed: OpenFeed, options: { cwd?: string } = {}): number {
+  const job = resolve(state.job);
+  let applied = 0;
+  for (const id of listRunIds(stateDir)) {
+    if (state.isComplete(id)) continue;
+    const runDir = join(runsDir(stateDir), id);
+    const run = readRun(runDir, options);
+    if (run === undefined || resolve(run.identity.job.path) !== job) continue;
+    const feed = openFeed(runDir);
+    try {
+      applied += state.apply(feed);
+    } finally {
+      feed.close();
+    }
+  }
+  return applied;
+}

@@ -1,0 +1,72 @@
+import type { StoredEntry } from './sync-state.js';
+import type { SyncKey } from './sync-key.js';
+
+/**
+ * What an incremental run does with a valid row:
+ * - `new`: the state has never seen its key (entity) or identity (event): sent.
+ * - `changed`: an entity whose request differs from the one last accepted: sent.
+ * - `unchanged`: an entity whose request equals the one last accepted: not sent.
+ * - `already_sent`: an event whose identity was accepted before: not sent (events are not idempotent).
+ * - `superseded`: another row of this run carries the same entity key (the later row wins, as it
+ *   would on the API) or the same event identity (the first row is sent once): not sent.
+ */
+export const SYNC_STATUSES = ['new', 'changed', 'unchanged', 'already_sent', 'superseded'] as const;
+export type SyncStatus = (typeof SYNC_STATUSES)[number];
+
+/** `incremental` sends only new and changed rows; `full-refresh` sends every row again and refreshes the state. */
+export type SyncMode = 'incremental' | 'full-refresh';
+
+export interface Classification {
+  readonly status: SyncStatus;
+  /** Whether the live run sends the row. */
+  readonly send: boolean;
+  /** Why a row is not sent, for the report. */
+  readonly message?: string;
+}
+
+/** The row of this run that wins a duplicated key, as the report names it (`contacts.csv line 14`). */
+export interface Winner {
+  readonly where: string;
+}
+
+/**
+ * The pure rule for one valid row: its sync key, what the state holds for it, and the row of
+ * this run that wins its key when that is another row. Superseded rows are never sent, even on a
+ * full refresh: the API would end with the winner's values either way.
+ */
+export function classifyRow(row: SyncKey, stored: StoredEntry | undefined, winner: Winner | undefined, mode: SyncMode): Classification {
+  if (winner !== undefined) {
+    const message = row.kind === 'entity'
+      ? `superseded by ${winner.where}, which has the same ${row.key} and is sent instead`
+      : `same event as ${winner.where}, which is sent once for both`;
+    return { status: 'superseded', send: false, message };
+  }
+  const refresh = mode === 'full-refresh';
+  if (stored === undefined) return { status: 'new', send: true };
+  const when = `run ${stored.runId} at ${stored.at}`;
+  if (row.kind === 'event') {
+    return refresh ? { status: 'already_sent', send: true } : { status: 'already_sent', send: false, message: `accepted by ${when}` };
+  }
+  if (stored.hash !== row.hash) return { status: 'changed', send: true };
+  return refresh ? { status: 'unchanged', send: true } : { status: 'unchanged', send: false, message: `same request as accepted by ${when}` };
+}
+
+/** Statuses counted per file, for the note below. */
+export type SyncCounts = Readonly<Record<SyncStatus, number>>;
+
+/**
+ * When most rows of a file differ from the state and its mapping is not the one the state was
+ * built with, the requests changed because of the mapping, not the data: say so, since every
+ * such row will be sent (and, for events, recorded again). Undefined otherwise.
+ */
+export function mappingChangeNote(file: string, kind: 'entity' | 'event', counts: SyncCounts, stored: string | undefined, current: string): string | undefined {
+  if (stored === undefined || stored === current) return undefined;
+  const differing = kind === 'entity' ? counts.changed : counts.new;
+  const compared = kind === 'entity' ? counts.changed + counts.unchanged : counts.new + counts.already_sent;
+  if (compared === 0 || differing * 2 <= compared) return undefined;
+  const n = new Intl.NumberFormat('en-US');
+  const share = `${n.format(differing)} of ${n.format(compared)}`;
+  return kind === 'entity'
+    ? `${file}: most rows changed (${share}) and its mapping changed since the state was recorded: the requests differ because of the mapping, not the data`
+    : `${file}: most events look new (${share}) and its mapping changed since the state was recorded: their requests differ because of the mapping, so sending them would record old events again; give the mapping identity: [columns] that stay the same, or send them with --full-refresh if that is meant`;
+}

@@ -1,0 +1,12 @@
+export { canonicalJson } from './canonical-json.js';
+export { requestHash, identityHash } from './request-hash.js';
+export { createSyncKeyer, entityKeyOf, type KeyedRow, type SyncKey, type SyncKind } from './sync-key.js';
+export { classifyRow, mappingChangeNote, SYNC_STATUSES, type Classification, type SyncMode, type SyncStatus } from './classify.js';
+export { mappingFingerprint } from './mapping-fingerprint.js';
+export { RunKeys, type RowPlace } from './run-keys.js';
+export { SyncState, type StoredEntry, type ResourceCount, type OpenStateOptions } from './sync-state.js';
+export { syncStateFile, listSyncStateFiles, SYNC_FOLDER } from './state-file.js';
+export { exportState, importState } from './state-transfer.js';
+export { catchUp, type OpenFeed } from './catch-up.js';
+export type { LedgerSyncFeed, SyncDelta } from './ledger-feed.js';
+export { createRunClassifier, type RunClassifier, type SourceClassifier, type ClassifiedRow } from './sync-preview.js';

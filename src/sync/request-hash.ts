@@ -1,0 +1,28 @@
+import { createHash } from 'node:crypto';
+import { canonicalJson } from './canonical-json.js';
+
+/** A request as the sync state sees it: what the row would send (`resources` ApiCall). */
+export interface HashedRequest {
+  readonly method: string;
+  /** Relative to the API root, as the resource routes it (`users/update_or_create/`). */
+  readonly path: string;
+  readonly body: unknown;
+}
+
+const sha256 = (text: string) => createHash('sha256').update(text, 'utf8').digest('hex');
+
+/**
+ * SHA-256 (hex) of the exact request a row sends: method, path and canonical JSON body. Equal
+ * hashes mean the API would receive the same request, whatever the key order of the body.
+ */
+export function requestHash(request: HashedRequest): string {
+  return sha256(`${request.method} ${request.path}\n${canonicalJson(request.body)}`);
+}
+
+/**
+ * SHA-256 (hex) of the cells named by a mapping's `identity:` columns, in the order listed: an
+ * event keeps its identity when the export changes its other cells.
+ */
+export function identityHash(cells: readonly string[]): string {
+  return sha256(canonicalJson(cells));
+}

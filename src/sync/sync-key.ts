@@ -1,0 +1,81 @@
+import type { Operation, ResolvedMapping, ResourceName } from '../config/mapping-schema.js';
+import { ConfigError } from '../errors.js';
+import { identityHash, requestHash, type HashedRequest } from './request-hash.js';
+
+/**
+ * How a row is remembered by the sync state:
+ * - `entity`: a record the API matches by a key (contact and product by custom_id, deal by
+ *   custom_id or id, webpush campaign by id). Sending it again with the same request changes
+ *   nothing, so an equal request hash means `unchanged`.
+ * - `event`: an occurrence (event, product event, a deal `create` without custom_id). Sending it
+ *   again records it twice, so once its identity was accepted it is `already_sent`, whatever
+ *   else changed.
+ */
+export type SyncKind = 'entity' | 'event';
+
+export interface SyncKey {
+  readonly resource: ResourceName;
+  readonly kind: SyncKind;
+  /** Entity: `custom_id=C-1` or `id=42`. Event: the identity hash (hex). */
+  readonly key: string;
+  /** SHA-256 (hex) of the exact request (method, path, canonical JSON body). */
+  readonly hash: string;
+}
+
+/** What the keyer needs of a valid planned row (pipeline `PlannedRow` with status `valid`). */
+export interface KeyedRow {
+  readonly payload: Readonly<Record<string, unknown>>;
+  readonly call: HashedRequest;
+  /** The record's raw cells, in header order. */
+  readonly fields: readonly string[];
+}
+
+const text = (v: unknown): string | undefined =>
+  typeof v === 'string' && v !== '' ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : undefined;
+
+/**
+ * The key by which the API matches the row's entity, or undefined when the row is an
+ * occurrence (events) or a create that nothing identifies (a deal `create` without custom_id).
+ */
+export function entityKeyOf(resource: ResourceName, operation: Operation | undefined, payload: Readonly<Record<string, unknown>>): string | undefined {
+  const by = (field: 'custom_id' | 'id') => {
+    const v = text(payload[field]);
+    return v === undefined ? undefined : `${field}=${v}`;
+  };
+  switch (resource) {
+    case 'user':
+    case 'product':
+      return by('custom_id');
+    case 'deal':
+      return operation === 'update' ? by('id') : by('custom_id');
+    case 'webpush-campaign':
+      return by('id');
+    case 'event':
+    case 'product-event':
+      return undefined;
+  }
+}
+
+/**
+ * The sync key of every valid row of one mapping. Checks once that the mapping's `identity:`
+ * columns are in the file's header, as the mapping's other columns are checked before row 1.
+ */
+export function createSyncKeyer(mapping: ResolvedMapping, header: readonly string[]): (row: KeyedRow) => SyncKey {
+  const identity = mapping.identity ?? [];
+  const columns = identity.map((c) => header.indexOf(c));
+  const missing = identity.filter((_, i) => columns[i] === -1);
+  if (missing.length > 0) {
+    throw new ConfigError(
+      'MAPPING_COLUMN_MISSING',
+      `${mapping.mappingFile}: identity reads ${missing.map((c) => `column ${JSON.stringify(c)}`).join(', ')}, but ${mapping.source.path} has no such column. Its columns are: ${header.map((h) => JSON.stringify(h)).join(', ')}`,
+    );
+  }
+  const { resource, operation } = mapping;
+  return (row) => {
+    const hash = requestHash(row.call);
+    const entity = entityKeyOf(resource, operation, row.payload);
+    if (entity !== undefined) return { resource, kind: 'entity', key: entity, hash };
+    const key = columns.length > 0 ? identityHash(columns.map((i) => row.fields[i] ?? '')) : hash;
+    return { resource, kind: 'event', key, hash };
+  };
+}

@@ -1,0 +1,92 @@
+import type { ResolvedMapping } from '../config/mapping-schema.js';
+import { classifyRow, mappingChangeNote, SYNC_STATUSES, type Classification, type SyncMode, type SyncStatus } from './classify.js';
+import { mappingFingerprint } from './mapping-fingerprint.js';
+import { RunKeys } from './run-keys.js';
+import { createSyncKeyer, type KeyedRow, type SyncKey } from './sync-key.js';
+import type { SyncState } from './sync-state.js';
+
+/** A valid row as the classifier sees it: the keyer's inputs plus its line. */
+export interface ClassifiedRow extends KeyedRow {
+  readonly line: number;
+}
+
+/** The classifier of one input file (one mapping) of the run. */
+export interface SourceClassifier {
+  /** Whether `note` must see every valid row before the first `classify` (entities: the later row wins). */
+  readonly needsFirstPass: boolean;
+  /** First pass: a valid row, in input order. */
+  note(row: ClassifiedRow): void;
+  /**
+   * Second (or only) pass: the next valid rows, in input order, as one batch (one state lookup
+   * per few hundred rows: a point lookup per row costs several times as much).
+   */
+  classify(rows: readonly ClassifiedRow[]): (Classification & { readonly key: SyncKey })[];
+}
+
+/** What `validate --incremental` and an incremental live run ask of the sync state. */
+export interface RunClassifier {
+  /** Call once per file, in run order; `file` is how the report names it. */
+  forSource(index: number, mapping: ResolvedMapping, header: readonly string[], file: string): SourceClassifier;
+  /** Sentences for the summary: most rows changed because a mapping did. */
+  notes(): string[];
+  close(): void;
+}
+
+export interface RunClassifierOptions {
+  /** The job's state; undefined when it has none yet (every row is new). */
+  readonly state: SyncState | undefined;
+  readonly mode: SyncMode;
+  /** Run options that shape requests (deal update method), part of each mapping's fingerprint. */
+  readonly requestOptions?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * Classifies the valid rows of a run against the sync state: state lookups batched through
+ * prepared statements, duplicated keys found through RunKeys, counts kept per file for the
+ * mapping-change note.
+ */
+export function createRunClassifier(options: RunClassifierOptions): RunClassifier {
+  const keys = new RunKeys();
+  const files: string[] = [];
+  const tallies: { file: string; mapping: ResolvedMapping; fingerprint: string; counts: Record<SyncStatus, number>; entities: number; events: number }[] = [];
+  return {
+    forSource(index, mapping, header, file) {
+      files[index] = file;
+      const keyer = createSyncKeyer(mapping, header);
+      const tally = { file, mapping, fingerprint: mappingFingerprint(mapping, options.requestOptions), counts: zeroCounts(), entities: 0, events: 0 };
+      tallies.push(tally);
+      const needsFirstPass = mapping.resource !== 'event' && mapping.resource !== 'product-event';
+      return {
+        needsFirstPass,
+        note: (row) => keys.noteEntity(keyer(row), { source: index, line: row.line }),
+        classify: (rows) => {
+          const rowKeys = rows.map(keyer);
+          const stored = options.state?.lookup(rowKeys) ?? [];
+          return rows.map((row, i) => {
+            const key = rowKeys[i]!;
+            const win = keys.winner(key, { source: index, line: row.line });
+            const winner = win === undefined ? undefined : { where: win.source === index ? `line ${win.line}` : `${files[win.source] ?? `file ${win.source}`} line ${win.line}` };
+            const c = classifyRow(key, stored[i], winner, options.mode);
+            tally.counts[c.status]++;
+            if (key.kind === 'entity') tally.entities++;
+            else tally.events++;
+            return { ...c, key };
+          });
+        },
+      };
+    },
+    notes() {
+      const out: string[] = [];
+      for (const t of tallies) {
+        const note = mappingChangeNote(t.file, t.entities >= t.events ? 'entity' : 'event', t.counts, options.state?.mappingFingerprint(t.mapping.resource), t.fingerprint);
+        if (note !== undefined) out.push(note);
+      }
+      return out;
+    },
+    close: () => keys.close(),
+  };
+}
+
+function zeroCounts(): Record<SyncStatus, number> {
+  return Object.fromEntries(SYNC_STATUSES.map((s) => [s, 0])) as Record<SyncStatus, number>;
+}

@@ -1,0 +1,244 @@
+import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { dirname } from 'node:path';
+import type { ResourceName } from '../config/mapping-schema.js';
+import { LedgerError } from '../errors.js';
+import { displayPath } from '../ledger/_display-path.js';
+import { guardState, openStateDb, quickCheckState, type Db, type StatePlace } from './_state-db.js';
+import type { LedgerSyncFeed } from './ledger-feed.js';
+import type { SyncKey, SyncKind } from './sync-key.js';
+
+/** What the state holds for one key: the last accepted request (entities) or that it was accepted (events). */
+export interface StoredEntry {
+  /** Request hash (hex) last accepted for an entity key; undefined for an event identity. */
+  readonly hash: string | undefined;
+  readonly runId: string;
+  readonly at: string;
+}
+
+export interface ResourceCount {
+  readonly resource: ResourceName;
+  readonly kind: SyncKind;
+  readonly count: number;
+}
+
+export interface OpenStateOptions {
+  /** Paths in messages are shown relative to it. Default `process.cwd()`. */
+  readonly cwd?: string;
+  /** `write` creates the file; the caller must hold the state directory's lock. Default `read`. */
+  readonly mode?: 'read' | 'write';
+  /** Run SQLite's page check on open (runs and imports do; `state show` need not). Default true. */
+  readonly check?: boolean;
+}
+
+/** Keys per lookup statement: one bound JSON array, so one prepared statement serves every batch. */
+const LOOKUP_BATCH = 500;
+/** Deltas read from a ledger and applied per transaction. */
+const APPLY_BATCH = 5_000;
+
+/**
+ * The sync state of one job: for each entity key the last request the API accepted, and each
+ * event identity it accepted. Looked up in batches through prepared statements, never loaded
+ * whole. It changes only by applying run ledgers' outboxes (`apply`), by `forget` and `replace`
+ * (state commands), all under the state directory's lock.
+ */
+export class SyncState {
+  readonly place: StatePlace;
+  readonly #db: Db;
+  readonly #entities;
+  readonly #events;
+
+  private constructor(db: Db, place: StatePlace) {
+    this.#db = db;
+    this.place = place;
+    // One row per key asked, `i` its position in the batch: found rows come back with no map to build.
+    // CROSS JOIN keeps json_each the outer loop (SQLite does not reorder it): a primary-key search
+    // per key asked. Left to the planner, it may scan the whole table once per batch instead.
+    this.#entities = db.prepare<[{ resource: string; keys: string }], { i: number; hash: Buffer; run_id: string; at: string }>(
+      `SELECT j.key AS i, e.hash, e.run_id, e.at FROM json_each(@keys) AS j CROSS JOIN entities AS e ON e.resource = @resource AND e.key = j.value`,
+    );
+    this.#events = db.prepare<[{ resource: string; keys: string }], { i: number; run_id: string; at: string }>(
+      `SELECT j.key AS i, e.run_id, e.at FROM json_each(@keys) AS j CROSS JOIN events AS e ON e.resource = @resource AND e.identity = unhex(j.value)`,
+    );
+  }
+
+  /**
+   * Opens the state of a job. In `read` mode a missing file is an empty state (undefined): the
+   * first run of a job has nothing to compare with. A file of a newer format, or a damaged one,
+   * is refused (LedgerError) and the caller sends nothing.
+   */
+  static open(file: string, job: string, options: OpenStateOptions = {}): SyncState | undefined {
+    const place = { file, cwd: options.cwd ?? process.cwd() };
+    const write = options.mode === 'write';
+    if (!write && !existsSync(file)) return undefined;
+    if (write) mkdirSync(dirname(file), { recursive: true });
+    const db = openStateDb(place, write ? 'create' : 'existing', job);
+    try {
+      if (options.check ?? true) quickCheckState(db, place);
+      const state = guardState(place, () => new SyncState(db, place));
+      const stored = state.meta('job');
+      if (stored === undefined) throw new LedgerError('LEDGER', `the sync state ${displayPath(file, place.cwd)} does not say which job it belongs to; it is damaged`);
+      return state;
+    } catch (error) {
+      db.close();
+      throw error;
+    }
+  }
+
+  /** The job file this state belongs to (absolute path, as recorded when it was created). */
+  get job(): string {
+    return this.meta('job') ?? '';
+  }
+
+  /**
+   * What the state holds for each key, in the order given (undefined: never accepted). Keys are
+   * grouped by resource and kind and looked up `LOOKUP_BATCH` at a time.
+   */
+  lookup(keys: readonly SyncKey[]): (StoredEntry | undefined)[] {
+    const out: (StoredEntry | undefined)[] = new Array<StoredEntry | undefined>(keys.length).fill(undefined);
+    // Positions of the keys of each resource and kind (a file has one of each, so usually one group).
+    const groups = new Map<string, { resource: ResourceName; kind: SyncKind; at: number[] }>();
+    keys.forEach((k, i) => {
+      const id = `${k.kind}\u0000${k.resource}`;
+      let g = groups.get(id);
+      if (g === undefined) groups.set(id, (g = { resource: k.resource, kind: k.kind, at: [] }));
+      g.at.push(i);
+    });
+    guardState(this.place, () => {
+      for (const g of groups.values()) {
+        for (let start = 0; start < g.at.length; start += LOOKUP_BATCH) {
+          const positions = g.at.slice(start, start + LOOKUP_BATCH);
+          const batch = JSON.stringify(positions.map((p) => keys[p]!.key));
+          if (g.kind === 'entity') {
+            for (const r of this.#entities.all({ resource: g.resource, keys: batch })) out[positions[r.i]!] = { hash: r.hash.toString('hex'), runId: r.run_id, at: r.at };
+          } else {
+            for (const r of this.#events.all({ resource: g.resource, keys: batch })) out[positions[r.i]!] = { hash: undefined, runId: r.run_id, at: r.at };
+          }
+        }
+      }
+    });
+    return out;
+  }
+
+  /** The fingerprint of the mapping the resource's rows were last accepted with. */
+  mappingFingerprint(resource: ResourceName): string | undefined {
+    return guardState(this.place, () => (this.#db.prepare(`SELECT fingerprint FROM mappings WHERE resource = ?`).get(resource) as { fingerprint: string } | undefined)?.fingerprint);
+  }
+
+  /** Whether a run's outbox has been applied to its end and the run had finished: it is never read again. */
+  isComplete(runId: string): boolean {
+    return guardState(this.place, () => (this.#db.prepare(`SELECT complete FROM applied WHERE run_id = ?`).get(runId) as { complete: number } | undefined)?.complete === 1);
+  }
+
+  /**
+   * Brings the state up to date with one run's ledger: applies the deltas it has not applied
+   * yet, in the ledger's commit order, each batch in one transaction together with how far it
+   * got. Idempotent: calling it again after a crash, or twice, applies nothing twice.
+   * Returns the number of deltas applied.
+   */
+  apply(feed: LedgerSyncFeed): number {
+    const get = this.#db.prepare<[string], { seq: number; complete: number }>(`SELECT seq, complete FROM applied WHERE run_id = ?`);
+    const putEntity = this.#db.prepare(
+      `INSERT INTO entities (resource, key, hash, run_id, at) VALUES (?, ?, unhex(?), ?, ?)
+       ON CONFLICT (resource, key) DO UPDATE SET hash = excluded.hash, run_id = excluded.run_id, at = excluded.at`,
+    );
+    // An event identity keeps the run that first sent it: a later full refresh does not make it newer news.
+    const putEvent = this.#db.prepare(`INSERT INTO events (resource, identity, run_id, at) VALUES (?, unhex(?), ?, ?) ON CONFLICT DO NOTHING`);
+    const putMapping = this.#db.prepare(
+      `INSERT INTO mappings (resource, fingerprint, run_id, at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (resource) DO UPDATE SET fingerprint = excluded.fingerprint, run_id = excluded.run_id, at = excluded.at`,
+    );
+    const putApplied = this.#db.prepare(
+      `INSERT INTO applied (run_id, seq, complete) VALUES (?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET seq = excluded.seq, complete = excluded.complete`,
+    );
+    const putMeta = this.#db.prepare(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
+    let applied = 0;
+    return guardState(this.place, () => {
+      for (;;) {
+        const known = get.get(feed.runId);
+        if (known?.complete === 1) return applied;
+        const after = known?.seq ?? 0;
+        const batch = feed.deltasAfter(after, APPLY_BATCH);
+        const last = batch.at(-1);
+        const complete = batch.length < APPLY_BATCH && feed.finished;
+        if (last === undefined && !complete) return applied;
+        this.#db.transaction(() => {
+          const resources = new Map<ResourceName, string>();
+          let prev = after;
+          for (const d of batch) {
+            if (!(d.seq > prev)) throw new LedgerError('LEDGER', `the run ledger of run ${feed.runId} gave its outcomes out of order (${d.seq} after ${prev}); the sync state was not changed`);
+            prev = d.seq;
+            if (d.kind === 'entity') putEntity.run(d.resource, d.key, d.hash, feed.runId, d.at);
+            else putEvent.run(d.resource, d.key, feed.runId, d.at);
+            resources.set(d.resource, d.at);
+          }
+          for (const [resource, at] of resources) {
+            const fingerprint = feed.fingerprints[resource];
+            if (fingerprint !== undefined) putMapping.run(resource, fingerprint, feed.runId, at);
+          }
+          putApplied.run(feed.runId, last?.seq ?? after, complete ? 1 : 0);
+          if (last !== undefined) {
+            putMeta.run('last_run_id', feed.runId);
+            putMeta.run('last_applied_at', last.at);
+          }
+        })();
+        applied += batch.length;
+        if (complete || batch.length < APPLY_BATCH) return applied;
+      }
+    });
+  }
+
+  /** Rows per resource and kind, for `state show`. */
+  counts(): ResourceCount[] {
+    return guardState(this.place, () => [
+      ...(this.#db.prepare(`SELECT resource, count(*) AS count FROM entities GROUP BY resource ORDER BY resource`).all() as { resource: ResourceName; count: number }[]).map((r) => ({ ...r, kind: 'entity' as const })),
+      ...(this.#db.prepare(`SELECT resource, count(*) AS count FROM events GROUP BY resource ORDER BY resource`).all() as { resource: ResourceName; count: number }[]).map((r) => ({ ...r, kind: 'event' as const })),
+    ]);
+  }
+
+  /** The run whose outcomes were applied last, and when its last applied outcome was committed. */
+  lastRun(): { runId: string; at: string } | undefined {
+    const runId = this.meta('last_run_id');
+    const at = this.meta('last_applied_at');
+    return runId === undefined || at === undefined ? undefined : { runId, at };
+  }
+
+  /** Bytes on disk: the file and its write-ahead log. */
+  size(): number {
+    const sizeOf = (f: string) => (existsSync(f) ? statSync(f).size : 0);
+    return sizeOf(this.place.file) + sizeOf(`${this.place.file}-wal`);
+  }
+
+  /**
+   * Forgets what the state knows of a resource, or of one key of it (`C-1001` matches the
+   * entity keys `custom_id=C-1001` and `id=C-1001`; an event is named by its identity hash), so
+   * the next incremental run sends those rows again. Returns the number of rows forgotten.
+   */
+  forget(resource: ResourceName, key?: string): number {
+    return guardState(this.place, () =>
+      this.#db.transaction(() => {
+        if (key === undefined) {
+          const n = this.#db.prepare(`DELETE FROM entities WHERE resource = ?`).run(resource).changes + this.#db.prepare(`DELETE FROM events WHERE resource = ?`).run(resource).changes;
+          this.#db.prepare(`DELETE FROM mappings WHERE resource = ?`).run(resource);
+          return n;
+        }
+        const entities = this.#db.prepare(`DELETE FROM entities WHERE resource = ? AND key IN (?, ?, ?)`).run(resource, key, `custom_id=${key}`, `id=${key}`).changes;
+        const events = /^[0-9a-f]{64}$/i.test(key) ? this.#db.prepare(`DELETE FROM events WHERE resource = ? AND identity = unhex(?)`).run(resource, key).changes : 0;
+        return entities + events;
+      })(),
+    );
+  }
+
+  /** The connection, for the export and import that stream the whole state (state-transfer.ts). */
+  get db(): Db {
+    return this.#db;
+  }
+
+  close(): void {
+    // Closing the last connection checkpoints the WAL into the file and removes it.
+    guardState(this.place, () => this.#db.close());
+  }
+
+  meta(key: string): string | undefined {
+    return guardState(this.place, () => (this.#db.prepare(`SELECT value FROM meta WHERE key = ?`).get(key) as { value: string } | undefined)?.value);
+  }
+}

@@ -1,0 +1,108 @@
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import { afterEach, describe, expect, it } from 'vitest';
+import { syncStateFile } from '../../src/sync/state-file.js';
+import { SyncState } from '../../src/sync/sync-state.js';
+import { runCli } from '../helpers/run-cli.js';
+import { tmpTree } from '../helpers/tmp.js';
+import { fakeFeed, hex } from '../sync/_feed.js';
+
+let dirs: string[] = [];
+afterEach(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+  dirs = [];
+});
+
+/** A project folder whose job has a state: two contacts, one deal, one event, from run r1. */
+function project(): { dir: string; job: string; stateFile: string } {
+  const dir = tmpTree({ 'nightly.yaml': 'mappings: [contacts.yaml]\n' });
+  dirs.push(dir);
+  const job = join(dir, 'nightly.yaml');
+  const stateFile = syncStateFile(join(dir, '.engage-import'), job);
+  const state = SyncState.open(stateFile, job, { mode: 'write' })!;
+  state.apply(fakeFeed('20261123T020000Z-0001', [
+    { resource: 'user', kind: 'entity', key: 'custom_id=C-1', hash: hex('1') },
+    { resource: 'user', kind: 'entity', key: 'custom_id=C-2', hash: hex('2') },
+    { resource: 'deal', kind: 'entity', key: 'id=42', hash: hex('3') },
+    { resource: 'event', kind: 'event', key: hex('e'), hash: hex('e') },
+  ], { at: '2026-11-23T02:03:04.000Z' }));
+  state.close();
+  return { dir, job, stateFile };
+}
+
+describe('engage-import state', () => {
+  it('show: counts per resource, the last run and the size', async () => {
+    const { dir } = project();
+    const r = await runCli(['state', 'show'], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^Sync state of nightly\.yaml: \.engage-import\/sync\/nightly-[0-9a-f]{12}\.sqlite, [\d.]+ KB\n/);
+    expect(r.stdout).toContain('  deal                         1 keys\n  user                         2 keys\n  event                        1 events\n');
+    expect(r.stdout).toContain('Last run: 20261123T020000Z-0001 (last accepted row 2026-11-23T02:03:04.000Z)');
+    const json = JSON.parse((await runCli(['state', 'show', '--json'], { cwd: dir })).stdout) as { resources: unknown[]; lastRun: { runId: string } };
+    expect(json.resources).toHaveLength(3);
+    expect(json.lastRun.runId).toBe('20261123T020000Z-0001');
+  });
+
+  it('forget: one key, then a whole resource', async () => {
+    const { dir } = project();
+    let r = await runCli(['state', 'forget', '--resource', 'user', '--key', 'C-1'], { cwd: dir });
+    expect([r.code, r.stderr]).toEqual([0, 'Forgot user C-1 (1 row): the next incremental run sends it again.\n']);
+    r = await runCli(['state', 'forget', '--resource', 'user', '--key', 'C-1'], { cwd: dir });
+    expect(r.stderr).toBe('The sync state holds nothing for user C-1; nothing changed.\n');
+    r = await runCli(['state', 'forget', '--resource', 'event'], { cwd: dir });
+    expect(r.stderr).toBe('Forgot every event row (1 row): the next incremental run sends it again.\n');
+    expect((await runCli(['state', 'show'], { cwd: dir })).stdout).not.toContain('event ');
+  });
+
+  it('forget needs --resource, and refuses while a run holds the state directory', async () => {
+    const { dir } = project();
+    expect((await runCli(['state', 'forget'], { cwd: dir })).code).toBe(2);
+    writeFileSync(join(dir, '.engage-import', 'lock'), JSON.stringify({ pid: process.pid, hostname: hostname(), startedAt: new Date().toISOString(), token: 'x' }));
+    const r = await runCli(['state', 'forget', '--resource', 'user'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('is in use by another engage-import run');
+  });
+
+  it('export, then import into a fresh state directory (a new container)', async () => {
+    const { dir, job } = project();
+    const r = await runCli(['state', 'export', 'state.ndjson'], { cwd: dir });
+    expect([r.code, r.stderr]).toEqual([0, 'Exported 5 rows of the sync state of nightly.yaml to state.ndjson.\n']);
+    rmSync(join(dir, '.engage-import'), { recursive: true });
+    const i = await runCli(['state', 'import', 'state.ndjson'], { cwd: dir });
+    expect(i.code).toBe(0);
+    expect(i.stderr).toMatch(/^Imported 5 rows into the sync state of nightly\.yaml/);
+    expect(existsSync(syncStateFile(join(dir, '.engage-import'), job))).toBe(true);
+    expect((await runCli(['state', 'show'], { cwd: dir })).stdout).toContain('  user                         2 keys\n');
+    // Streaming both ways: the export is one JSON object a line.
+    expect(readFileSync(join(dir, 'state.ndjson'), 'utf8').trim().split('\n')).toHaveLength(7);
+  });
+
+  it('refuses a state of a newer format and a damaged one, and says nothing was sent', async () => {
+    const { dir, stateFile } = project();
+    const db = new Database(stateFile);
+    db.pragma('user_version = 9');
+    db.close();
+    let r = await runCli(['state', 'show'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^engage-import: the sync state \.engage-import\/sync\/nightly-[0-9a-f]{12}\.sqlite was written by a newer engage-import \(format 9; this one reads format 1\)/);
+    writeFileSync(stateFile, 'x'.repeat(8192));
+    r = await runCli(['state', 'show'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('is damaged');
+  });
+
+  it('asks which job when the directory holds several states, and says when there is none', async () => {
+    const { dir } = project();
+    const other = SyncState.open(syncStateFile(join(dir, '.engage-import'), join(dir, 'other.yaml')), join(dir, 'other.yaml'), { mode: 'write' })!;
+    other.close();
+    let r = await runCli(['state', 'show'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('holds the sync states of 2 jobs');
+    r = await runCli(['state', 'show', '--job', 'nightly.yaml'], { cwd: dir });
+    expect(r.code).toBe(0);
+    r = await runCli(['state', 'show', '--state-dir', 'elsewhere'], { cwd: dir });
+    expect([r.code, r.stderr]).toEqual([2, 'engage-import: there is no sync state in elsewhere (a run with --incremental, or any run, creates it)\n']);
+  });
+});
