@@ -109,6 +109,16 @@ export function readMeta(db: Db, place: DbPlace): RunMeta {
   });
 }
 
+/** True when no row was ever recorded (not even an intent). */
+export function isEmpty(db: Db): boolean {
+  return db.prepare('SELECT count(*) FROM rows').pluck().get() === 0;
+}
+
+/** Replaces the stored identity (a run that recorded no row, resumed against another target). */
+export function storeIdentity(db: Db, identity: RunIdentity): void {
+  db.prepare(`UPDATE meta SET value = ? WHERE key = 'identity'`).run(JSON.stringify(identity));
+}
+
 /** SQLite's own consistency check of every page and constraint, without the slower index cross-check. */
 export function quickCheck(db: Db, place: DbPlace): void {
   guard(place, () => {

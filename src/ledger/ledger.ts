@@ -1,10 +1,10 @@
 import { existsSync, closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { LedgerError } from '../errors.js';
-import { initialise, openDb, quickCheck, readMeta, toLedgerError } from './_database.js';
+import { initialise, isEmpty, openDb, quickCheck, readMeta, storeIdentity, toLedgerError } from './_database.js';
 import { displayPath } from './_display-path.js';
 import { SqliteLedger } from './_sqlite-ledger.js';
-import { identityChanges, normaliseIdentity, type RunIdentity } from './identity.js';
+import { identityChanges, normaliseIdentity, targetChanges, type RunIdentity } from './identity.js';
 import { acquireLock, type LockOptions, type LockOwner, type StateLock } from './lock.js';
 import { LEDGER_FILE, ledgerFile, listRunIds, nextRunId, runsDir, stateDirOf } from './run-dirs.js';
 
@@ -143,16 +143,24 @@ function openLedger(runDir: string, lock: StateLock, cwd: string, options: Ledge
   try {
     if (expected !== undefined) quickCheck(db, place);
     const meta = readMeta(db, place);
+    let identity = meta.identity;
     if (expected !== undefined) {
-      const changes = identityChanges(meta.identity, expected, cwd);
+      // A run that never recorded a row (stopped by a 401 on its first request) may go on with
+      // another key or base URL: nothing was sent that another target could be confused with.
+      const moved = targetChanges(meta.identity, expected);
+      const changes = [...identityChanges(meta.identity, expected, cwd), ...(moved.length > 0 && !isEmpty(db) ? moved : [])];
       if (changes.length > 0) {
         throw new LedgerError(
           'RESUME_REFUSED',
           `cannot resume the run in ${displayPath(runDir, cwd)}: ${changes.join('; ')}. Put back what the run started with to resume it, or move the run folder away to start a new run (which sends every row again)`,
         );
       }
+      if (moved.length > 0) {
+        storeIdentity(db, expected);
+        identity = expected;
+      }
     }
-    return new SqliteLedger({ db, place, runDir, runId: meta.runId, identity: meta.identity, finished: meta.finished, lock, schedule: options.schedule });
+    return new SqliteLedger({ db, place, runDir, runId: meta.runId, identity, finished: meta.finished, lock, schedule: options.schedule });
   } catch (error) {
     try {
       db.close();

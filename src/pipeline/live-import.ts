@@ -6,6 +6,7 @@ import type { ReportLine } from '../report/report-line.js';
 import { createReportWriter } from '../report/report-writer.js';
 import { newFileSummary, summarise, totalsOf, type FileSummary, type RunSummary } from '../report/summary.js';
 import { resourceDef } from '../resources/index.js';
+import { IN_DOUBT_MESSAGE, inDoubtBefore, resumeDecision } from '../transport/in-doubt.js';
 import type { Transport } from '../transport/index.js';
 import { displayPath } from './display-path.js';
 import { FailedParents } from './failed-parents.js';
@@ -14,7 +15,6 @@ import { openSources } from './open-sources.js';
 import { planOutputs } from './output-paths.js';
 import { planRows, type PlannedRow } from './plan-rows.js';
 import { validationPass } from './validation-pass.js';
-import { IN_DOUBT_MESSAGE, resumeDecision } from './resume-decision.js';
 import type { Progress } from './progress.js';
 import { Semaphore } from './semaphore.js';
 import { inDependencyOrder } from './stage-order.js';
@@ -69,10 +69,16 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
     aborted = stopReason;
   }
   /** A fatal condition (401, a broken ledger) stops the run: exit 3, nothing more is sent; the first reason stands. */
-  const stopFatally = (why: string, notSent: string) => {
+  const resumeHint = () => `resume with: engage-import resume ${displayPath(ledger.runDir, options.cwd)}`;
+  const stopFatally = (why: string, notSent: string, hint = false) => {
     fatal = true;
-    aborted ??= why;
+    aborted ??= hint ? `${why}; ${resumeHint()}` : why;
     stopReason ??= notSent;
+  };
+  /** The transport stopped the run (a breaker, a pause too long, 401): say why once, as for a thrown error. */
+  const checkTransport = () => {
+    const error = transport.stopped();
+    if (error !== undefined) stopFatally(error.message, `not sent: ${error.message}`, true);
   };
   const onSignal = () => {
     stopReason ??= `not sent: the run was interrupted (${String(signal.reason)}); resume with: engage-import resume ${displayPath(ledger.runDir, options.cwd)}`;
@@ -161,7 +167,8 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
 
           let outcome;
           try {
-            outcome = await transport.send({ method: row.call.method, path: row.call.path, body: row.call.body, idempotent: row.idempotent });
+            outcome = await transport.send({ method: row.call.method, path: row.call.path, body: row.call.body, idempotent: row.idempotent, inDoubt: inDoubtBefore(before?.state), exists: def.recognisesOwnCreate });
+            checkTransport();
           } catch (error) {
             // 401 (and the other conditions no row can get past: a redirect, a refused TLS
             // certificate): this row's request was refused, nothing applied; stop the run at once
@@ -184,8 +191,9 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
           };
           switch (outcome.kind) {
             case 'ok': {
-              const note = await record({ state: 'ok', status: outcome.status, id: outcome.id });
-              return settled({ ...base, status: 'ok', http_status: outcome.status, id: outcome.id, ...(note && { message: note.trim() }) }, succeeded(row, outcome.id));
+              const note = await record({ state: 'ok', status: outcome.status, id: outcome.id, message: outcome.message });
+              const message = `${outcome.message ?? ''}${note}`.trim();
+              return settled({ ...base, status: 'ok', http_status: outcome.status, id: outcome.id, ...(message && { message }) }, succeeded(row, outcome.id));
             }
             case 'failed': {
               const note = await record({ state: 'failed', status: outcome.status, message: outcome.message });
@@ -231,16 +239,16 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
           continue;
         }
         const before = ledger.get(index, row.line);
-        const decision = resumeDecision(before, row.idempotent, options.resendUnknown);
-        if (decision.kind === 'report') {
+        const decision = resumeDecision(before?.state, row.idempotent, options.resendUnknown);
+        if (decision.kind === 'report' && before !== undefined) {
           // Resumed run: this row has its outcome already; never send it again.
-          const known = decision.entry;
+          const known = before;
           const effect = known.state === 'ok' ? succeeded(row, known.id ?? undefined) : known.state === 'failed' ? failed(row, 'failed') : undefined;
           now({ ...base, status: known.state as 'ok' | 'failed' | 'unknown', http_status: known.status ?? undefined, id: known.id ?? undefined, message: known.message ?? undefined }, effect);
           continue;
         }
         if (decision.kind === 'in_doubt') {
-          // In flight when the last run stopped (issue 5): the intent stays in the ledger, so a
+          // In flight when the last run stopped: the intent stays in the ledger, so a
           // later `resume --resend-unknown` can still send it.
           now({ ...base, status: 'unknown', message: IN_DOUBT_MESSAGE });
           continue;
@@ -282,7 +290,8 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
   // keep it open: `resume --resend-unknown` reopens a finished run that has them.
   if (!interrupted && !fatal) {
     const sentAny = Object.values(ledger.counts()).some((n) => n > 0);
-    if (totalsOf(files).not_sent === 0 || !sentAny) await ledger.markFinished();
+    // Rows left `not_sent` by the API being unreachable keep the run open, so that `resume` sends them.
+    if (totalsOf(files).not_sent === 0 || (!sentAny && options.failOnInvalid && invalidTotal > 0)) await ledger.markFinished();
   }
   const summary = summarise(
     'live',
@@ -291,7 +300,7 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
     {
       rate: options.rate,
       limit: options.limit,
-      aborted: interrupted ? `interrupted by ${interrupted}; resume with: engage-import resume ${displayPath(ledger.runDir, options.cwd)}` : aborted,
+      aborted: interrupted ? `interrupted by ${interrupted}; ${resumeHint()}` : aborted,
     },
   );
   return { ...summary, interrupted, fatal };
