@@ -47,8 +47,9 @@ export interface DbPlace {
 /**
  * Opens a ledger file with the settings every connection needs: WAL (readers never block the
  * writer, and a torn WAL tail is discarded on recovery) and `synchronous = FULL` (each commit is
- * fsynced: durable across power loss, not only a process crash). Not persistent in the file, so
- * set on every open.
+ * fsynced: durable across power loss, not only a process crash). Each commit holding intents is
+ * checkpointed into the main file at once (see SqliteLedger), so the file does not depend on its
+ * WAL for the rows that may have been sent. Not persistent in the file, so set on every open.
  */
 export function openDb(place: DbPlace, mode: 'create' | 'existing'): Db {
   // SQLite would take an empty file for a new database (and make it one); a ledger is never empty.
