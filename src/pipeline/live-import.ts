@@ -174,7 +174,7 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
             // certificate): this row's request was refused, nothing applied; stop the run at once
             // (issue 4) and keep it resumable.
             if (!(error instanceof HttpError)) throw error;
-            stopFatally(error.message, `not sent: ${error.message}`);
+            stopFatally(error.message, `not sent: ${error.message}`, true);
             await undoIntent();
             if (doubt !== undefined) return stillInDoubt(doubt, error.message);
             return settled({ ...base, status: 'not_sent', http_status: error.status, message: stopReason });
