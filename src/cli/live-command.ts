@@ -5,6 +5,7 @@ import { createRun, findLatestRun, findUnfinishedRun, openForResume, readRun, ty
 import { displayPath } from '../pipeline/display-path.js';
 import { runLiveImport } from '../pipeline/live-import.js';
 import { createProgress, type Progress } from '../pipeline/progress.js';
+import { rowsInDoubt } from '../transport/in-doubt.js';
 import { createTransport, inDoubtModeOf, resolveBaseUrl, type InDoubtMode } from '../transport/index.js';
 import type { CliIo } from './command.js';
 import type { JobArgs } from './common-options.js';
@@ -56,7 +57,7 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
     const job = await loadJob(jobFile ?? run.identity.job.path, { cwd: io.cwd, ...(args.input !== undefined ? { input: args.input } : {}) });
     ledger = await openForResume(run.runDir, await runIdentity(job, payloadOptions, target), { cwd: io.cwd });
     const counts = ledger.counts();
-    if (run.finished && counts.intent + counts.unknown === 0) {
+    if (run.finished && rowsInDoubt(counts) === 0) {
       await ledger.close();
       return finished();
     }

@@ -1,9 +1,10 @@
 import { LedgerError } from '../errors.js';
 import { guard, toLedgerError, type Db, type DbPlace } from './_database.js';
 import { displayPath } from './_display-path.js';
+import { isApplied } from '../transport/in-doubt.js';
 import { GroupCommit } from './group-commit.js';
 import type { RunIdentity } from './identity.js';
-import type { LedgerEntry, LedgerState, OpenLedger, Outcome } from './ledger.js';
+import type { LedgerEntry, LedgerState, OpenLedger, Outcome } from './types.js';
 import type { LockOwner, StateLock } from './lock.js';
 
 type Write =
@@ -135,8 +136,8 @@ export class SqliteLedger implements OpenLedger {
   recordIntent(source: number, line: number): Promise<void> {
     return this.#write(source, line, () => {
       const known = this.get(source, line);
-      if (known?.state === 'ok') {
-        // Events and product events are not idempotent: a second send is a duplicate (public-facts.md, Events).
+      if (isApplied(known?.state)) {
+        // A row the API applied is never sent again: for events and product events a second send is a duplicate.
         throw new LedgerError(
           'LEDGER',
           `refusing to send line ${line} of source ${source} again: the run ledger says it was applied already (HTTP ${known.status ?? '?'}${known.id !== null ? `, id ${known.id}` : ''})`,

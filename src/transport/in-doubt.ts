@@ -139,3 +139,6 @@ export function inDoubtBefore(state: RowState | undefined): boolean {
 
 /** The ledger refuses a new intent for a row in this state: it was applied, sending again would duplicate it. */
 export const isApplied = (state: RowState | undefined): boolean => state === 'ok';
+
+/** Rows of a run that a `resume --resend-unknown` would send again: in flight at a crash, or unknown. */
+export const rowsInDoubt = (counts: Readonly<Record<RowState, number>>): number => counts.intent + counts.unknown;
