@@ -136,7 +136,7 @@ export class SqliteLedger implements OpenLedger {
   recordIntent(source: number, line: number): Promise<void> {
     return this.#write(source, line, () => {
       const known = this.get(source, line);
-      if (isApplied(known?.state)) {
+      if (known !== undefined && isApplied(known.state)) {
         // A row the API applied is never sent again: for events and product events a second send is a duplicate.
         throw new LedgerError(
           'LEDGER',
