@@ -1,5 +1,5 @@
 /**
- * One crash-and-resume round (issue 5), used by `npm run test:crash` (20 rounds) and by the short
+ * One crash-and-resume round, used by `npm run test:crash` (20 rounds) and by the short
  * version in `npm test` (3 rounds). A real importer process is killed with SIGKILL at a random
  * moment (seeded), then resumed until it finishes; the sandbox's request log and the final report
  * are then checked: no row applied twice unless reported `unknown`, every input row reported

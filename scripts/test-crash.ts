@@ -1,5 +1,5 @@
 /**
- * `npm run test:crash` (issue 5): 20 rounds of kill -9 and resume on an events import of 2,000
+ * `npm run test:crash`: 20 rounds of kill -9 and resume on an events import of 2,000
  * rows against the sandbox with 100 ms latency, then 5 rounds on a deals update_or_create job.
  * `--rounds N`, `--rows N`, `--seed S` change the defaults; a round's seed reproduces it.
  */

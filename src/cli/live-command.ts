@@ -35,7 +35,7 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
   const payloadOptions: PayloadOptions = { input: args.input ?? null, limit: args.limit ?? null, 'deal-update-method': args['deal-update-method'] };
 
   // Payload options always come from this command line: a resume with other values refuses
-  // and says what changed (issue 5), rather than silently using the stored ones.
+  // and says what changed, rather than silently using the stored ones.
   let ledger: OpenLedger;
   if (start.kind === 'resume') {
     const explicit = start.runDir !== undefined ? resolve(io.cwd, start.runDir) : undefined;
@@ -47,7 +47,7 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
       const where = displayPath(explicit ?? stateDir, io.cwd);
       throw new LedgerError('RESUME_REFUSED', jobFile !== undefined ? `no run of ${displayPath(jobFile, io.cwd)} to resume in ${where}` : `no run to resume in ${where}`);
     }
-    // A second resume of a finished run is a no-op (issue 5); --resend-unknown reopens one that
+    // A second resume of a finished run is a no-op; --resend-unknown reopens one that
     // still has rows in doubt.
     const finished = () => {
       io.stderr.write(`engage-import: the run in ${displayPath(run.runDir, io.cwd)} has finished already; nothing to resume.\n`);

@@ -18,7 +18,7 @@ export function mulberry32(seed: number): () => number {
 
 /** The fault settings; every one of them can be switched while running (`PATCH /__sandbox/faults`). */
 export interface FaultSettings {
-  /** Requests per second per key (api.md §8); 0 turns the limit off. */
+  /** Requests per second per key; 0 turns the limit off. */
   readonly rate: number;
   /** Delay of every API answer, in ms. */
   readonly latencyMs: number;

@@ -1,6 +1,5 @@
 /**
- * Where a failed `fetch` broke, which decides whether it may be sent again (issue: "a lost
- * answer is not a failure"):
+ * Where a failed `fetch` broke, which decides whether it may be sent again (a lost answer is not a failure):
  * - `before_sent`: the connection was never made, so nothing reached the service; safe to
  *   resend for any operation.
  * - `lost_answer`: the connection broke or timed out after the request was (or may have been)

@@ -1,10 +1,10 @@
 /**
- * When a request is sent again, as data (CONVENTIONS: ky `retry-timing`, AWS SDK `util-retry`).
+ * When a request is sent again, as data (as ky's `retry-timing` and the AWS SDK's `util-retry` do).
  * 429 is not here: a throttled request was not applied, so it waits for `retry-after` and is
- * sent again without using an attempt (api.md §8); only `maxThrottles` bounds it.
+ * sent again without using an attempt; only `maxThrottles` bounds it.
  */
 export interface RetryPolicy {
-  /** Statuses worth another attempt: the service's own transient failures (api.md §7.1 "500: retry with backoff"). */
+  /** Statuses worth another attempt: the service's own transient failures (the API says to retry a 500 with backoff). */
   readonly retryableStatuses: ReadonlySet<number>;
   /** Attempts per request, the first one included (429 answers not counted). Default 5. */
   readonly maxAttempts: number;

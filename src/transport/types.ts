@@ -6,11 +6,11 @@ import type { RetryBudgetOptions } from './retry-budget.js';
 /** One API call, as the pipeline asks for it. */
 export interface ApiRequest {
   readonly method: 'GET' | 'POST' | 'PATCH' | 'PUT';
-  /** Relative to the base URL, no leading slash, ending with `/` (api.md §4): `events/`, `deals/12/`. */
+  /** Relative to the base URL, no leading slash, ending with `/`: `events/`, `deals/12/`. */
   readonly path: string;
   /** Sent as JSON when defined. */
   readonly body?: unknown;
-  /** True when sending it twice has the effect of sending it once (api.md call ordering rule 5). */
+  /** True when sending it twice has the effect of sending it once (an update, or an update_or_create matched on its key). */
   readonly idempotent: boolean;
   /** An earlier attempt of this row, in a run before this one, may have been applied (a resend of a row in doubt). */
   readonly inDoubt?: boolean | undefined;
@@ -118,13 +118,13 @@ export interface TransportTimeouts {
 export interface TransportOptions {
   /** The API root, as `resolveBaseUrl` returns it (trailing `/`, https or loopback). */
   readonly baseUrl: URL;
-  /** Sent as `Authorization: Token <key>` (api.md §5); never logged, never in a message. */
+  /** Sent as `Authorization: Token <key>`; never logged, never in a message. */
   readonly apiKey: string;
-  /** Requests per second for the whole run (api.md §8: 10 by default on the service). Default 10. */
+  /** Requests per second for the whole run (the service allows 10 by default). Default 10. */
   readonly rate?: number;
   /**
    * Fraction of `rate` kept free so that jitter on the way never makes 11 requests land in the
-   * service's one-second window (api.md §8 advises draining "below the limit"). Default 0.03:
+   * service's one-second window (the API advises draining "below the limit"). Default 0.03:
    * 10 req/s becomes one request every 103 ms (9.7 req/s).
    */
   readonly headroom?: number;
