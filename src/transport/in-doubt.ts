@@ -92,9 +92,6 @@ function firstVerdict(answer: AttemptAnswer, ctx: AttemptContext): Verdict {
 /** Whether an answer means the request may have reached the service and been applied. */
 export const mayHaveBeenApplied = (answer: AttemptAnswer): boolean => answer === 'server_error' || answer === 'lost_answer' || answer === 'malformed_success';
 
-/** What the row's line says after `unknown`: what happened, then what to do. */
-export const UNKNOWN_ADVICE = 'it may have been applied: check, then resume --resend-unknown';
-
 export const NOTE_OWN_CREATE = 'created by an earlier attempt of this row (the API answered that it already exists)';
 
 /** Where a row stands in the ledger of a run (the ledger stores exactly these). */
