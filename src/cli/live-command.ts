@@ -1,11 +1,12 @@
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { loadJob } from '../config/load-job.js';
-import { ConfigError } from '../errors.js';
+import { LedgerError } from '../errors.js';
 import { createRun, findLatestRun, findUnfinishedRun, openForResume, readRun, type OpenLedger } from '../ledger/index.js';
 import { displayPath } from '../pipeline/display-path.js';
 import { runLiveImport } from '../pipeline/live-import.js';
 import { createProgress, type Progress } from '../pipeline/progress.js';
-import { createTransport, resolveBaseUrl } from '../transport/index.js';
+import { rowsInDoubt } from '../transport/in-doubt.js';
+import { createTransport, inDoubtModeOf, resolveBaseUrl, type InDoubtMode } from '../transport/index.js';
 import type { CliIo } from './command.js';
 import type { JobArgs } from './common-options.js';
 import { readApiKey, readBaseUrl } from './credentials.js';
@@ -28,11 +29,16 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
   // Log format, --max-failed and the notification (src/cli/live-run-hooks.ts).
   const hooks = liveRunHooks(args, io, apiKey);
   const baseUrl = resolveBaseUrl(readBaseUrl(io.env, args['base-url']));
-  const stateDir = resolve(io.cwd, args['state-dir']);
+  const inDoubt = inDoubtOf(args, io);
+  // The default state directory sits beside the job file, so the working directory does not
+  // decide whether an unfinished run is found. `resume` without a job looks in the current folder.
+  const jobArg = start.job;
+  const stateDir: string = args['state-dir'] !== undefined ? resolve(io.cwd, args['state-dir']) : jobArg !== undefined ? join(dirname(resolve(io.cwd, jobArg)), '.engage-import') : resolve(io.cwd, '.engage-import');
+  const target = { baseUrl, apiKey };
   const payloadOptions: PayloadOptions = { input: args.input ?? null, limit: args.limit ?? null, 'deal-update-method': args['deal-update-method'] };
 
   // Payload options always come from this command line: a resume with other values refuses
-  // and says what changed (issue 5), rather than silently using the stored ones.
+  // and says what changed, rather than silently using the stored ones.
   let ledger: OpenLedger;
   if (start.kind === 'resume') {
     const explicit = start.runDir !== undefined ? resolve(io.cwd, start.runDir) : undefined;
@@ -42,9 +48,9 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
       : (findUnfinishedRun(stateDir, { cwd: io.cwd, ...(jobFile !== undefined ? { jobPath: jobFile } : {}) }) ?? finishedRunOf(jobFile));
     if (run === undefined) {
       const where = displayPath(explicit ?? stateDir, io.cwd);
-      throw new ConfigError('RESUME_REFUSED', jobFile !== undefined ? `no run of ${displayPath(jobFile, io.cwd)} to resume in ${where}` : `no run to resume in ${where}`);
+      throw new LedgerError('RESUME_REFUSED', jobFile !== undefined ? `no run of ${displayPath(jobFile, io.cwd)} to resume in ${where}` : `no run to resume in ${where}`);
     }
-    // A second resume of a finished run is a no-op (issue 5); --resend-unknown reopens one that
+    // A second resume of a finished run is a no-op; --resend-unknown reopens one that
     // still has rows in doubt.
     const finished = () => {
       io.stderr.write(`engage-import: the run in ${displayPath(run.runDir, io.cwd)} has finished already; nothing to resume.\n`);
@@ -52,9 +58,9 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
     };
     if (run.finished && !args['resend-unknown']) return finished();
     const job = await loadJob(jobFile ?? run.identity.job.path, { cwd: io.cwd, ...(args.input !== undefined ? { input: args.input } : {}) });
-    ledger = await openForResume(run.runDir, await runIdentity(job, payloadOptions), { cwd: io.cwd });
+    ledger = await openForResume(run.runDir, await runIdentity(job, payloadOptions, target), { cwd: io.cwd });
     const counts = ledger.counts();
-    if (run.finished && counts.intent + counts.unknown === 0) {
+    if (run.finished && rowsInDoubt(counts) === 0) {
       await ledger.close();
       return finished();
     }
@@ -65,12 +71,12 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
   const job = await loadJob(resolve(io.cwd, start.job), { cwd: io.cwd, ...(args.input !== undefined ? { input: args.input } : {}) });
   const unfinished = findUnfinishedRun(stateDir, { cwd: io.cwd, jobPath: job.file });
   if (unfinished) {
-    throw new ConfigError(
+    throw new LedgerError(
       'RESUME_REFUSED',
       `an unfinished run of this job is in ${displayPath(unfinished.runDir, io.cwd)}: continue it with 'engage-import resume' (rows it sent are not sent again), or move that folder away to start over (its rows would be sent again)`,
     );
   }
-  ledger = await createRun(stateDir, await runIdentity(job, payloadOptions), undefined, { cwd: io.cwd });
+  ledger = await createRun(stateDir, await runIdentity(job, payloadOptions, target), undefined, { cwd: io.cwd });
   return await drive(job, ledger);
 
   /** `resume` with nothing unfinished: the newest run (of the job) says "finished already". */
@@ -88,10 +94,13 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
       rate: args.rate,
       concurrency: args.concurrency,
       maxAttempts: args['max-attempts'],
-      unsafeRetries: args['unsafe-retries'],
+      inDoubt,
+      maxPauseMs: args['max-pause'] * 1000,
+      timeouts: { requestMs: args['request-timeout'] * 1000 },
+      ...(io.clock && { now: io.clock.now, sleep: io.clock.sleep }),
       userAgent: `engage-import/${VERSION}`,
       signal: io.signal,
-      // api.md §8: "log 429 occurrences". A terminal shows progress bars instead (and the count
+      // 429s are logged as they happen. A terminal shows progress bars instead (and the count
       // in the summary); a log file (cron) gets one line per pause.
       onEvent: (event) => {
         if (hooks.onTransportEvent(event)) return;
@@ -113,7 +122,6 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
           rate: args.rate,
           concurrency: args.concurrency,
           failOnInvalid: args['fail-on-invalid'],
-          unsafeRetries: args['unsafe-retries'],
           resendUnknown: args['resend-unknown'],
           dealUpdateMethod: args['deal-update-method'],
         },
@@ -131,4 +139,13 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
       await ledgerOfRun.close();
     }
   }
+}
+
+/** `--in-doubt`, or the deprecated `--unsafe-retries` with a note on stderr. */
+function inDoubtOf(args: LiveArgs, io: CliIo): InDoubtMode {
+  const old = args['unsafe-retries'];
+  if (old === undefined) return args['in-doubt'] ?? 'unknown';
+  const mode = inDoubtModeOf(old);
+  io.stderr.write(`engage-import: --unsafe-retries is deprecated; use --in-doubt ${mode}${args['in-doubt'] !== undefined ? ' (--in-doubt given too: it wins)' : ''}\n`);
+  return args['in-doubt'] ?? mode;
 }

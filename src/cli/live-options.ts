@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { withAlertOptions, type AlertArgs } from './alert-options.js';
-import { wholeNumber } from './number-options.js';
+import { positiveNumber, wholeNumber } from './number-options.js';
 
 /** Options of the live import and resume: connection, pacing, retries, state. */
 export function withLiveOptions(y: Argv) {
@@ -8,15 +8,22 @@ export function withLiveOptions(y: Argv) {
     .option('base-url', { type: 'string', describe: 'The account\'s API root, e.g. https://acme.example.com/api/public/ (or ENGAGE_BASE_URL)' })
     .option('api-key-file', { type: 'string', describe: 'File holding the API key (or ENGAGE_API_KEY). Never pass the key itself on the command line' })
     .option('concurrency', { type: 'number', default: 4, coerce: wholeNumber('--concurrency', 1), describe: 'Requests in flight at once (4 holds 10 req/s at 300 ms latency)' })
-    .option('max-attempts', { type: 'number', default: 5, coerce: wholeNumber('--max-attempts', 1), describe: 'Attempts per request on 5xx and network errors' })
+    .option('max-attempts', { type: 'number', default: 5, coerce: wholeNumber('--max-attempts', 1), describe: 'Attempts per request on 5xx and network errors (requests that never left, and idempotent ones)' })
+    .option('in-doubt', {
+      choices: ['unknown', 'resend'] as const,
+      describe:
+        'Non-idempotent rows (events, product events, deal and product create) whose request may have been applied (a 5xx, a lost answer): unknown (default) = never resent, reported unknown, at most once, check them then resume --resend-unknown; resend = sent again at once, at least once: the API may apply them twice',
+    })
     .option('unsafe-retries', {
       choices: ['safe', 'never', 'always'] as const,
-      default: 'safe' as const,
-      describe: 'Non-idempotent rows (events, product events, deal and product create): safe = retry 5xx and requests that never left, never resend a lost answer; never = also no retry after a 5xx (at most once); always = resend lost answers too (at least once)',
+      hidden: true,
+      describe: 'Deprecated: use --in-doubt (always = --in-doubt resend; safe and never = --in-doubt unknown)',
     })
+    .option('max-pause', { type: 'number', default: 300, coerce: positiveNumber('--max-pause'), describe: 'Longest 429 pause (seconds) the run waits; a longer one stops the run (exit 3) to resume later' })
+    .option('request-timeout', { type: 'number', default: 30, coerce: positiveNumber('--request-timeout'), describe: 'Seconds to wait for an answer; 3 timeouts in a row stop the run (exit 3)' })
     .option('fail-on-invalid', { type: 'boolean', default: false, describe: 'Send nothing when any row is invalid' })
-    .option('state-dir', { type: 'string', default: '.engage-import', describe: 'Where run ledgers are kept (one folder per run)' })
-    .option('resend-unknown', { type: 'boolean', default: false, describe: 'On resume, resend rows that were in flight when the run stopped (may duplicate them)' });
+    .option('state-dir', { type: 'string', describe: 'Where run ledgers are kept, one folder per run (default: .engage-import beside the job file; for `resume` without a job, in the current folder)' })
+    .option('resend-unknown', { type: 'boolean', default: false, describe: 'On resume, resend rows in doubt (in flight at a crash, or unknown): check the account first, a resend may duplicate them' });
 }
 
 export type LiveArgs = AlertArgs & {
@@ -24,8 +31,11 @@ export type LiveArgs = AlertArgs & {
   'api-key-file'?: string | undefined;
   concurrency: number;
   'max-attempts': number;
-  'unsafe-retries': 'safe' | 'never' | 'always';
+  'in-doubt'?: 'unknown' | 'resend' | undefined;
+  'unsafe-retries'?: 'safe' | 'never' | 'always' | undefined;
+  'max-pause': number;
+  'request-timeout': number;
   'fail-on-invalid': boolean;
-  'state-dir': string;
+  'state-dir'?: string | undefined;
   'resend-unknown': boolean;
 };

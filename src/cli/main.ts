@@ -14,9 +14,6 @@ import { VERSION } from './version.js';
 
 const COMMANDS: readonly CliCommand<never>[] = [validateCommand, importCommand, resumeCommand, eventsCommand, sandboxCommand, initCommand, stateCommand] as never;
 
-/** Mapped to exit code 2: the user can fix these; nothing was sent. */
-const USAGE_CODES = new Set(['USAGE', 'CONFIG_INVALID', 'MAPPING_COLUMN_MISSING', 'CSV_ENCODING', 'CSV_DUPLICATE_HEADER', 'CSV_READ', 'OUTPUT', 'RESUME_REFUSED', 'STATE_LOCKED', 'LEDGER']);
-
 /**
  * The whole command line, in-process: parses `argv` (without node and the script), runs one
  * command, returns its exit code. Nothing else in the tool knows about argv.
@@ -37,7 +34,7 @@ export async function main(argv: readonly string[], cliIo: CliIo): Promise<numbe
     .exitProcess(false)
     .showHelpOnFail(false)
     .wrap(Math.min(110, io.stderr.columns ?? 100))
-    .epilogue('Exit codes: 0 all rows ok/valid, 1 some rows invalid, failed, skipped or unknown, 2 usage or configuration error (nothing sent), 3 aborted (401, or the run ledger failed), 130/143 interrupted (resume continues).\nThe API key is read from ENGAGE_API_KEY or --api-key-file, never from the command line.');
+    .epilogue('Exit codes: 0 all rows ok/valid, 1 some rows invalid, failed, skipped or unknown, 2 usage or configuration error (nothing sent), 3 stopped (401, the API unreachable or answering wrongly, a 429 pause longer than --max-pause, the run ledger failing; resume continues), 130/143 interrupted (resume continues).\nThe API key is read from ENGAGE_API_KEY or --api-key-file, never from the command line.');
   for (const c of COMMANDS) {
     parser = parser.command(c.command as string, c.describe, c.builder as never, async (args: never) => {
       exitCode = await c.run(args, io);
@@ -73,8 +70,7 @@ function reportError(error: unknown, io: CliIo): number {
   }
   if (error instanceof EngageError) {
     io.stderr.write(`engage-import: ${error.message}\n`);
-    if (error.code === 'HTTP_UNAUTHORIZED') return EXIT.ABORTED;
-    return USAGE_CODES.has(error.code) ? EXIT.USAGE : EXIT.ABORTED;
+    return error.exitCode;
   }
   io.stderr.write(`engage-import: internal error (please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   return EXIT.INTERNAL;

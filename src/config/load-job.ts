@@ -32,9 +32,18 @@ export async function loadJob(path: string, overrides: MappingOverrides = {}): P
   const job = parseWith(doc, JobFileSchema);
   const mappings: ResolvedMapping[] = [];
   const problems: string[] = [];
+  const listed = new Map<string, string>();
   for (const rel of job.mappings) {
+    // The same mapping twice would send each of its rows twice.
+    const mappingPath = resolve(dirname(file), rel);
+    const first = listed.get(mappingPath);
+    if (first !== undefined) {
+      problems.push(`${file}: mapping ${rel} is listed twice (also as ${first}); each of its rows would be sent twice`);
+      continue;
+    }
+    listed.set(mappingPath, rel);
     try {
-      mappings.push(resolveMapping(await readConfigFile(resolve(dirname(file), rel))));
+      mappings.push(resolveMapping(await readConfigFile(mappingPath)));
     } catch (error) {
       if (!(error instanceof ConfigError)) throw error;
       problems.push(error.message);

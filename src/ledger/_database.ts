@@ -47,8 +47,9 @@ export interface DbPlace {
 /**
  * Opens a ledger file with the settings every connection needs: WAL (readers never block the
  * writer, and a torn WAL tail is discarded on recovery) and `synchronous = FULL` (each commit is
- * fsynced: durable across power loss, not only a process crash). Not persistent in the file, so
- * set on every open.
+ * fsynced: durable across power loss, not only a process crash). Each commit holding intents is
+ * checkpointed into the main file at once (see SqliteLedger), so the file does not depend on its
+ * WAL for the rows that may have been sent. Not persistent in the file, so set on every open.
  */
 export function openDb(place: DbPlace, mode: 'create' | 'existing'): Db {
   // SQLite would take an empty file for a new database (and make it one); a ledger is never empty.
@@ -107,6 +108,16 @@ export function readMeta(db: Db, place: DbPlace): RunMeta {
     }
     return { runId, createdAt, identity, finished: meta.has('finished_at') };
   });
+}
+
+/** True when no row was ever recorded (not even an intent). */
+export function isEmpty(db: Db): boolean {
+  return db.prepare('SELECT count(*) FROM rows').pluck().get() === 0;
+}
+
+/** Replaces the stored identity (a run that recorded no row, resumed against another target). */
+export function storeIdentity(db: Db, identity: RunIdentity): void {
+  db.prepare(`UPDATE meta SET value = ? WHERE key = 'identity'`).run(JSON.stringify(identity));
 }
 
 /** SQLite's own consistency check of every page and constraint, without the slower index cross-check. */

@@ -1,9 +1,10 @@
 import { LedgerError } from '../errors.js';
 import { guard, toLedgerError, type Db, type DbPlace } from './_database.js';
 import { displayPath } from './_display-path.js';
+import { isApplied } from '../transport/in-doubt.js';
 import { GroupCommit } from './group-commit.js';
 import type { RunIdentity } from './identity.js';
-import type { LedgerEntry, LedgerState, OpenLedger, Outcome } from './ledger.js';
+import type { LedgerEntry, LedgerState, OpenLedger, Outcome } from './types.js';
 import type { LockOwner, StateLock } from './lock.js';
 
 type Write =
@@ -73,6 +74,12 @@ export class SqliteLedger implements OpenLedger {
     const forget = db.prepare(`DELETE FROM rows WHERE source = ? AND line = ? AND state = 'intent'`);
     const finish = db.prepare(`INSERT INTO meta (key, value) VALUES ('finished_at', ?) ON CONFLICT (key) DO NOTHING`);
     const reopen = db.prepare(`DELETE FROM meta WHERE key = 'finished_at'`);
+    const checkpoint = () => {
+      const [result] = db.pragma('wal_checkpoint(PASSIVE)') as { busy: number; log: number; checkpointed: number }[];
+      if (result !== undefined && (result.busy !== 0 || result.checkpointed < result.log)) {
+        throw new LedgerError('LEDGER', `the run ledger ${displayPath(place.file, place.cwd)} could not copy its intents into the main file (another process is reading it?)`);
+      }
+    };
     const commit = db.transaction((batch: readonly Write[]) => {
       for (const w of batch) {
         if (w.kind === 'intent') intent.run(w.source, w.line);
@@ -86,6 +93,11 @@ export class SqliteLedger implements OpenLedger {
       commit: (batch) => {
         try {
           commit(batch);
+          // Intents go into the main file before their requests leave: a copy of ledger.sqlite
+          // alone (a backup, a move, a deleted -wal after a crash) still knows every row that
+          // may have been sent. Outcomes may stay in the WAL: losing one leaves the row's
+          // intent, which a resume reports in doubt, never resends as new.
+          if (batch.some((w) => w.kind === 'intent')) checkpoint();
         } catch (error) {
           throw toLedgerError(place, error);
         } finally {
@@ -124,8 +136,8 @@ export class SqliteLedger implements OpenLedger {
   recordIntent(source: number, line: number): Promise<void> {
     return this.#write(source, line, () => {
       const known = this.get(source, line);
-      if (known?.state === 'ok') {
-        // Events and product events are not idempotent: a second send is a duplicate (public-facts.md, Events).
+      if (known !== undefined && isApplied(known.state)) {
+        // A row the API applied is never sent again: for events and product events a second send is a duplicate.
         throw new LedgerError(
           'LEDGER',
           `refusing to send line ${line} of source ${source} again: the run ledger says it was applied already (HTTP ${known.status ?? '?'}${known.id !== null ? `, id ${known.id}` : ''})`,

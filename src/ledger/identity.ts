@@ -2,16 +2,25 @@ import { z } from 'zod';
 import { displayPath } from './_display-path.js';
 
 /**
- * What a resume must find unchanged (issue "Crash-safe runs"): the job file, each mapping file,
- * each input file, and the options that change payloads. Rows are keyed by (mapping index, CSV
- * line), so any of these changing would make a stored outcome point at a different record.
- * The API key is never part of it: the caller does not pass it and the ledger never asks.
+ * What a resume must find unchanged: the job file, each mapping file, each input file, the
+ * options that change payloads, and the target (the base URL and a fingerprint of the API key).
+ * Rows are keyed by (mapping index, CSV line), so any of these changing would make a stored
+ * outcome point at a different record, or at another account. The key itself is never part of
+ * it: only a fingerprint that cannot be turned back into the key.
  */
 export interface RunIdentity {
   readonly job: { path: string; sha256: string };
   readonly mappings: readonly { path: string; sha256: string }[];
   readonly inputs: readonly { path: string; size: number; sha256: string }[];
   readonly options: Readonly<Record<string, string | number | boolean | null>>;
+  /** Where the rows go. Absent in ledgers written before it was recorded: then not checked. */
+  readonly target?: RunTarget | undefined;
+}
+
+export interface RunTarget {
+  readonly baseUrl: string;
+  /** An HMAC of a fixed text keyed by the API key: equal keys give equal fingerprints; the key cannot be read back. */
+  readonly keyFingerprint: string;
 }
 
 const Sha256 = z.string().regex(/^[0-9a-f]{64}$/);
@@ -22,6 +31,7 @@ export const RunIdentitySchema = z.strictObject({
   mappings: z.array(z.strictObject({ path: z.string(), sha256: Sha256 })),
   inputs: z.array(z.strictObject({ path: z.string(), size: z.number().int().nonnegative(), sha256: Sha256 })),
   options: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])),
+  target: z.strictObject({ baseUrl: z.string(), keyFingerprint: z.string().regex(/^[0-9a-f]{16,64}$/) }).optional(),
 });
 
 /** A plain copy with only the known fields, so nothing the caller attached ends up on disk. */
@@ -31,6 +41,7 @@ export function normaliseIdentity(identity: RunIdentity): RunIdentity {
     mappings: identity.mappings.map((m) => ({ path: m.path, sha256: m.sha256 })),
     inputs: identity.inputs.map((i) => ({ path: i.path, size: i.size, sha256: i.sha256 })),
     options: Object.fromEntries(Object.entries(identity.options).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
+    ...(identity.target && { target: { baseUrl: identity.target.baseUrl, keyFingerprint: identity.target.keyFingerprint } }),
   };
 }
 
@@ -68,6 +79,18 @@ export function identityChanges(stored: RunIdentity, current: RunIdentity, cwd: 
     const now = current.options[key];
     if ((before ?? null) !== (now ?? null)) changes.push(`option ${key} was ${optionValue(before)}, now ${optionValue(now)}`);
   }
+  return changes;
+}
+
+/**
+ * Where the rows went and where they would go now: the base URL, and the API key (by its
+ * fingerprint). Empty when either identity does not record a target (an older ledger).
+ */
+export function targetChanges(stored: RunIdentity, current: RunIdentity): string[] {
+  if (stored.target === undefined || current.target === undefined) return [];
+  const changes: string[] = [];
+  if (stored.target.baseUrl !== current.target.baseUrl) changes.push(`the base URL was ${stored.target.baseUrl}, now ${current.target.baseUrl}`);
+  if (stored.target.keyFingerprint !== current.target.keyFingerprint) changes.push('the API key is not the one the run started with (another account?)');
   return changes;
 }
 

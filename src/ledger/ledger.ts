@@ -1,77 +1,13 @@
 import { existsSync, closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { LedgerError } from '../errors.js';
-import { initialise, openDb, quickCheck, readMeta, toLedgerError } from './_database.js';
+import { initialise, isEmpty, openDb, quickCheck, readMeta, storeIdentity, toLedgerError } from './_database.js';
 import { displayPath } from './_display-path.js';
 import { SqliteLedger } from './_sqlite-ledger.js';
-import { identityChanges, normaliseIdentity, type RunIdentity } from './identity.js';
-import { acquireLock, type LockOptions, type LockOwner, type StateLock } from './lock.js';
+import { identityChanges, normaliseIdentity, targetChanges, type RunIdentity } from './identity.js';
+import { acquireLock, type StateLock } from './lock.js';
+import type { LedgerOptions, OpenLedger } from './types.js';
 import { LEDGER_FILE, ledgerFile, listRunIds, nextRunId, runsDir, stateDirOf } from './run-dirs.js';
-
-/** Where a row stands: `intent` is committed before its request leaves, the others after the answer. */
-export type LedgerState = 'intent' | 'ok' | 'failed' | 'unknown';
-
-export interface LedgerEntry {
-  readonly state: LedgerState;
-  readonly status: number | null;
-  readonly id: string | null;
-  readonly message: string | null;
-}
-
-export interface Outcome {
-  readonly state: 'ok' | 'failed' | 'unknown';
-  readonly status?: number | undefined;
-  readonly id?: string | undefined;
-  readonly message?: string | undefined;
-}
-
-/**
- * The ledger of one run. A row is identified by `source` (the index of its mapping in the
- * run's order) and `line` (the CSV line where its record starts).
- */
-export interface Ledger {
-  readonly runId: string;
-  readonly runDir: string;
-  readonly finished: boolean;
-  readonly identity: RunIdentity;
-  /** Synchronous read of what is known of a row (fast: prepared statement), pending writes included. */
-  get(source: number, line: number): LedgerEntry | undefined;
-  /** Resolves once the intent is committed: only then may the request be sent. Refused for a row already `ok`. */
-  recordIntent(source: number, line: number): Promise<void>;
-  /** Resolves once the outcome is committed. */
-  recordOutcome(source: number, line: number, outcome: Outcome): Promise<void>;
-  /** Drops an `intent` whose request did not leave after all (401 before it, the run stopping); other states are kept. */
-  forget(source: number, line: number): Promise<void>;
-  /** Counts by state, for the summary and tests. */
-  counts(): Record<LedgerState, number>;
-  markFinished(): Promise<void>;
-  /**
-   * Marks a finished run unfinished again: `resume --resend-unknown` sends rows of a finished run,
-   * and if that is interrupted, the run must still be there to resume.
-   */
-  reopen(): Promise<void>;
-  /** Flush pending commits, release the lock. */
-  close(): Promise<void>;
-}
-
-/** What createRun/openForResume return: the Ledger, plus what the CLI and the tests may want. */
-export interface OpenLedger extends Ledger {
-  /** `<run-dir>/ledger.sqlite`. */
-  readonly file: string;
-  /** Transactions committed by this handle: N writes in one tick make one (tests, cost measurement). */
-  readonly commits: number;
-  /** Set when the state directory's lock was left by a dead process and taken over (worth a line on stderr). */
-  readonly lockTakenOverFrom: LockOwner | undefined;
-}
-
-export interface LedgerOptions {
-  /** Paths in messages are shown relative to it. Default `process.cwd()`. */
-  readonly cwd?: string;
-  /** Passed to the state directory's lock (tests: pid, host, liveness). Default: this process. */
-  readonly lock?: LockOptions;
-  /** Schedules a group commit. Default `setImmediate` (see GroupCommit). */
-  readonly schedule?: (flush: () => void) => void;
-}
 
 /**
  * Starts a run: takes the state directory's lock, then creates `<state-dir>/runs/<run-id>/`
@@ -143,16 +79,24 @@ function openLedger(runDir: string, lock: StateLock, cwd: string, options: Ledge
   try {
     if (expected !== undefined) quickCheck(db, place);
     const meta = readMeta(db, place);
+    let identity = meta.identity;
     if (expected !== undefined) {
-      const changes = identityChanges(meta.identity, expected, cwd);
+      // A run that never recorded a row (stopped by a 401 on its first request) may go on with
+      // another key or base URL: nothing was sent that another target could be confused with.
+      const moved = targetChanges(meta.identity, expected);
+      const changes = [...identityChanges(meta.identity, expected, cwd), ...(moved.length > 0 && !isEmpty(db) ? moved : [])];
       if (changes.length > 0) {
         throw new LedgerError(
           'RESUME_REFUSED',
           `cannot resume the run in ${displayPath(runDir, cwd)}: ${changes.join('; ')}. Put back what the run started with to resume it, or move the run folder away to start a new run (which sends every row again)`,
         );
       }
+      if (moved.length > 0) {
+        storeIdentity(db, expected);
+        identity = expected;
+      }
     }
-    return new SqliteLedger({ db, place, runDir, runId: meta.runId, identity: meta.identity, finished: meta.finished, lock, schedule: options.schedule });
+    return new SqliteLedger({ db, place, runDir, runId: meta.runId, identity, finished: meta.finished, lock, schedule: options.schedule });
   } catch (error) {
     try {
       db.close();

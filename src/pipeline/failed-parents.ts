@@ -12,7 +12,7 @@ const keyOf = (r: EntityRef) => `${r.kind}\u0000${r.by}\u0000${r.value}`;
 
 /**
  * Parents (products, contacts, deals) that did not make it, so that the rows referencing them in
- * later stages are `skipped` instead of sent to fail (issue 5: save the rate budget, put the root
+ * later stages are `skipped` instead of sent to fail (to save the rate budget, and put the root
  * cause next to each affected row). Only the keys of failed rows are kept in memory; a later row
  * that creates the same entity successfully clears the failure.
  */

@@ -1,21 +1,17 @@
 import type { RequestOptions } from '../resources/index.js';
 
-/** How lost answers and 5xx on non-idempotent operations are handled (issue 4). */
-export type UnsafeRetries = 'safe' | 'never' | 'always';
-
 /** Everything a live run needs besides the job; defaults are resolved by the CLI. */
 export interface LiveImportOptions extends RequestOptions {
   readonly cwd: string;
   readonly report: string;
   readonly rejects?: string | undefined;
   readonly limit?: number | undefined;
-  /** Requests per second for the whole run. Default 10 (api.md §8). */
+  /** Requests per second for the whole run. Default 10, the service's limit. */
   readonly rate: number;
   /** Requests in flight at once. Default 4, so that 10/s holds at 300 ms latency. */
   readonly concurrency: number;
   /** Stop after validation when any row is invalid. */
   readonly failOnInvalid: boolean;
-  readonly unsafeRetries: UnsafeRetries;
   /** Resend rows whose request may have been applied before a crash (resume only). */
   readonly resendUnknown: boolean;
 }

@@ -10,8 +10,7 @@ export interface OpenedSource {
 
 /**
  * Open every CSV of the job and check its header against its mapping before any row is read,
- * so that a broken mapping fails the whole job before row 1 (issue 2) and before any request
- * (issue 4). On failure the files already opened are released.
+ * so that a broken mapping fails the whole job before row 1 and before any request. On failure the files already opened are released.
  */
 export async function openSources(mappings: readonly ResolvedMapping[]): Promise<OpenedSource[]> {
   // Compiling checks what the schema cannot: date formats, map values and defaults of each type.

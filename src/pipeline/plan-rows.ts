@@ -33,7 +33,7 @@ export interface PlanOptions extends RequestOptions {
 
 /**
  * The pure per-record step: map, check, route. Synchronous, so the million-row loops pay no
- * extra async hop per record (CONVENTIONS: pure core, thin shells).
+ * extra async hop per record (a pure core in a thin shell).
  */
 export function createPlanner(mapping: ResolvedMapping, header: readonly string[], options: RequestOptions): (item: SourceItem) => PlannedRow {
   const def = resourceDef(mapping.resource);
@@ -51,7 +51,7 @@ export function createPlanner(mapping: ResolvedMapping, header: readonly string[
       errors = errors.map((e) => ({ ...e, field: targetOf(e.field), ...(e.alternatives && { alternatives: e.alternatives.map(targetOf) }) }));
     }
     if (mapped.errors.length > 0) {
-      // All of a row's errors at once (issue 2): a cell that failed to convert is left out of
+      // All of a row's errors at once: a cell that failed to convert is left out of
       // the payload, so the resource's own complaint about that field ("is required") is dropped.
       const broken = new Set(mapped.errors.map((e) => e.field));
       const explained = (e: FieldError) => broken.has(e.field) || (e.alternatives?.some((f) => broken.has(f)) ?? false);

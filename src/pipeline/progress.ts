@@ -19,7 +19,7 @@ export interface ProgressOptions {
   readonly stream: NodeJS.WritableStream & { isTTY?: boolean };
   /** Live bars on a terminal; one log line every `logEveryMs` otherwise (cron). */
   readonly tty: boolean;
-  /** Default 10 s (issue 4). */
+  /** Default 10 s. */
   readonly logEveryMs?: number;
   readonly now?: () => number;
   /** How the periodic log line is scheduled; tests pass a fake. Default: an unref'd setInterval. */

@@ -1,5 +1,5 @@
 /**
- * Backpressure for the reader (CONVENTIONS: "wait while the number of requests in flight is at
+ * Backpressure for the reader ("wait while the number of requests in flight is at
  * the cap"): `acquire` resolves when fewer than `capacity` holders remain.
  */
 export class Semaphore {

@@ -2,7 +2,7 @@ import type { ResolvedMapping } from '../config/mapping-schema.js';
 import { resourceDef, STAGE_ORDER } from '../resources/index.js';
 
 /**
- * Mappings in dependency order (api.md "Call ordering rules"): products, contacts, deals, events
+ * Mappings in dependency order (the API's call ordering rules, see docs/api-contract.md): products, contacts, deals, events
  * and product events, webpush last; listing order is kept within a stage.
  */
 export function inDependencyOrder(mappings: readonly ResolvedMapping[]): ResolvedMapping[] {

@@ -24,6 +24,10 @@ export const product: ResourceDef = {
   // calls safe to retry: sent twice, it may create the product twice.
   idempotent: () => false,
 
+  // `custom_id` is unique: a second create with it is a 400 naming that field, "product with this
+  // custom id already exists." (the framework's unique-field message).
+  recognisesOwnCreate: (status, bodyText) => status === 400 && customIdExists(bodyText),
+
   parents: () => [],
 
   identity(payload, responseId) {
@@ -33,3 +37,12 @@ export const product: ResourceDef = {
     return refs;
   },
 };
+
+function customIdExists(bodyText: string): boolean {
+  try {
+    const body = JSON.parse(bodyText) as { custom_id?: unknown };
+    return Array.isArray(body.custom_id) && body.custom_id.some((m) => typeof m === 'string' && /already exists/i.test(m));
+  } catch {
+    return false;
+  }
+}

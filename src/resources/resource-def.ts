@@ -46,6 +46,12 @@ export interface ResourceDef {
   toRequest(payload: Payload, operation: Operation | undefined, options: RequestOptions): ApiCall;
   /** Whether sending the same request twice leaves the same state: safe to resend after a lost answer. */
   idempotent(operation: Operation | undefined): boolean;
+  /**
+   * For a create whose key is unique: whether an error answer says "this key exists already".
+   * Sent again after an attempt that may have been applied, that answer means the first attempt
+   * created it, and the row is `ok`. Absent when the API does not let the client tell.
+   */
+  readonly recognisesOwnCreate?: ((status: number, bodyText: string) => boolean) | undefined;
   /** Entities the row refers to, which earlier rows of the run may create. Never throws. */
   parents(payload: Payload): EntityRef[];
   /** Keys under which later rows can refer to this row's entity. Never throws, even on an invalid payload. */

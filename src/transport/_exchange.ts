@@ -15,7 +15,7 @@ export type Exchange =
 
 /**
  * `fetch` and read the whole body. Network failures are returned, classified; anything else
- * `fetch` throws is a bug and is rethrown as it is (CONVENTIONS: unknown errors never retried).
+ * `fetch` throws is a bug and is rethrown as it is (an unknown error is never retried).
  */
 export async function exchange(fetchFn: typeof fetch, url: URL, init: RequestInit): Promise<Exchange> {
   let response: Response;

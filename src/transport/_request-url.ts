@@ -1,7 +1,7 @@
 import { HttpError } from '../errors.js';
 
 /**
- * The URL of a request path. Paths are relative to the base URL (api.md §4: "all paths below
+ * The URL of a request path. Paths are relative to the base URL ("all paths below
  * are relative to it"); a leading `/` or a scheme would silently leave the API prefix or the
  * host, so it is a bug in the caller and thrown as such.
  */
@@ -13,7 +13,7 @@ export function requestUrl(baseUrl: URL, path: string): URL {
 }
 
 /**
- * A path, or a full URL the service handed out (a pagination `next`, public-facts.md). A full URL
+ * A path, or a full URL the service handed out (a pagination `next`). A full URL
  * must be on the base URL's origin, scheme included: the API key goes with every request and
  * must never be sent to another host, nor downgraded to http.
  */

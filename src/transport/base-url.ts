@@ -3,11 +3,11 @@ import { ConfigError } from '../errors.js';
 /**
  * The API root from `--base-url` / ENGAGE_BASE_URL, checked once before anything is sent.
  *
- * - A missing trailing `/` is added: every path is resolved relative to the root (api.md §4:
+ * - A missing trailing `/` is added: every path is resolved relative to the root (see docs/api-contract.md:
  *   "paths end with a trailing slash"), and `new URL('events/', 'https://h/api/public')` would
  *   drop the `public` segment.
  * - `http://` is refused unless the host is a loopback address: the API key travels in the
- *   `Authorization` header of every request (api.md §5) and must not cross a network in clear.
+ *   `Authorization` header of every request and must not cross a network in clear.
  * - Credentials, a query or a fragment in the address are refused: they would be dropped or
  *   sent somewhere unexpected when paths are resolved against the root.
  *

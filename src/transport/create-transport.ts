@@ -2,192 +2,293 @@ import { setMaxListeners } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Agent } from 'undici';
 import { ConfigError, HttpError } from '../errors.js';
-import { exchange } from './_exchange.js';
-import { NOT_RESENT, UNAUTHORIZED, networkMessage, redirectMessage, tlsMessage } from './_messages.js';
+import { exchange, type Exchange } from './_exchange.js';
+import { NOT_RESENT } from './_messages.js';
 import { linkUrl, requestUrl } from './_request-url.js';
-import { errorMessage } from './error-body.js';
+import { Breaker, type Observation } from './breaker.js';
+import { classify, type Step } from './classify.js';
+import { mayHaveBeenApplied, verdict, type AttemptAnswer, type InDoubtMode } from './in-doubt.js';
 import { RetryBudget } from './retry-budget.js';
-import { throttleWait } from './retry-after.js';
-import { DEFAULT_RETRY_POLICY, backoffDelay, decide, givenUpAs, throttleFallbackDelay, type AttemptFailure, type RetryPolicy } from './retry-policy.js';
+import { DEFAULT_RETRY_POLICY, backoffDelay, throttleFallbackDelay, type RetryPolicy } from './retry-policy.js';
 import { TokenBucket } from './token-bucket.js';
 import type { ApiRequest, SendOutcome, Transport, TransportEvent, TransportOptions, TransportStats } from './types.js';
 
-const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> => delay(ms, undefined, signal ? { signal } : {});
+/** Longest timer Node accepts (2^31 - 1 ms); a longer one fires at once, in a loop. */
+const MAX_TIMER_MS = 2_147_483_647;
+const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> => delay(Math.min(ms, MAX_TIMER_MS), undefined, signal ? { signal } : {});
+
+/** What one request has been through so far, across its attempts. */
+interface Attempts {
+  sent: number;
+  /** Attempts that count against maxAttempts: 429 answers do not. */
+  counted: number;
+  throttles: number;
+  /** An attempt of this run got a 5xx, lost its answer or got a malformed 2xx. */
+  mayHaveApplied: boolean;
+  /** The row was in doubt before this run (a resend with --resend-unknown). */
+  readonly inDoubtBefore: boolean;
+  last: string;
+}
+
+type Req = Omit<ApiRequest, 'path'>;
+
+/** Everything fixed for the transport's life, resolved from the options once. */
+interface Setup {
+  readonly baseUrl: URL;
+  readonly policy: RetryPolicy;
+  readonly mode: InDoubtMode;
+  readonly maxPauseMs: number;
+  readonly now: () => number;
+  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  readonly random: () => number;
+  readonly fetchFn: typeof fetch;
+  readonly emit: (event: TransportEvent) => void;
+  readonly headers: (withBody: boolean) => Record<string, string>;
+  /** The service may echo a request back; the key must never reach a report or a log. */
+  readonly redact: (text: string) => string;
+}
 
 /**
- * The HTTP transport (api.md §5, §7, §8): one undici `Agent` (keep-alive, `concurrency`
- * connections), one token bucket for the whole run, 429 pauses, the retry policy and budget.
- * Everything that varies is injected (CONVENTIONS: ofetch `createFetch`); nothing is global.
+ * The HTTP transport: one undici `Agent` (keep-alive, `concurrency` connections), one token
+ * bucket for the whole run, 429 pauses, the retry policy and budget, and the breaker that stops a
+ * run every request of which meets the same wall. What each answer means is `classify`; this is
+ * only the loop around it. Everything that varies is injected; nothing is global.
  */
 export function createTransport(options: TransportOptions): Transport {
-  const { baseUrl, apiKey } = options;
-  const rate = positive('rate', options.rate ?? 10);
-  const concurrency = positiveInteger('concurrency', options.concurrency ?? 4);
-  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, maxAttempts: positiveInteger('maxAttempts', options.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts) };
-  const mode = options.unsafeRetries ?? 'safe';
-  if (apiKey.trim() === '') throw new ConfigError('USAGE', 'the API key is empty');
-  const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? defaultSleep;
-  const random = options.random ?? Math.random;
-  // Read at call time, not captured: nock (tests) replaces the global fetch after import.
-  const fetchFn: typeof fetch = options.fetch ?? ((input, init) => globalThis.fetch(input, init));
-  const emit = (event: TransportEvent) => options.onEvent?.(event);
+  return new HttpTransport(options);
+}
 
-  const agent = new Agent({
-    connections: concurrency,
-    connect: { timeout: options.timeouts?.connectMs ?? 10_000 },
-    headersTimeout: options.timeouts?.headersMs ?? 30_000,
-    bodyTimeout: options.timeouts?.bodyMs ?? 30_000,
-  });
-  const bucket = new TokenBucket({ rate, now, sleep, headroom: options.headroom ?? 0.03 });
-  const budget = new RetryBudget(options.retryBudget);
-  const counters: TransportStats = { requests: 0, retries: 0, throttled: 0, lostAnswers: 0 };
+class HttpTransport implements Transport {
+  readonly #o: Setup;
+  readonly #agent: Agent;
+  readonly #bucket: TokenBucket;
+  readonly #budget: RetryBudget;
+  readonly #breaker: Breaker;
+  readonly #counters: TransportStats = { requests: 0, retries: 0, throttled: 0, lostAnswers: 0 };
+  /** One signal for "send nothing more": the run's signal, close(), or a fatal answer. */
+  readonly #stop = new AbortController();
+  readonly #signal: AbortSignal | undefined;
+  readonly #onAbort = () => this.#stop.abort();
+  #fatal: HttpError | undefined;
+  #closed: Promise<void> | undefined;
 
-  // One signal for "send nothing more": the run's signal, close(), or a fatal answer.
-  const stop = new AbortController();
-  const onAbort = () => stop.abort();
-  // Every request waiting for its slot listens on `stop` (one listener each): with a high
-  // concurrency that is more than Node's default of 10, and no leak.
-  setMaxListeners(0, stop.signal);
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  if (options.signal?.aborted) stop.abort();
-  let fatal: HttpError | undefined;
-  let closed: Promise<void> | undefined;
+  constructor(options: TransportOptions) {
+    this.#o = setup(options);
+    const concurrency = positiveInteger('concurrency', options.concurrency ?? 4);
+    const requestMs = options.timeouts?.requestMs ?? 30_000;
+    this.#agent = new Agent({
+      connections: concurrency,
+      connect: { timeout: options.timeouts?.connectMs ?? 10_000 },
+      headersTimeout: options.timeouts?.headersMs ?? requestMs,
+      bodyTimeout: options.timeouts?.bodyMs ?? requestMs,
+    });
+    const rate = positive('rate', options.rate ?? 10);
+    this.#bucket = new TokenBucket({ rate, now: this.#o.now, sleep: this.#o.sleep, headroom: options.headroom ?? 0.03 });
+    this.#budget = new RetryBudget(options.retryBudget);
+    this.#breaker = new Breaker(options.breaker ?? {}, this.#o.now);
+    // Every request waiting for its slot listens on `stop` (one listener each): with a high
+    // concurrency that is more than Node's default of 10, and no leak.
+    setMaxListeners(0, this.#stop.signal);
+    this.#signal = options.signal;
+    this.#signal?.addEventListener('abort', this.#onAbort, { once: true });
+    if (this.#signal?.aborted) this.#stop.abort();
+  }
 
-  // The service may echo a request back; the key must never reach a report or a log (issue 4).
-  const redact = (text: string) => text.split(apiKey).join('[redacted]');
-  const fail = (error: HttpError): never => {
-    fatal ??= error;
-    stop.abort();
-    throw fatal;
-  };
-  const stoppedWhy = () => (options.signal?.aborted ? 'the run was interrupted' : closed ? 'the transport was closed' : 'the run was stopped');
+  async send(req: ApiRequest): Promise<SendOutcome> {
+    return this.#perform(requestUrl(this.#o.baseUrl, req.path), req, req.path);
+  }
 
-  const headers = (withBody: boolean): Record<string, string> => ({
-    Authorization: `Token ${apiKey}`, // api.md §5
-    Accept: '*/*; version=2', // api.md §9
-    'User-Agent': options.userAgent ?? 'engage-import',
-    ...(withBody ? { 'Content-Type': 'application/json' } : {}), // api.md §4
-  });
+  async getJson(pathOrUrl: string): Promise<unknown> {
+    const url = linkUrl(this.#o.baseUrl, pathOrUrl);
+    const label = `GET ${url.pathname}${url.search}`;
+    const outcome = await this.#perform(url, { method: 'GET', idempotent: true }, pathOrUrl);
+    if (outcome.kind === 'ok') return outcome.body;
+    const status = outcome.kind === 'not_sent' ? undefined : outcome.status;
+    throw new HttpError(status === undefined ? 'NETWORK' : 'HTTP_PROTOCOL', `${label}: ${outcome.message}`, status);
+  }
 
-  async function perform(url: URL, req: Pick<ApiRequest, 'method' | 'body' | 'idempotent'>, path: string): Promise<SendOutcome> {
-    if (fatal) throw secondHand(fatal);
+  stats(): TransportStats {
+    return { ...this.#counters };
+  }
+
+  stopped(): HttpError | undefined {
+    return this.#fatal;
+  }
+
+  close(): Promise<void> {
+    this.#closed ??= (async () => {
+      this.#stop.abort();
+      this.#signal?.removeEventListener('abort', this.#onAbort);
+      await this.#agent.close();
+    })();
+    return this.#closed;
+  }
+
+  /** Stops the run: nothing more is sent, and every later request hears `error`. */
+  #stopRun(error: HttpError): HttpError {
+    this.#fatal ??= error;
+    this.#stop.abort();
+    return this.#fatal;
+  }
+
+  #stoppedWhy(): string {
+    return this.#signal?.aborted ? 'the run was interrupted' : this.#closed ? 'the transport was closed' : 'the run was stopped';
+  }
+
+  async #perform(url: URL, req: Req, path: string): Promise<SendOutcome> {
+    if (this.#fatal) throw secondHand(this.#fatal);
+    const o = this.#o;
     // A FormData (a bulk CSV upload) goes as it is: fetch writes its multipart Content-Type and boundary.
     const form = req.body instanceof FormData ? req.body : undefined;
     const body = form ?? (req.body === undefined ? undefined : JSON.stringify(req.body));
-    const init = { method: req.method, headers: headers(body !== undefined && form === undefined), body, redirect: 'manual', dispatcher: agent } as unknown as RequestInit;
-    let sent = 0;
-    let counted = 0; // attempts that count against maxAttempts: 429 answers do not
-    let throttles = 0;
-    let mayHaveApplied = false; // an attempt got a 5xx or lost its answer
-    let last = '';
+    const init = { method: req.method, headers: o.headers(body !== undefined && form === undefined), body, redirect: 'manual', dispatcher: this.#agent } as unknown as RequestInit;
+    const tries: Attempts = { sent: 0, counted: 0, throttles: 0, mayHaveApplied: false, inDoubtBefore: req.inDoubt === true, last: '' };
     for (;;) {
-      const go = await bucket.take(stop.signal);
-      // Another request met a fatal answer. This one throws it too, unless it already left at
-      // least once: then it may have been applied, and the caller must hear that, not "refused".
-      const fatalNow = fatal as HttpError | undefined; // set by other requests while this one waited
-      if (fatalNow && sent === 0) throw secondHand(fatalNow);
-      if (fatalNow) return { kind: 'not_sent', message: `not sent again: ${fatalNow.message} (last: ${last})`, attempts: sent, mayHaveApplied };
-      if (!go) {
-        const message = sent === 0 ? `not sent: ${stoppedWhy()}` : `not sent again: ${stoppedWhy()} while the request waited to be resent (last: ${last})`;
-        return { kind: 'not_sent', message, attempts: sent, mayHaveApplied };
-      }
-      sent++;
-      counters.requests++;
-      const result = await exchange(fetchFn, url, init).catch((error: unknown) => {
-        // Not a network failure: a bug, or a header fetch refused. Its message may quote the
-        // Authorization header, so only a scrubbed copy goes on (issue 4: the key never reaches
-        // a report or a log).
-        throw scrubbed(error, redact);
-      });
-      let failure: AttemptFailure;
-      let status: number | undefined;
-      if (result.type === 'network') {
-        if (result.failure.kind === 'tls') return fail(new HttpError('NETWORK', tlsMessage(result.failure)));
-        if (result.failure.kind === 'lost_answer') {
-          counters.lostAnswers++;
-          mayHaveApplied = true;
-        }
-        failure = { type: 'network', kind: result.failure.kind };
-        last = networkMessage(result.failure);
-      } else {
-        status = result.status;
-        if (status >= 200 && status < 300) {
-          budget.onSuccess();
-          // A 2xx whose body broke off was applied all the same: ok, without the body.
-          const parsed = result.bodyLost ? undefined : parseBody(result.text);
-          return { kind: 'ok', status, body: parsed, id: idOf(parsed), attempts: sent };
-        }
-        // api.md §7.1 "401: check the API key": no row can succeed, so the run stops.
-        if (status === 401) return fail(new HttpError('HTTP_UNAUTHORIZED', UNAUTHORIZED, 401));
-        // Not followed: a redirect means a wrong base URL, and it could carry the key elsewhere.
-        if (status >= 300 && status < 400) return fail(new HttpError('HTTP_PROTOCOL', redact(redirectMessage(status, result.headers.get('location'), baseUrl)), status));
-        if (status === 429) {
-          // api.md §8: pause everything for retry-after, then send again; not the row's failure.
-          counters.throttled++;
-          throttles++;
-          const asked = throttleWait(result.headers, result.text, now());
-          last = redact(errorMessage(429, result.text));
-          if (throttles >= policy.maxThrottles) {
-            const message = redact(`throttled ${throttles} times (HTTP 429), gave up: ${errorMessage(429, result.text)}`);
-            emit({ type: 'gave_up', method: req.method, path, reason: 'throttles', message });
-            return { kind: 'failed', status, message, attempts: sent };
-          }
-          const waitMs = asked?.ms ?? throttleFallbackDelay(throttles, policy);
-          bucket.pauseUntil(now() + waitMs);
-          emit({ type: 'throttled', method: req.method, path, waitMs, source: asked?.source ?? 'backoff', count: throttles });
-          continue;
-        }
-        failure = { type: 'status', status };
-        if (status >= 500) mayHaveApplied = true;
-        last = redact(errorMessage(status, result.text));
-      }
-      counted++;
-      const decision = decide(failure, req.idempotent, mode, policy);
-      if (decision === 'fail') return { kind: 'failed', status, message: last, attempts: sent };
-      if (decision === 'unknown') return { kind: 'unknown', status, message: `${last}; ${NOT_RESENT}`, attempts: sent };
-      if (counted >= policy.maxAttempts || !budget.tryAcquire()) {
-        const reason = counted >= policy.maxAttempts ? 'attempts' : 'budget';
-        const why = reason === 'attempts' ? `gave up after ${counted} attempts` : 'not retried: the retry budget of the run is spent (too many failures)';
-        const kind = givenUpAs(failure);
-        const message = kind === 'unknown' ? `${last} (${why}); the request may have been applied` : `${last} (${why})`;
-        emit({ type: 'gave_up', method: req.method, path, reason, message });
-        return { kind, status, message, attempts: sent };
-      }
-      const delayMs = backoffDelay(counted, policy, random);
-      counters.retries++;
-      emit({ type: 'retry', method: req.method, path, attempt: counted + 1, delayMs, reason: last });
-      if (!stop.signal.aborted) {
-        try {
-          await sleep(delayMs, stop.signal);
-        } catch (error) {
-          if (!stop.signal.aborted) throw error;
-        }
-      }
+      const stopped = await this.#waitForSlot(tries);
+      if (stopped) return stopped;
+      const result = await this.#attempt(url, init, tries);
+      const mayHaveApplied = tries.mayHaveApplied || tries.inDoubtBefore;
+      const step = classify(result, { method: req.method, idempotent: req.idempotent, mode: o.mode, mayHaveApplied, exists: req.exists, policy: o.policy, baseUrl: o.baseUrl, maxPauseMs: o.maxPauseMs, now: o.now(), redact: o.redact });
+      const tripped = this.#breaker.observe(observation(result, step), step.action === 'fatal' ? step.error.message : reasonOf(step));
+      if (step.action !== 'fatal' && step.action !== 'pause' && mayHaveBeenApplied(step.answer)) tries.mayHaveApplied = true;
+      const next = await this.#afterStep(step, req, path, tries);
+      if (tripped) this.#stopRun(tripped);
+      if (next !== 'again') return next;
     }
   }
 
+  /** Before each attempt: the slot, unless the run stopped meanwhile. Undefined: go. */
+  async #waitForSlot(tries: Attempts): Promise<SendOutcome | undefined> {
+    const go = await this.#bucket.take(this.#stop.signal);
+    // Another request stopped the run while this one waited. This one hears that too, unless it
+    // already left at least once: then it may have been applied, and the caller must hear that.
+    const fatalNow = this.#fatal;
+    if (fatalNow && tries.sent === 0) throw secondHand(fatalNow);
+    if (fatalNow) return { kind: 'not_sent', message: `not sent again: ${fatalNow.message} (last: ${tries.last})`, attempts: tries.sent, mayHaveApplied: tries.mayHaveApplied };
+    if (go) return undefined;
+    const message = tries.sent === 0 ? `not sent: ${this.#stoppedWhy()}` : `not sent again: ${this.#stoppedWhy()} while the request waited to be resent (last: ${tries.last})`;
+    return { kind: 'not_sent', message, attempts: tries.sent, mayHaveApplied: tries.mayHaveApplied };
+  }
+
+  /** One round trip; an error `fetch` throws that is not a network failure may quote the key, so only a scrubbed copy goes on. */
+  async #attempt(url: URL, init: RequestInit, tries: Attempts): Promise<Exchange> {
+    tries.sent++;
+    this.#counters.requests++;
+    const result = await exchange(this.#o.fetchFn, url, init).catch((error: unknown) => {
+      throw scrubbed(error, this.#o.redact);
+    });
+    if (result.type === 'network' && result.failure.kind === 'lost_answer') this.#counters.lostAnswers++;
+    return result;
+  }
+
+  /** What the loop does with a step: an outcome, or 'again' once the wait before the next attempt is over. */
+  async #afterStep(step: Step, req: Req, path: string, tries: Attempts): Promise<SendOutcome | 'again'> {
+    switch (step.action) {
+      case 'done':
+        if (step.outcome.kind === 'ok') this.#budget.onSuccess();
+        return { ...step.outcome, attempts: tries.sent } as SendOutcome;
+      case 'fatal': {
+        const error = this.#stopRun(step.error);
+        // An earlier attempt of this request may have been applied: its fate is unknown, not refused.
+        if (tries.mayHaveApplied) return { kind: 'unknown', status: undefined, message: `${tries.last}, then ${error.message}; ${NOT_RESENT}`, attempts: tries.sent };
+        throw error;
+      }
+      case 'pause':
+        return this.#pause(step, req, path, tries);
+      case 'retry':
+        return this.#retry(step, req, path, tries);
+    }
+  }
+
+  /** A 429 was not applied: wait for retry-after, then send again, without using an attempt. */
+  #pause(step: Extract<Step, { action: 'pause' }>, req: Req, path: string, tries: Attempts): SendOutcome | 'again' {
+    const o = this.#o;
+    this.#counters.throttled++;
+    tries.throttles++;
+    tries.last = step.reason;
+    if (tries.throttles >= o.policy.maxThrottles) {
+      const message = `throttled ${tries.throttles} times (HTTP 429), gave up: ${step.reason}`;
+      o.emit({ type: 'gave_up', method: req.method, path, reason: 'throttles', message });
+      return this.#givenUp('throttled', 429, message, req, tries);
+    }
+    const waitMs = step.waitMs ?? throttleFallbackDelay(tries.throttles, o.policy);
+    this.#bucket.pauseUntil(o.now() + waitMs);
+    o.emit({ type: 'throttled', method: req.method, path, waitMs, source: step.source ?? 'backoff', count: tries.throttles });
+    return 'again';
+  }
+
+  async #retry(step: Extract<Step, { action: 'retry' }>, req: Req, path: string, tries: Attempts): Promise<SendOutcome | 'again'> {
+    const o = this.#o;
+    tries.counted++;
+    tries.last = step.reason;
+    const outOfAttempts = tries.counted >= o.policy.maxAttempts;
+    if (outOfAttempts || !this.#budget.tryAcquire()) {
+      const why = outOfAttempts ? `gave up after ${tries.counted} attempts` : 'not retried: the retry budget of the run is spent (too many failures)';
+      const message = `${step.reason} (${why})`;
+      o.emit({ type: 'gave_up', method: req.method, path, reason: outOfAttempts ? 'attempts' : 'budget', message });
+      return this.#givenUp(step.answer, step.status, message, req, tries);
+    }
+    const delayMs = backoffDelay(tries.counted, o.policy, o.random);
+    this.#counters.retries++;
+    o.emit({ type: 'retry', method: req.method, path, attempt: tries.counted + 1, delayMs, reason: step.reason });
+    if (!this.#stop.signal.aborted) {
+      try {
+        await o.sleep(delayMs, this.#stop.signal);
+      } catch (error) {
+        if (!this.#stop.signal.aborted) throw error;
+      }
+    }
+    return 'again';
+  }
+
+  /** A retry that cannot happen: `unknown` when an attempt may have been applied, else `not_sent` (never `failed`). */
+  #givenUp(answer: AttemptAnswer, status: number | undefined, message: string, req: Req, tries: Attempts): SendOutcome {
+    const v = verdict(answer, { idempotent: req.idempotent, mode: this.#o.mode, mayHaveApplied: tries.mayHaveApplied || tries.inDoubtBefore, exhausted: true });
+    if (v === 'unknown') return { kind: 'unknown', status, message: `${message}; the request may have been applied: check the account; if it is not there, resume --resend-unknown`, attempts: tries.sent };
+    return { kind: 'not_sent', message: `not sent: ${message}`, attempts: tries.sent, mayHaveApplied: false };
+  }
+}
+
+/** The options, checked and with their defaults. */
+function setup(options: TransportOptions): Setup {
+  const { baseUrl, apiKey } = options;
+  if (apiKey.trim() === '') throw new ConfigError('USAGE', 'the API key is empty');
+  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, maxAttempts: positiveInteger('maxAttempts', options.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts) };
   return {
-    send: async (req) => perform(requestUrl(baseUrl, req.path), req, req.path),
-    async getJson(pathOrUrl) {
-      const url = linkUrl(baseUrl, pathOrUrl);
-      const label = `GET ${url.pathname}${url.search}`;
-      const outcome = await perform(url, { method: 'GET', idempotent: true }, pathOrUrl);
-      if (outcome.kind === 'ok') return outcome.body;
-      const status = outcome.kind === 'not_sent' ? undefined : outcome.status;
-      throw new HttpError(status === undefined ? 'NETWORK' : 'HTTP_PROTOCOL', `${label}: ${outcome.message}`, status);
-    },
-    stats: () => ({ ...counters }),
-    close() {
-      closed ??= (async () => {
-        stop.abort();
-        options.signal?.removeEventListener('abort', onAbort);
-        await agent.close();
-      })();
-      return closed;
-    },
+    baseUrl,
+    policy,
+    mode: options.inDoubt ?? 'unknown',
+    maxPauseMs: positive('maxPauseMs', options.maxPauseMs ?? 300_000),
+    now: options.now ?? Date.now,
+    sleep: options.sleep ?? defaultSleep,
+    random: options.random ?? Math.random,
+    // Read at call time, not captured: nock (tests) replaces the global fetch after import.
+    fetchFn: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    emit: (event) => options.onEvent?.(event),
+    headers: (withBody) => ({
+      Authorization: `Token ${apiKey}`,
+      // Version 2 of the API is asked for through the Accept header.
+      Accept: '*/*; version=2',
+      'User-Agent': options.userAgent ?? 'engage-import',
+      ...(withBody ? { 'Content-Type': 'application/json' } : {}),
+    }),
+    redact: (text) => text.split(apiKey).join('[redacted]'),
   };
 }
+
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT']);
+
+/** How the breaker sees one attempt. */
+function observation(result: Exchange, step: Step): Observation {
+  if (result.type === 'network') {
+    if (result.failure.kind === 'before_sent') return 'never_left';
+    return TIMEOUT_CODES.has(result.failure.code) ? 'timeout' : 'lost';
+  }
+  if (result.bodyLost && TIMEOUT_CODES.has(result.bodyLost.code)) return 'timeout';
+  return step.action !== 'fatal' && step.action !== 'pause' && step.answer === 'malformed_success' ? 'malformed' : 'answered';
+}
+
+const reasonOf = (step: Step): string => (step.action === 'retry' || step.action === 'pause' ? step.reason : step.action === 'done' && step.outcome.kind !== 'ok' ? step.outcome.message : '');
 
 /**
  * The run's fatal error as a request that never left hears it: the same code and words, without
@@ -204,22 +305,6 @@ function scrubbed(error: unknown, redact: (text: string) => string): Error {
   copy.name = original.name;
   copy.stack = `${copy.name}: ${copy.message}\n    (stack withheld: the original may quote the API key)`;
   return copy;
-}
-
-/** A 2xx body: JSON when it parses, the raw text when it does not, undefined when empty. */
-function parseBody(text: string): unknown {
-  if (text.trim() === '') return undefined;
-  try {
-    return JSON.parse(text) as unknown;
-  } catch {
-    return text;
-  }
-}
-
-function idOf(body: unknown): string | undefined {
-  if (body === null || typeof body !== 'object' || !('id' in body)) return undefined;
-  const id = body.id;
-  return typeof id === 'number' || typeof id === 'string' ? String(id) : undefined;
 }
 
 function positive(name: string, value: number): number {

@@ -1,9 +1,9 @@
 /**
- * The service's own words for a refused request (api.md §7). Three body formats exist:
+ * The service's own words for a refused request (see docs/api-contract.md). Three body formats exist:
  * 1. flat field errors `{"name": ["…"], "status": ["…"]}` (deals),
  * 2. nested `{"errors": {"user_id": ["…"]}}` (events),
  * 3. a detail string `{"detail": "…"}` (not found, throttling).
- * api.md §7: "when `detail` is present, it is the general message; else when `errors` is
+ * The rule: "when `detail` is present, it is the general message; else when `errors` is
  * present, use its content; else use the object as it is."
  */
 

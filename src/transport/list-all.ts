@@ -2,8 +2,8 @@ import { HttpError } from '../errors.js';
 import type { Transport } from './types.js';
 
 /**
- * Every item of a paginated list (api.md §4.4: `{count, next, previous, results}`), page after
- * page, following `next` (a full URL, public-facts.md) until it is null. `getJson` refuses a
+ * Every item of a paginated list (`{count, next, previous, results}`), page after
+ * page, following `next` (a full URL) until it is null. `getJson` refuses a
  * `next` on another origin, so the API key stays with the service; a `next` already read
  * stops the walk instead of looping forever.
  */

@@ -1,6 +1,5 @@
 /**
- * Where a failed `fetch` broke, which decides whether it may be sent again (issue: "a lost
- * answer is not a failure"):
+ * Where a failed `fetch` broke, which decides whether it may be sent again (a lost answer is not a failure):
  * - `before_sent`: the connection was never made, so nothing reached the service; safe to
  *   resend for any operation.
  * - `lost_answer`: the connection broke or timed out after the request was (or may have been)
@@ -55,6 +54,8 @@ export function classifyNetworkError(error: unknown): NetworkFailure | undefined
     const reason = LOST_ANSWER[code];
     if (reason !== undefined) return { kind: 'lost_answer', code, reason };
   }
+  // fetch refuses some ports outright ("bad port": 6000, 6666, 10080, ...): nothing left.
+  if (chain.some((e) => e.message === 'bad port')) return { kind: 'before_sent', code: 'BAD_PORT', reason: 'fetch refuses to use this port' };
   const tls = codes.find((c) => TLS_CODE.test(c));
   if (tls !== undefined) return { kind: 'tls', code: tls, reason: 'the certificate of the service was refused' };
   if (chain.some((e) => typeof e.message === 'string' && /other side closed/i.test(e.message))) {

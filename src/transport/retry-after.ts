@@ -1,5 +1,5 @@
 /**
- * How long a 429 asks to wait (api.md §8): the `retry-after` header (lowercase on this service;
+ * How long a 429 asks to wait: the `retry-after` header (lowercase on this service;
  * `Headers` reads names case-insensitively), in seconds or as an HTTP date; else the seconds in
  * the detail `Request was throttled. Expected available in <n> second(s).`
  */

@@ -1,8 +1,8 @@
 /**
  * The one pacer of a run: every request of the transport takes a slot here, whatever its
  * stage or concurrency. Slots are spread evenly, `1000 / rate` ms apart, with no burst
- * allowance: api.md §8 recommends to "queue requests and drain at a steady rate below the limit,
- * avoid bursts". A 429 pauses the whole bucket for the time the service asked (api.md §8), and
+ * allowance: the API's guidance is to "queue requests and drain at a steady rate below the limit,
+ * avoid bursts". A 429 pauses the whole bucket for the time the service asked, and
  * the slots after the pause are spread evenly again from its end.
  *
  * Reservations are synchronous, so any number of concurrent `take` calls is safe.

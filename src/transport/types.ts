@@ -1,31 +1,40 @@
+import type { HttpError } from '../errors.js';
+import type { BreakerOptions } from './breaker.js';
+import type { InDoubtMode } from './in-doubt.js';
 import type { RetryBudgetOptions } from './retry-budget.js';
-import type { UnsafeRetries } from './retry-policy.js';
 
 /** One API call, as the pipeline asks for it. */
 export interface ApiRequest {
   readonly method: 'GET' | 'POST' | 'PATCH' | 'PUT';
-  /** Relative to the base URL, no leading slash, ending with `/` (api.md §4): `events/`, `deals/12/`. */
+  /** Relative to the base URL, no leading slash, ending with `/`: `events/`, `deals/12/`. */
   readonly path: string;
   /** Sent as JSON when defined; a `FormData` is sent as `multipart/form-data` as it is (bulk CSV uploads). */
   readonly body?: unknown;
-  /** True when sending it twice has the effect of sending it once (api.md call ordering rule 5). */
+  /** True when sending it twice has the effect of sending it once (an update, or an update_or_create matched on its key). */
   readonly idempotent: boolean;
+  /** An earlier attempt of this row, in a run before this one, may have been applied (a resend of a row in doubt). */
+  readonly inDoubt?: boolean | undefined;
+  /**
+   * Recognises the answer "this key exists already" to a create: when an earlier attempt of the
+   * row may have been applied, that answer means our own create went through, and the row is `ok`.
+   */
+  readonly exists?: ((status: number, bodyText: string) => boolean) | undefined;
 }
 
 /**
  * What became of one request. `attempts` counts every time it was sent, 429 answers included.
- * - `ok`: 2xx; `body` parsed as JSON (the raw text when it is not JSON, undefined when empty or
- *   unreadable), `id` is `body.id` as a string when present.
- * - `failed`: the service refused it (4xx), or it was given up after retries; not applied.
- * - `unknown`: it may have been applied (a lost answer; or a 5xx in mode `never`) and was not
- *   resent to avoid a duplicate.
- * - `not_sent`: the signal aborted (or the transport closed) before it was sent, or while it
- *   waited to be sent again under the retry mode. `mayHaveApplied`: an earlier attempt of it got
+ * - `ok`: 2xx with a JSON object `body`; `id` is `body.id` as a string when present. Also a
+ *   resent create answered "exists already" (`recognisesOwnCreate`): `body` undefined, `message` says so.
+ * - `failed`: the service refused it (4xx); not applied.
+ * - `unknown`: it may have been applied (a 5xx, a lost answer, a 2xx that is not the API's
+ *   answer) and was not resent, or was given up after such an attempt; see `verdict`.
+ * - `not_sent`: the signal aborted (or the transport closed, or the run stopped) before it was
+ *   sent, or while it waited to be sent again; or every attempt never left or was answered 429. `mayHaveApplied`: an earlier attempt of it got
  *   a 5xx or lost its answer, so it may exist already; false when every attempt was answered 429
  *   or never left (connection refused), which the service certainly did not apply.
  */
 export type SendOutcome =
-  | { readonly kind: 'ok'; readonly status: number; readonly body: unknown; readonly id: string | undefined; readonly attempts: number }
+  | { readonly kind: 'ok'; readonly status: number; readonly body: unknown; readonly id: string | undefined; readonly attempts: number; readonly message?: string }
   | { readonly kind: 'failed'; readonly status: number | undefined; readonly message: string; readonly attempts: number }
   | { readonly kind: 'unknown'; readonly status: number | undefined; readonly message: string; readonly attempts: number }
   | { readonly kind: 'not_sent'; readonly message: string; readonly attempts: number; readonly mayHaveApplied: boolean };
@@ -89,6 +98,8 @@ export interface Transport {
    */
   getJson(pathOrUrl: string): Promise<unknown>;
   stats(): TransportStats;
+  /** The error that stopped the run (401, a breaker, a pause too long), once one did: nothing more is sent. */
+  stopped(): HttpError | undefined;
   /** Requests not yet sent end as `not_sent`, pauses end; waits for in-flight requests, then closes the connections. */
   close(): Promise<void>;
 }
@@ -96,22 +107,24 @@ export interface Transport {
 export interface TransportTimeouts {
   /** To establish a connection (TCP + TLS). Default 10 000. */
   readonly connectMs?: number;
-  /** From the request being sent to the response headers. Default 30 000. */
+  /** The wait for an answer: for its headers, then between two chunks of its body. Default 30 000. */
+  readonly requestMs?: number;
+  /** From the request being sent to the response headers. Default `requestMs`. */
   readonly headersMs?: number;
-  /** Between two chunks of the response body. Default 30 000. */
+  /** Between two chunks of the response body. Default `requestMs`. */
   readonly bodyMs?: number;
 }
 
 export interface TransportOptions {
   /** The API root, as `resolveBaseUrl` returns it (trailing `/`, https or loopback). */
   readonly baseUrl: URL;
-  /** Sent as `Authorization: Token <key>` (api.md §5); never logged, never in a message. */
+  /** Sent as `Authorization: Token <key>`; never logged, never in a message. */
   readonly apiKey: string;
-  /** Requests per second for the whole run (api.md §8: 10 by default on the service). Default 10. */
+  /** Requests per second for the whole run (the service allows 10 by default). Default 10. */
   readonly rate?: number;
   /**
    * Fraction of `rate` kept free so that jitter on the way never makes 11 requests land in the
-   * service's one-second window (api.md §8 advises draining "below the limit"). Default 0.03:
+   * service's one-second window (the API advises draining "below the limit"). Default 0.03:
    * 10 req/s becomes one request every 103 ms (9.7 req/s).
    */
   readonly headroom?: number;
@@ -119,8 +132,12 @@ export interface TransportOptions {
   readonly concurrency?: number;
   /** Attempts per request on 5xx and network failures, the first included. Default 5. */
   readonly maxAttempts?: number;
-  /** What may be resent for non-idempotent requests; see `UnsafeRetries`. Default `safe`. */
-  readonly unsafeRetries?: UnsafeRetries;
+  /** Non-idempotent requests that may have been applied: `unknown` (never resent) or `resend`; see `InDoubtMode`. Default `unknown`. */
+  readonly inDoubt?: InDoubtMode;
+  /** Longest pause a 429 may ask for; a longer one stops the run (rows left `not_sent`, to resume later). Default 300 000 (5 minutes). */
+  readonly maxPauseMs?: number;
+  /** When the run stops because every request fails the same way; see `Breaker`. */
+  readonly breaker?: BreakerOptions;
   readonly timeouts?: TransportTimeouts;
   /** Default `engage-import` (the CLI passes `engage-import/<version>`). */
   readonly userAgent?: string;

@@ -1,4 +1,5 @@
 import { PassThrough } from 'node:stream';
+import type { CliIo } from '../../src/cli/command.js';
 import { main } from '../../src/cli/main.js';
 
 export interface CliResult {
@@ -8,7 +9,7 @@ export interface CliResult {
 }
 
 /** Run the whole command line in-process, as a user would type it, capturing what it prints. */
-export async function runCli(argv: string[], options: { cwd?: string; env?: Record<string, string | undefined>; signal?: AbortSignal } = {}): Promise<CliResult> {
+export async function runCli(argv: string[], options: { cwd?: string; env?: Record<string, string | undefined>; signal?: AbortSignal; clock?: CliIo['clock'] } = {}): Promise<CliResult> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';
@@ -21,6 +22,7 @@ export async function runCli(argv: string[], options: { cwd?: string; env?: Reco
     env: options.env ?? {},
     cwd: options.cwd ?? process.cwd(),
     signal: options.signal ?? new AbortController().signal,
+    ...(options.clock && { clock: options.clock }),
   });
   return { code, stdout: out, stderr: err };
 }

@@ -51,6 +51,7 @@ function fakeTransport(answer: (req: ApiRequest) => Promise<SendOutcome>): Trans
     },
     getJson: async () => ({}),
     stats: () => ({ requests: sent.length, retries: 0, throttled: 0, lostAnswers: 0 }),
+    stopped: () => undefined,
     close: async () => undefined,
   } as Transport & { sent: ApiRequest[] };
 }
@@ -66,7 +67,7 @@ async function contactsThenEvents(contacts: string, events: string) {
     'events.yaml': 'resource: event\nsource: { file: events.csv }\nkey: id\nfields:\n  user_custom_id: user\n  name: { value: Visited }\n  data.id: id\n',
     'job.yaml': 'mappings: [events.yaml, contacts.yaml]\n',
   });
-  const options: LiveImportOptions = { cwd: dir, report: join(dir, 'report.csv'), rate: 10, concurrency: 4, failOnInvalid: false, unsafeRetries: 'safe', resendUnknown: false };
+  const options: LiveImportOptions = { cwd: dir, report: join(dir, 'report.csv'), rate: 10, concurrency: 4, failOnInvalid: false, resendUnknown: false };
   return { dir, options, job: await loadJob(join(dir, 'job.yaml'), { cwd: dir }) };
 }
 

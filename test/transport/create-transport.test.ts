@@ -45,6 +45,8 @@ function make(over: Partial<TransportOptions> = {}) {
 }
 
 const api = () => nock(ORIGIN);
+const NOT_RESENT = 'the request may have been applied and was not resent to avoid a duplicate: check the account; if it is not there, resume --resend-unknown';
+const MAY_HAVE = 'the request may have been applied: check the account; if it is not there, resume --resend-unknown';
 const post = (path: string, idempotent = false, body: unknown = { name: 'x' }): ApiRequest => ({ method: 'POST', path, body, idempotent });
 
 type Answer = readonly [number, unknown?, Record<string, string>?] | { readonly error: object };
@@ -88,12 +90,19 @@ describe('requests', () => {
   });
 
   it.each([
-    ['no body', 204, '', undefined],
-    ['a body that is not JSON', 200, 'done', 'done'],
-  ])('answers ok with %s', async (_name, status, text, body) => {
+    ['no body', 204, '', 'an empty body'],
+    ['a body that is not JSON', 200, 'done', 'text that is not JSON'],
+    ['an HTML page', 200, '<html>catch-all</html>', 'an HTML page'],
+    ['a JSON array', 201, '[1,2,3]', 'a JSON array'],
+  ])('a 2xx with %s is unknown: it is not the answer of the API', async (_name, status, text, what) => {
     api().patch('/api/public/deals/3/').reply(status, text);
     const { transport } = make();
-    expect(await transport.send({ method: 'PATCH', path: 'deals/3/', body: {}, idempotent: true })).toEqual({ kind: 'ok', status, body, id: undefined, attempts: 1 });
+    expect(await transport.send({ method: 'PATCH', path: 'deals/3/', body: {}, idempotent: true })).toEqual({
+      kind: 'unknown',
+      status,
+      message: `HTTP ${status} but the answer is not the JSON object the API sends (${what}): is the base URL the API root?; the request may have been applied and was not resent to avoid a duplicate: check the account; if it is not there, resume --resend-unknown`,
+      attempts: 1,
+    });
   });
 
   it('refuses a path that would leave the API prefix: a bug, thrown', async () => {
@@ -182,7 +191,7 @@ describe('401', () => {
     const clock = manualClock();
     api().post('/api/public/a/').reply(502).post('/api/public/b/').reply(401);
     const { transport } = make({ rate: 1000, headroom: 0, now: clock.now, sleep: clock.sleep, random: () => 0.99 });
-    const first = transport.send(post('a/'));
+    const first = transport.send(post('a/', true));
     await until(() => clock.pending() > 0); // a/ got its 502 and waits for its backoff
     const second = transport.send(post('b/')).catch((e: unknown) => e);
     await clock.advance(1);
@@ -222,21 +231,21 @@ describe('429: the whole transport pauses (R-RATE-3)', () => {
   it('does not use attempts: 429s between two 500s leave the second attempt to come', async () => {
     const server = answering('post', 'events/', [[500], [429, '', { 'retry-after': '1' }], [429, '', { 'retry-after': '1' }], [500, { detail: 'A server error occurred.' }]]);
     const { transport } = make({ maxAttempts: 2 });
-    const outcome = await transport.send(post('events/'));
-    expect(outcome).toEqual({ kind: 'failed', status: 500, message: 'A server error occurred. (gave up after 2 attempts)', attempts: 4 });
+    const outcome = await transport.send(post('events/', true));
+    expect(outcome).toEqual({ kind: 'unknown', status: 500, message: `A server error occurred. (gave up after 2 attempts); ${MAY_HAVE}`, attempts: 4 });
     expect(server.hits).toHaveLength(4);
     expect(transport.stats()).toEqual({ requests: 4, retries: 1, throttled: 2, lostAnswers: 0 });
   });
 
-  it('gives up after 50 throttles', async () => {
+  it('gives up after 50 throttles: not_sent, since a 429 was not applied', async () => {
     const server = answering('post', 'events/', [[429, { detail: 'Request was throttled. Expected available in 1 second.' }, { 'retry-after': '1' }]]);
     const { transport, events } = make();
     const outcome = await transport.send(post('events/'));
     expect(outcome).toEqual({
-      kind: 'failed',
-      status: 429,
-      message: 'throttled 50 times (HTTP 429), gave up: Request was throttled. Expected available in 1 second.',
+      kind: 'not_sent',
+      message: 'not sent: throttled 50 times (HTTP 429), gave up: Request was throttled. Expected available in 1 second.',
       attempts: 50,
+      mayHaveApplied: false,
     });
     expect(server.hits).toHaveLength(50);
     expect(events.filter((e) => e.type === 'throttled')).toHaveLength(49);
@@ -263,7 +272,7 @@ describe('5xx and retries', () => {
   it('retries a 500, then succeeds, after a jittered backoff', async () => {
     const server = answering('post', 'events/', [[500], [201, { id: 4 }]]);
     const { transport, clock, events } = make({ random: () => 0.5 });
-    const outcome = await transport.send(post('events/'));
+    const outcome = await transport.send(post('events/', true));
     expect(outcome).toEqual({ kind: 'ok', status: 201, body: { id: 4 }, id: '4', attempts: 2 });
     expect(server.hits).toHaveLength(2);
     expect(clock.sleeps).toEqual([250]);
@@ -274,8 +283,8 @@ describe('5xx and retries', () => {
   it('gives up after maxAttempts (default 5), backing off 0.5, 1, 2, 4 s', async () => {
     const server = answering('post', 'deals/', [[503, 'Service Unavailable']]);
     const { transport, clock, events } = make();
-    const outcome = await transport.send(post('deals/'));
-    expect(outcome).toEqual({ kind: 'failed', status: 503, message: 'HTTP 503: Service Unavailable (gave up after 5 attempts)', attempts: 5 });
+    const outcome = await transport.send(post('deals/', true));
+    expect(outcome).toEqual({ kind: 'unknown', status: 503, message: `HTTP 503: Service Unavailable (gave up after 5 attempts); ${MAY_HAVE}`, attempts: 5 });
     expect(server.hits).toHaveLength(5);
     expect(clock.sleeps).toEqual([500, 1000, 2000, 4000]);
     expect(events.at(-1)).toEqual({ type: 'gave_up', method: 'POST', path: 'deals/', reason: 'attempts', message: 'HTTP 503: Service Unavailable (gave up after 5 attempts)' });
@@ -284,7 +293,7 @@ describe('5xx and retries', () => {
   it.each([1, 3])('honours maxAttempts %d', async (maxAttempts) => {
     const server = answering('post', 'deals/', [[502]]);
     const { transport } = make({ maxAttempts });
-    expect(await transport.send(post('deals/'))).toMatchObject({ kind: 'failed', status: 502, attempts: maxAttempts });
+    expect(await transport.send(post('deals/', true))).toMatchObject({ kind: 'unknown', status: 502, attempts: maxAttempts });
     expect(server.hits).toHaveLength(maxAttempts);
   });
 
@@ -299,11 +308,11 @@ describe('5xx and retries', () => {
     const server = answering('post', 'deals/', [[503]]);
     const { transport, events } = make();
     const outcomes: SendOutcome[] = [];
-    for (let i = 0; i < 50; i++) outcomes.push(await transport.send(post('deals/')));
+    for (let i = 0; i < 50; i++) outcomes.push(await transport.send(post('deals/', true)));
     // 500 tokens at 5 a retry: 100 retries for the whole run, then each row fails on its first 503.
     expect(server.hits).toHaveLength(150);
-    expect(outcomes.every((o) => o.kind === 'failed')).toBe(true);
-    expect(outcomes.at(-1)).toEqual({ kind: 'failed', status: 503, message: 'HTTP 503 (not retried: the retry budget of the run is spent (too many failures))', attempts: 1 });
+    expect(outcomes.every((o) => o.kind === 'unknown')).toBe(true);
+    expect(outcomes.at(-1)).toEqual({ kind: 'unknown', status: 503, message: `HTTP 503 (not retried: the retry budget of the run is spent (too many failures)); ${MAY_HAVE}`, attempts: 1 });
     // The first 25 rows take 4 retries each (25 × 20 tokens); the 25 after them get none.
     expect(events.filter((e) => e.type === 'gave_up' && e.reason === 'attempts')).toHaveLength(25);
     expect(events.filter((e) => e.type === 'gave_up' && e.reason === 'budget')).toHaveLength(25);
@@ -312,14 +321,14 @@ describe('5xx and retries', () => {
   it('successes refill the retry budget', async () => {
     const server = answering('post', 'deals/', [[503], [200, { id: 1 }], [503], [200, { id: 1 }]]);
     const { transport } = make({ retryBudget: { capacity: 5, retryCost: 5, successRefund: 5 } });
-    expect((await transport.send(post('deals/'))).kind).toBe('ok');
+    expect((await transport.send(post('deals/', true))).kind).toBe('ok');
     // The success paid back the one retry the budget holds, so the next 503 is retried too.
-    expect((await transport.send(post('deals/'))).kind).toBe('ok');
+    expect((await transport.send(post('deals/', true))).kind).toBe('ok');
     expect(server.hits).toHaveLength(4);
   });
 });
 
-describe('network failures and unsafeRetries', () => {
+describe('network failures and inDoubt', () => {
   const reset = { error: { code: 'ECONNRESET' } } as const;
   const refused = { error: { code: 'ECONNREFUSED' } } as const;
 
@@ -329,7 +338,7 @@ describe('network failures and unsafeRetries', () => {
     expect(await transport.send(post('events/'))).toEqual({
       kind: 'unknown',
       status: undefined,
-      message: 'no answer received (connection closed); the request may have been applied and was not resent to avoid a duplicate',
+      message: `no answer received (connection closed); ${NOT_RESENT}`,
       attempts: 1,
     });
     expect(server.hits).toHaveLength(1);
@@ -349,7 +358,7 @@ describe('network failures and unsafeRetries', () => {
     expect(await transport.send(post('users/update_or_create/', true))).toEqual({
       kind: 'unknown',
       status: undefined,
-      message: 'no answer received (connection closed) (gave up after 3 attempts); the request may have been applied',
+      message: `no answer received (connection closed) (gave up after 3 attempts); ${MAY_HAVE}`,
       attempts: 3,
     });
     expect(server.hits).toHaveLength(3);
@@ -357,47 +366,44 @@ describe('network failures and unsafeRetries', () => {
 
   it('a refused connection is retried, whatever the operation', async () => {
     const server = answering('post', 'events/', [refused, refused, [201, { id: 2 }]]);
-    const { transport } = make({ unsafeRetries: 'never' });
+    const { transport } = make({ inDoubt: 'unknown' });
     expect(await transport.send(post('events/'))).toMatchObject({ kind: 'ok', attempts: 3 });
     expect(server.hits).toHaveLength(3);
   });
 
-  it('a connection refused to the end fails (nothing was applied)', async () => {
+  it('a connection refused to the end is not_sent (nothing was applied)', async () => {
     answering('post', 'events/', [refused]);
     const { transport } = make();
     expect(await transport.send(post('events/'))).toEqual({
-      kind: 'failed',
-      status: undefined,
-      message: 'could not reach the API (connection refused, ECONNREFUSED) (gave up after 5 attempts)',
+      kind: 'not_sent',
+      message: 'not sent: could not reach the API (connection refused, ECONNREFUSED) (gave up after 5 attempts)',
       attempts: 5,
+      mayHaveApplied: false,
     });
   });
 
   it.each([
-    ['safe', false, reset, 'unknown', 1],
-    ['safe', true, reset, 'ok', 2],
-    ['safe', false, [500], 'ok', 2],
-    ['safe', false, refused, 'ok', 2],
-    ['never', false, [500], 'unknown', 1],
-    ['never', true, [500], 'ok', 2],
-    ['never', false, reset, 'unknown', 1],
-    ['never', false, refused, 'ok', 2],
-    ['always', false, reset, 'ok', 2],
-    ['always', false, [500], 'ok', 2],
+    ['unknown', false, reset, 'unknown', 1],
+    ['unknown', true, reset, 'ok', 2],
+    ['unknown', false, [500], 'unknown', 1],
+    ['unknown', true, [500], 'ok', 2],
+    ['unknown', false, refused, 'ok', 2],
+    ['resend', false, reset, 'ok', 2],
+    ['resend', false, [500], 'ok', 2],
   ] as const)('mode %s, idempotent %s, first answer %j → %s after %d requests', async (mode, idempotent, first, kind, requests) => {
     const server = answering('post', 'events/', [first, [201, { id: 1 }]]);
-    const { transport } = make({ unsafeRetries: mode });
+    const { transport } = make({ inDoubt: mode });
     expect((await transport.send(post('events/', idempotent))).kind).toBe(kind);
     expect(server.hits).toHaveLength(requests);
   });
 
-  it('never: a 5xx on a non-idempotent request says why it was not resent', async () => {
+  it('a 5xx on a non-idempotent request says why it was not resent', async () => {
     answering('post', 'events/', [[500, { detail: 'A server error occurred.' }]]);
-    const { transport } = make({ unsafeRetries: 'never' });
+    const { transport } = make({ inDoubt: 'unknown' });
     expect(await transport.send(post('events/'))).toEqual({
       kind: 'unknown',
       status: 500,
-      message: 'A server error occurred.; the request may have been applied and was not resent to avoid a duplicate',
+      message: `A server error occurred.; ${NOT_RESENT}`,
       attempts: 1,
     });
   });
@@ -474,7 +480,7 @@ describe('abort and close', () => {
     const controller = new AbortController();
     const server = answering('post', 'events/', [[503]]);
     const { transport, events } = make({ now: clock.now, sleep: clock.sleep, signal: controller.signal });
-    const pending = transport.send(post('events/'));
+    const pending = transport.send(post('events/', true));
     await until(() => events.length === 1);
     await clock.advance(100);
     controller.abort('SIGINT');
@@ -559,7 +565,7 @@ describe('redirects and getJson', () => {
 
   it.each([
     [[404, { detail: 'Not found.' }], 'HTTP_PROTOCOL', 404, 'GET /api/public/events/: Not found.'],
-    [{ error: { code: 'ENOTFOUND' } }, 'NETWORK', undefined, 'GET /api/public/events/: could not reach the API (host not found, ENOTFOUND) (gave up after 2 attempts)'],
+    [{ error: { code: 'ENOTFOUND' } }, 'NETWORK', undefined, 'GET /api/public/events/: not sent: could not reach the API (host not found, ENOTFOUND) (gave up after 2 attempts)'],
   ] as const)('getJson throws when the answer is not ok', async (answer, code, status, message) => {
     answering('get', 'events/', [answer]);
     const { transport } = make({ maxAttempts: 2 });
@@ -670,13 +676,13 @@ describe('over real loopback HTTP (undici Agent as the dispatcher)', () => {
     expect(transport.stats().lostAnswers).toBe(1);
   });
 
-  it('a 2xx whose body breaks off was applied: ok without a body', async () => {
+  it('a 2xx whose body breaks off is unknown: what was stored cannot be told', async () => {
     behaviour = (req, _body, res) => {
       res.writeHead(201, { 'content-type': 'application/json', 'content-length': '100' });
       res.write('{"id":', () => req.socket.destroy());
     };
     const { transport } = live();
-    expect(await transport.send(post('events/'))).toEqual({ kind: 'ok', status: 201, body: undefined, id: undefined, attempts: 1 });
+    expect(await transport.send(post('events/'))).toMatchObject({ kind: 'unknown', status: 201, message: expect.stringMatching(/^HTTP 201 but the answer is not the JSON object the API sends \(its body broke off\)/), attempts: 1 });
     expect(received).toHaveLength(1);
   });
 
@@ -686,7 +692,7 @@ describe('over real loopback HTTP (undici Agent as the dispatcher)', () => {
     expect(await transport.send(post('events/'))).toEqual({
       kind: 'unknown',
       status: undefined,
-      message: 'no answer received (timed out waiting for the answer); the request may have been applied and was not resent to avoid a duplicate',
+      message: `no answer received (timed out waiting for the answer); ${NOT_RESENT}`,
       attempts: 1,
     });
   });
@@ -698,10 +704,10 @@ describe('over real loopback HTTP (undici Agent as the dispatcher)', () => {
     await new Promise((r) => closed.close(r));
     const { transport } = live({ baseUrl: new URL(`http://127.0.0.1:${port}/api/public/`), maxAttempts: 2 });
     expect(await transport.send(post('events/'))).toEqual({
-      kind: 'failed',
-      status: undefined,
-      message: 'could not reach the API (connection refused, ECONNREFUSED) (gave up after 2 attempts)',
+      kind: 'not_sent',
+      message: 'not sent: could not reach the API (connection refused, ECONNREFUSED) (gave up after 2 attempts)',
       attempts: 2,
+      mayHaveApplied: false,
     });
   });
 });

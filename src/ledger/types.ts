@@ -1,0 +1,70 @@
+/** The ledger's types, apart from the code that implements them (no file imports its own importer). */
+import type { RowState } from '../transport/in-doubt.js';
+import type { RunIdentity } from './identity.js';
+import type { LockOptions, LockOwner } from './lock.js';
+
+/** Where a row stands: `intent` is committed before its request leaves, the others after the answer. */
+export type LedgerState = RowState;
+
+export interface LedgerEntry {
+  readonly state: LedgerState;
+  readonly status: number | null;
+  readonly id: string | null;
+  readonly message: string | null;
+}
+
+export interface Outcome {
+  readonly state: 'ok' | 'failed' | 'unknown';
+  readonly status?: number | undefined;
+  readonly id?: string | undefined;
+  readonly message?: string | undefined;
+}
+
+/**
+ * The ledger of one run. A row is identified by `source` (the index of its mapping in the
+ * run's order) and `line` (the CSV line where its record starts).
+ */
+export interface Ledger {
+  readonly runId: string;
+  readonly runDir: string;
+  readonly finished: boolean;
+  readonly identity: RunIdentity;
+  /** Synchronous read of what is known of a row (fast: prepared statement), pending writes included. */
+  get(source: number, line: number): LedgerEntry | undefined;
+  /** Resolves once the intent is committed: only then may the request be sent. Refused for a row already `ok`. */
+  recordIntent(source: number, line: number): Promise<void>;
+  /** Resolves once the outcome is committed. */
+  recordOutcome(source: number, line: number, outcome: Outcome): Promise<void>;
+  /** Drops an `intent` whose request did not leave after all (401 before it, the run stopping); other states are kept. */
+  forget(source: number, line: number): Promise<void>;
+  /** Counts by state, for the summary and tests. */
+  counts(): Record<LedgerState, number>;
+  markFinished(): Promise<void>;
+  /**
+   * Marks a finished run unfinished again: `resume --resend-unknown` sends rows of a finished run,
+   * and if that is interrupted, the run must still be there to resume.
+   */
+  reopen(): Promise<void>;
+  /** Flush pending commits, release the lock. */
+  close(): Promise<void>;
+}
+
+/** What createRun/openForResume return: the Ledger, plus what the CLI and the tests may want. */
+export interface OpenLedger extends Ledger {
+  /** `<run-dir>/ledger.sqlite`. */
+  readonly file: string;
+  /** Transactions committed by this handle: N writes in one tick make one (tests, cost measurement). */
+  readonly commits: number;
+  /** Set when the state directory's lock was left by a dead process and taken over (worth a line on stderr). */
+  readonly lockTakenOverFrom: LockOwner | undefined;
+}
+
+export interface LedgerOptions {
+  /** Paths in messages are shown relative to it. Default `process.cwd()`. */
+  readonly cwd?: string;
+  /** Passed to the state directory's lock (tests: pid, host, liveness). Default: this process. */
+  readonly lock?: LockOptions;
+  /** Schedules a group commit. Default `setImmediate` (see GroupCommit). */
+  readonly schedule?: (flush: () => void) => void;
+}
+

@@ -1,0 +1,104 @@
+import type { Ledger, LedgerEntry } from '../ledger/index.js';
+import type { ReportLine } from '../report/report-line.js';
+import type { FileSummary } from '../report/summary.js';
+import type { CsvSource } from '../source/csv-source.js';
+import { IN_DOUBT_MESSAGE, resumeDecision } from '../transport/in-doubt.js';
+import type { Cascade } from './cascade.js';
+import type { LiveImportOptions } from './live-options.js';
+import { inSendOrder } from '../sort/send-order.js';
+import { planRows, type PlannedRow } from './plan-rows.js';
+import type { StageProgress } from './progress.js';
+import { settled, ReportWindow, type Settled } from './report-window.js';
+import type { RunState } from './run-state.js';
+import type { Semaphore } from './semaphore.js';
+import { baseLine, doubtBefore } from './send-row.js';
+import type { SendableRow, StageInfo, StageStrategy } from './stage-strategy.js';
+
+/** Everything one stage needs; the strategy decides how valid rows reach the API. */
+export interface StageRun {
+  readonly stage: StageInfo;
+  readonly source: CsvSource;
+  readonly strategy: StageStrategy;
+  readonly cascade: Cascade;
+  readonly ledger: Ledger;
+  readonly state: RunState;
+  readonly inFlight: Semaphore;
+  readonly windowSize: number;
+  readonly options: LiveImportOptions;
+  readonly summary: FileSummary;
+  readonly progress: StageProgress;
+  readonly writeLine: (line: ReportLine) => Promise<void>;
+  /** Writes a row to the rejects file. */
+  readonly reject: (row: { readonly fields: readonly string[] }, message: string) => Promise<void> | undefined;
+}
+
+/**
+ * One stage: every record of one CSV, in input order, each to exactly one report line. Rows with
+ * an outcome are reported from the ledger, rows whose parent failed are skipped, rows after the
+ * run stopped are `not_sent`; the others go to the strategy, at most `concurrency` in flight.
+ */
+export async function runStage(run: StageRun): Promise<void> {
+  const window = new ReportWindow(run.windowSize, async ({ line, effect }: Settled) => {
+    effect?.();
+    run.summary.counts[line.status]++;
+    run.summary.errors.add(line.status, line.line, line.message);
+    run.progress.tick(line.status);
+    await run.writeLine(line);
+  });
+  for await (const planned of inSendOrder(run.stage.mapping, planRows(run.stage.mapping, run.source, run.options))) {
+    const row = { ...planned, file: run.stage.file };
+    while (window.full) {
+      await run.strategy.flush?.();
+      await window.writeHead();
+    }
+    const before = row.status === 'valid' ? run.ledger.get(run.stage.index, row.line) : undefined;
+    const now = decideWithoutSending(run, row, before);
+    if (now !== undefined) {
+      window.push(await now);
+      continue;
+    }
+    await run.inFlight.acquire();
+    window.push(guarded(run, row as SendableRow, before).finally(() => run.inFlight.release()));
+  }
+  await run.strategy.flush?.();
+  // A stage finishes before the next begins, so that dependents find their parents.
+  await window.drain();
+}
+
+/** The report line of a row that is not sent now, or undefined when it goes to the strategy. */
+function decideWithoutSending(run: StageRun, row: PlannedRow & { readonly file: string }, before: LedgerEntry | undefined): Promise<Settled> | Settled | undefined {
+  const base = baseLine(run.stage, row);
+  if (row.status === 'invalid') return invalidRow(run, row, base);
+  const decision = resumeDecision(before?.state, row.idempotent, run.options.resendUnknown);
+  if (decision.kind === 'report' && before !== undefined) {
+    // Resumed run: this row has its outcome already; never send it again.
+    const effect = before.state === 'ok' ? run.cascade.succeeded(row, before.id ?? undefined) : before.state === 'failed' ? run.cascade.failed(row, 'failed') : undefined;
+    return settled({ ...base, status: before.state as 'ok' | 'failed' | 'unknown', http_status: before.status ?? undefined, id: before.id ?? undefined, message: before.message ?? undefined }, effect);
+  }
+  // In flight when the last run stopped: the intent stays in the ledger, so a later
+  // `resume --resend-unknown` can still send it.
+  if (decision.kind === 'in_doubt') return settled({ ...base, status: 'unknown', message: IN_DOUBT_MESSAGE });
+  // Parents are all in earlier stages, whose lines are all written: the cascade is complete.
+  const blocked = run.cascade.blockedBy(row.payload);
+  if (blocked !== undefined) return settled({ ...base, status: 'skipped', message: blocked }, run.cascade.failed(row, 'skipped'));
+  if (run.state.stopReason !== undefined) {
+    // A row resent with --resend-unknown that did not go: still in doubt, as the ledger says.
+    const doubt = doubtBefore(before, row.idempotent);
+    if (doubt !== undefined) return settled({ ...base, status: 'unknown', message: `${doubt}; not resent: ${run.state.stopReason}` });
+    return settled({ ...base, status: 'not_sent', message: run.state.stopReason });
+  }
+  return undefined;
+}
+
+async function invalidRow(run: StageRun, row: Extract<PlannedRow, { status: 'invalid' }>, base: ReturnType<typeof baseLine>): Promise<Settled> {
+  await run.reject(row, row.message);
+  return settled({ ...base, status: 'invalid', message: row.message }, row.payload ? run.cascade.failed(row, 'invalid') : undefined);
+}
+
+/** Anything else thrown while sending is a bug: stop sending, report the row, rethrow after the report. */
+function guarded(run: StageRun, row: SendableRow, before: LedgerEntry | undefined): Promise<Settled> {
+  return run.strategy.send(row, before).catch((error: unknown) => {
+    run.state.stop({ kind: 'bug', error });
+    return settled({ ...baseLine(run.stage, row), status: 'unknown', message: `stopped on an error while this row was being sent: ${error instanceof Error ? error.message : String(error)}` });
+  });
+}

@@ -1,0 +1,157 @@
+import { HttpError } from '../errors.js';
+import type { Ledger, LedgerEntry, Outcome } from '../ledger/index.js';
+import type { ReportLine } from '../report/report-line.js';
+import { IN_DOUBT_MESSAGE, inDoubtBefore } from '../transport/in-doubt.js';
+import type { SendOutcome, Transport } from '../transport/index.js';
+import type { Cascade } from './cascade.js';
+import { settled, type Settled } from './report-window.js';
+import type { RunState } from './run-state.js';
+import type { SendableRow, StageInfo, StageStrategy } from './stage-strategy.js';
+
+/** What sending one row needs from the run. */
+export interface SendDeps {
+  readonly transport: Transport;
+  readonly ledger: Ledger;
+  readonly state: RunState;
+  readonly gate: FirstRequestGate;
+  readonly cascade: Cascade;
+  /** Writes a row to the rejects file (a row the API refused, to fix and import again). */
+  readonly reject: (row: SendableRow, message: string) => Promise<void> | undefined;
+}
+
+/**
+ * The run's first request goes alone: a wrong key then costs one 401, not `concurrency`. Every
+ * later request waits for that first answer.
+ */
+export class FirstRequestGate {
+  #first: Promise<void> | undefined;
+
+  /** Resolves when this request may go; call the returned function once it has its answer. */
+  async pass(): Promise<() => void> {
+    if (this.#first !== undefined) {
+      await this.#first;
+      return () => undefined;
+    }
+    let open = () => undefined as void;
+    this.#first = new Promise<void>((resolve) => (open = resolve));
+    return open;
+  }
+}
+
+/** The default strategy: each row its own request, its intent in the ledger first. */
+export function sendEachRow(stage: StageInfo, deps: SendDeps): StageStrategy {
+  return {
+    async send(row, before) {
+      const open = await deps.gate.pass();
+      try {
+        return await sendOne(stage, deps, row, before);
+      } finally {
+        open();
+      }
+    },
+  };
+}
+
+/** One row: its intent in the ledger, then the request, then the answer in the ledger. */
+async function sendOne(stage: StageInfo, deps: SendDeps, row: SendableRow, before: LedgerEntry | undefined): Promise<Settled> {
+  const { ledger, state, transport } = deps;
+  const base = baseLine(stage, row);
+  if (state.stopReason !== undefined) return settled({ ...base, status: 'not_sent', message: state.stopReason });
+  try {
+    await ledger.recordIntent(stage.index, row.line);
+  } catch (error) {
+    state.ledgerBroke(error);
+    return settled({ ...base, status: 'not_sent', message: state.stopReason! });
+  }
+  let outcome: SendOutcome;
+  try {
+    outcome = await transport.send({ method: row.call.method, path: row.call.path, body: row.call.body, idempotent: row.idempotent, inDoubt: inDoubtBefore(before?.state), exists: stage.def.recognisesOwnCreate });
+  } catch (error) {
+    // 401 (and the other conditions no row can get past: a redirect, a refused TLS certificate,
+    // a breaker): this row's request was refused, nothing applied; stop the run, keep it resumable.
+    if (!(error instanceof HttpError)) throw error;
+    state.stop({ kind: 'api', message: error.message });
+    await undoIntent(stage, deps, row, before);
+    const doubt = doubtBefore(before, row.idempotent);
+    if (doubt !== undefined) return stillInDoubt(base, doubt, error.message);
+    return settled({ ...base, status: 'not_sent', http_status: error.status, message: state.stopReason });
+  }
+  const stopped = transport.stopped();
+  if (stopped !== undefined) state.stop({ kind: 'api', message: stopped.message });
+  return settle(stage, deps, row, before, outcome);
+}
+
+/** The report line of an answered row, its outcome recorded first. */
+async function settle(stage: StageInfo, deps: SendDeps, row: SendableRow, before: LedgerEntry | undefined, outcome: SendOutcome): Promise<Settled> {
+  const base = baseLine(stage, row);
+  const record = (entry: Outcome) => recordOutcome(stage, deps, row, entry);
+  switch (outcome.kind) {
+    case 'ok': {
+      const note = await record({ state: 'ok', status: outcome.status, id: outcome.id, message: outcome.message });
+      const message = `${outcome.message ?? ''}${note}`.trim();
+      return settled({ ...base, status: 'ok', http_status: outcome.status, id: outcome.id, ...(message && { message }) }, deps.cascade.succeeded(row, outcome.id));
+    }
+    case 'failed': {
+      const note = await record({ state: 'failed', status: outcome.status, message: outcome.message });
+      await deps.reject(row, outcome.message);
+      return settled({ ...base, status: 'failed', http_status: outcome.status, message: outcome.message + note }, deps.cascade.failed(row, 'failed'));
+    }
+    case 'unknown': {
+      const note = await record({ state: 'unknown', status: outcome.status, message: outcome.message });
+      return settled({ ...base, status: 'unknown', http_status: outcome.status, message: outcome.message + note });
+    }
+    case 'not_sent': {
+      if (outcome.mayHaveApplied) {
+        // It left and got a 5xx or lost its answer before the run stopped: it may have been
+        // applied. The intent stays, so the resume treats it as in flight.
+        return settled({ ...base, status: 'unknown', message: `${outcome.message}; it may have been applied` });
+      }
+      // Every attempt was refused (429) or never left: the service did not apply it.
+      await undoIntent(stage, deps, row, before);
+      const doubt = doubtBefore(before, row.idempotent);
+      if (doubt !== undefined) return stillInDoubt(base, doubt, outcome.message);
+      return settled({ ...base, status: 'not_sent', message: deps.state.stopReason ?? outcome.message });
+    }
+  }
+}
+
+/** The answer in the ledger; if the ledger fails, the row's report line still says what the API answered. */
+async function recordOutcome(stage: StageInfo, deps: SendDeps, row: SendableRow, entry: Outcome): Promise<string> {
+  try {
+    await deps.ledger.recordOutcome(stage.index, row.line, entry);
+    return '';
+  } catch (error) {
+    return ` (the run's ledger could not record this answer: ${deps.state.ledgerBroke(error)}; a resume will report this row as in doubt)`;
+  }
+}
+
+/**
+ * The request did not leave after all: the ledger goes back to what it said before (nothing, or
+ * `unknown` for a row resent with --resend-unknown, which stays in doubt).
+ */
+async function undoIntent(stage: StageInfo, deps: SendDeps, row: SendableRow, before: LedgerEntry | undefined): Promise<void> {
+  try {
+    if (before === undefined) await deps.ledger.forget(stage.index, row.line);
+    else if (before.state !== 'intent') await deps.ledger.recordOutcome(stage.index, row.line, { state: before.state, status: before.status ?? undefined, id: before.id ?? undefined, message: before.message ?? undefined });
+  } catch (error) {
+    deps.state.ledgerBroke(error);
+  }
+}
+
+type BaseLine = Pick<ReportLine, 'file' | 'line' | 'resource' | 'key'>;
+
+export const baseLine = (stage: StageInfo, row: { readonly file: string; readonly line: number; readonly key: string }): BaseLine => ({ file: row.file, line: row.line, resource: stage.mapping.resource, key: row.key });
+
+/** A row that was in doubt before this run and still is: say both. */
+const stillInDoubt = (base: BaseLine, doubt: string, why: string): Settled => settled({ ...base, status: 'unknown', message: `${doubt}; resending it was stopped: ${why}` });
+
+/**
+ * Why a row was already in doubt before this run (what the report says if it is not resent now):
+ * it may have been applied (`unknown`), or a non-idempotent request was in flight at a crash
+ * (`intent`). An idempotent one in flight is simply sent again, so an unsent one is just `not_sent`.
+ */
+export function doubtBefore(before: LedgerEntry | undefined, idempotent: boolean): string | undefined {
+  if (before?.state === 'unknown') return before.message ?? 'the request may have been applied';
+  if (before?.state === 'intent' && !idempotent) return IN_DOUBT_MESSAGE;
+  return undefined;
+}

@@ -1,0 +1,34 @@
+import type { ResolvedMapping } from '../config/mapping-schema.js';
+import type { LedgerEntry } from '../ledger/index.js';
+import type { ResourceDef } from '../resources/index.js';
+import type { PlannedRow } from './plan-rows.js';
+import type { Settled } from './report-window.js';
+
+/** A valid row of the stage being run, with its file as the report shows it. */
+export type SendableRow = Extract<PlannedRow, { status: 'valid' }> & { readonly file: string };
+
+/** What a strategy knows of the stage it sends. */
+export interface StageInfo {
+  /** The mapping's position in the run: the ledger's `source`. */
+  readonly index: number;
+  readonly mapping: ResolvedMapping;
+  readonly def: ResourceDef;
+  /** The CSV as the report shows it. */
+  readonly file: string;
+}
+
+/**
+ * How the rows of one stage reach the API. The stage runner (`runStage`) does everything
+ * around it, the same for every strategy: input order, invalid rows, the resume decision, the
+ * cascade of skips, the run's stop, the cap on rows in flight. A strategy gets only rows that
+ * may be sent, and answers each with its report line (a promise: it may settle later).
+ * - `send`: one row; `before` is what the ledger knew of it (a resumed run).
+ * - `flush`: optional; called when the report window is full and at the end of the stage, so a
+ *   strategy that batches rows (a bulk upload) sends what it holds.
+ * The default strategy sends each row as its own request (`sendEachRow`). A strategy that skips
+ * unchanged rows would answer some rows itself and hand the others to `sendEachRow`.
+ */
+export interface StageStrategy {
+  send(row: SendableRow, before: LedgerEntry | undefined): Promise<Settled>;
+  flush?(): Promise<void>;
+}
