@@ -38,6 +38,9 @@ export const EXIT_CODE_OF = {
   LEDGER: EXIT.USAGE,
   RESUME_REFUSED: EXIT.USAGE,
   STATE_LOCKED: EXIT.USAGE,
+  // The sync state of an incremental job refused before anything was sent: a newer format, a
+  // damaged file, another target, an export that does not read back, no state where one is named.
+  SYNC_STATE: EXIT.USAGE,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof EXIT_CODE_OF;
@@ -46,6 +49,7 @@ export type ConfigErrorCode = 'USAGE' | 'CONFIG_INVALID' | 'MAPPING_COLUMN_MISSI
 export type SourceErrorCode = 'CSV_ENCODING' | 'CSV_DUPLICATE_HEADER' | 'CSV_READ';
 export type HttpErrorCode = 'HTTP_UNAUTHORIZED' | 'HTTP_PROTOCOL' | 'HTTP_THROTTLED' | 'NETWORK';
 export type LedgerErrorCode = 'LEDGER' | 'RESUME_REFUSED' | 'STATE_LOCKED';
+export type SyncErrorCode = 'SYNC_STATE';
 
 export class EngageError<C extends ErrorCode = ErrorCode> extends Error {
   readonly code: C;
@@ -78,3 +82,6 @@ export class HttpError extends EngageError<HttpErrorCode> {
 
 /** The run ledger refused an operation (lock held, resume against changed inputs, torn file). */
 export class LedgerError extends EngageError<LedgerErrorCode> {}
+
+/** The sync state of an incremental job cannot be used (newer format, damaged, another target): nothing is sent. */
+export class SyncError extends EngageError<SyncErrorCode> {}

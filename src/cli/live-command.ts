@@ -1,6 +1,6 @@
 import { dirname, join, resolve } from 'node:path';
 import { loadJob } from '../config/load-job.js';
-import { LedgerError } from '../errors.js';
+import { ConfigError, LedgerError } from '../errors.js';
 import { createRun, findLatestRun, findUnfinishedRun, openForResume, readRun, type OpenLedger } from '../ledger/index.js';
 import { displayPath } from '../pipeline/display-path.js';
 import { runLiveImport } from '../pipeline/live-import.js';
@@ -13,6 +13,7 @@ import { readApiKey, readBaseUrl } from './credentials.js';
 import { EXIT } from './exit-codes.js';
 import type { LiveArgs } from './live-options.js';
 import { liveRunHooks } from './live-run-hooks.js';
+import { checkSyncState, openRunSync, type RunSync, type RunSyncMode } from './live-sync.js';
 import { printSummary } from './print-summary.js';
 import { runIdentity, type PayloadOptions } from './run-identity.js';
 import { VERSION } from './version.js';
@@ -36,6 +37,7 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
   const stateDir: string = args['state-dir'] !== undefined ? resolve(io.cwd, args['state-dir']) : jobArg !== undefined ? join(dirname(resolve(io.cwd, jobArg)), '.engage-import') : resolve(io.cwd, '.engage-import');
   const target = { baseUrl, apiKey };
   const payloadOptions: PayloadOptions = { input: args.input ?? null, limit: args.limit ?? null, 'deal-update-method': args['deal-update-method'] };
+  if (args.incremental === true && args['full-refresh'] === true) throw new ConfigError('USAGE', '--incremental and --full-refresh exclude each other: choose one');
 
   // Payload options always come from this command line: a resume with other values refuses
   // and says what changed, rather than silently using the stored ones.
@@ -58,7 +60,9 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
     };
     if (run.finished && !args['resend-unknown']) return finished();
     const job = await loadJob(jobFile ?? run.identity.job.path, { cwd: io.cwd, ...(args.input !== undefined ? { input: args.input } : {}) });
-    ledger = await openForResume(run.runDir, await runIdentity(job, payloadOptions, target), { cwd: io.cwd });
+    // A resume goes on as the run started (incremental, full refresh or neither), whatever the flags say now.
+    const mode = syncModeOf(run.identity.options['sync']);
+    ledger = await openForResume(run.runDir, await runIdentity(job, { ...payloadOptions, ...(mode !== undefined && { sync: mode }) }, target), { cwd: io.cwd });
     const counts = ledger.counts();
     if (run.finished && rowsInDoubt(counts) === 0) {
       await ledger.close();
@@ -66,7 +70,7 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
     }
     // Sending rows of a finished run again: if this is interrupted too, the run must be resumable.
     if (run.finished) await ledger.reopen();
-    return await drive(job, ledger);
+    return await drive(job, ledger, mode);
   }
   const job = await loadJob(resolve(io.cwd, start.job), { cwd: io.cwd, ...(args.input !== undefined ? { input: args.input } : {}) });
   const unfinished = findUnfinishedRun(stateDir, { cwd: io.cwd, jobPath: job.file });
@@ -76,8 +80,12 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
       `an unfinished run of this job is in ${displayPath(unfinished.runDir, io.cwd)}: continue it with 'engage-import resume' (rows it sent are not sent again), or move that folder away to start over (its rows would be sent again)`,
     );
   }
-  ledger = await createRun(stateDir, await runIdentity(job, payloadOptions, target), undefined, { cwd: io.cwd });
-  return await drive(job, ledger);
+  const mode: RunSyncMode = args['full-refresh'] === true ? 'full-refresh' : (args.incremental ?? job.sync === 'incremental') ? 'incremental' : undefined;
+  const identity = await runIdentity(job, { ...payloadOptions, ...(mode !== undefined && { sync: mode }) }, target);
+  // A sync state this run could not use is refused before the run exists: nothing is sent.
+  checkSyncState(job, stateDir, identity.target, io.cwd);
+  ledger = await createRun(stateDir, identity, undefined, { cwd: io.cwd });
+  return await drive(job, ledger, mode);
 
   /** `resume` with nothing unfinished: the newest run (of the job) says "finished already". */
   function finishedRunOf(jobFile: string | undefined) {
@@ -85,7 +93,22 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
     return latest !== undefined && (jobFile === undefined || latest.identity.job.path === jobFile) ? latest : undefined;
   }
 
-  async function drive(job: Awaited<ReturnType<typeof loadJob>>, ledgerOfRun: OpenLedger): Promise<number> {
+  async function drive(job: Awaited<ReturnType<typeof loadJob>>, ledgerOfRun: OpenLedger, mode: RunSyncMode): Promise<number> {
+    let sync: RunSync;
+    try {
+      sync = await openRunSync(job, stateDir, ledgerOfRun, mode, { dealUpdateMethod: args['deal-update-method'] }, io.cwd);
+    } catch (error) {
+      await ledgerOfRun.close();
+      throw error;
+    }
+    try {
+      return await driveWith(job, ledgerOfRun, sync);
+    } finally {
+      sync.close();
+    }
+  }
+
+  async function driveWith(job: Awaited<ReturnType<typeof loadJob>>, ledgerOfRun: OpenLedger, sync: RunSync): Promise<number> {
     const owner = ledgerOfRun.lockTakenOverFrom;
     if (owner && !args.quiet) io.stderr.write(`engage-import: took over the lock of ${displayPath(stateDir, io.cwd)} left by process ${owner.pid} on ${owner.hostname}, which is no longer running\n`);
     const transport = createTransport({
@@ -125,8 +148,10 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
           resendUnknown: args['resend-unknown'],
           dealUpdateMethod: args['deal-update-method'],
         },
-        { transport, ledger: ledgerOfRun, progress, signal: io.signal },
+        { transport, ledger: ledgerOfRun, progress, signal: io.signal, sync: sync.classifier },
       );
+      // The run's last outcomes (and, once finished, its end) into the sync state.
+      applyLast(sync, io, args.quiet);
       printSummary(result, io, args);
       if (!args.quiet) io.stderr.write(`Run ledger: ${displayPath(ledgerOfRun.runDir, io.cwd)}\n`);
       if (result.interrupted === 'SIGTERM') return await hooks.finish(result, EXIT.SIGTERM);
@@ -138,6 +163,20 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
       await transport.close();
       await ledgerOfRun.close();
     }
+  }
+}
+
+/** The sync mode a run recorded in its identity (absent in runs that kept no mode). */
+function syncModeOf(value: string | number | boolean | null | undefined): RunSyncMode {
+  return value === 'incremental' || value === 'full-refresh' ? value : undefined;
+}
+
+/** The state is derived from the ledger: if this fails, the next run's catch-up applies the rest. */
+function applyLast(sync: { apply(): void }, io: CliIo, quiet: boolean | undefined): void {
+  try {
+    sync.apply();
+  } catch (error) {
+    if (!quiet) io.stderr.write(`engage-import: the sync state was not brought up to date (${error instanceof Error ? error.message : String(error)}); the next run applies this run's rows from its ledger\n`);
   }
 }
 

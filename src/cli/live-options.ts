@@ -38,4 +38,7 @@ export type LiveArgs = AlertArgs & {
   'fail-on-invalid': boolean;
   'state-dir'?: string | undefined;
   'resend-unknown': boolean;
+  /** `import` only: send only new and changed rows (`resume` goes on in the mode the run started with). */
+  incremental?: boolean | undefined;
+  'full-refresh'?: boolean | undefined;
 };

@@ -7,6 +7,8 @@ export interface PayloadOptions {
   readonly input: string | null;
   readonly limit: number | null;
   readonly 'deal-update-method': 'PATCH' | 'PUT';
+  /** `incremental` or `full-refresh`; absent for a run that sends every row (older runs too). */
+  readonly sync?: 'incremental' | 'full-refresh';
 }
 
 /** Where a run sends its rows: a resume against another base URL or key is refused. */

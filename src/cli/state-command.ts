@@ -2,7 +2,7 @@ import { createReadStream } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { RESOURCES, type ResourceName } from '../config/mapping-schema.js';
-import { ConfigError, LedgerError } from '../errors.js';
+import { ConfigError, SyncError } from '../errors.js';
 import { acquireLock } from '../ledger/lock.js';
 import { displayPath } from '../pipeline/display-path.js';
 import { exportState, importState, listSyncStateFiles, syncStateFile, SyncState } from '../sync/index.js';
@@ -116,7 +116,7 @@ async function runState(args: StateArgs, io: CliIo): Promise<number> {
 function openExisting(file: string, io: CliIo, mode: 'read' | 'write'): SyncState {
   // `read` of a missing file is undefined; findStateFile has checked it exists.
   const state = SyncState.open(file, '', { cwd: io.cwd, mode, check: mode === 'write' });
-  if (state === undefined) throw new LedgerError('LEDGER', `there is no sync state at ${displayPath(file, io.cwd)}`);
+  if (state === undefined) throw new SyncError('SYNC_STATE', `there is no sync state at ${displayPath(file, io.cwd)}`);
   return state;
 }
 
@@ -125,11 +125,11 @@ function findStateFile(stateDir: string, job: string | undefined, show: (p: stri
   const all = listSyncStateFiles(stateDir);
   if (job !== undefined) {
     const file = syncStateFile(stateDir, job);
-    if (!all.includes(file)) throw new LedgerError('LEDGER', `there is no sync state of ${show(job)} in ${show(stateDir)} (a run with --incremental, or any run, creates it)`);
+    if (!all.includes(file)) throw new SyncError('SYNC_STATE', `there is no sync state of ${show(job)} in ${show(stateDir)} (a run with --incremental, or any run, creates it)`);
     return file;
   }
   if (all.length === 1) return all[0]!;
-  if (all.length === 0) throw new LedgerError('LEDGER', `there is no sync state in ${show(stateDir)} (a run with --incremental, or any run, creates it)`);
+  if (all.length === 0) throw new SyncError('SYNC_STATE', `there is no sync state in ${show(stateDir)} (a run with --incremental, or any run, creates it)`);
   throw new ConfigError('USAGE', `${show(stateDir)} holds the sync states of ${all.length} jobs (${all.map(show).join(', ')}); name one with --job`);
 }
 
@@ -147,11 +147,11 @@ async function jobNamedIn(file: string, shown: string): Promise<string> {
       break;
     }
   } catch (error) {
-    throw new LedgerError('LEDGER', `cannot read ${shown}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`, { cause: error });
+    throw new SyncError('SYNC_STATE', `cannot read ${shown}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`, { cause: error });
   } finally {
     lines.close();
   }
-  throw new LedgerError('LEDGER', `${shown}:1: not an engage-import sync state export (no job named in its first line); the sync state was not changed`);
+  throw new SyncError('SYNC_STATE', `${shown}:1: not an engage-import sync state export (no job named in its first line); the sync state was not changed`);
 }
 
 const n = (v: number) => v.toLocaleString('en-US');

@@ -12,6 +12,24 @@ const APPLICATION_ID = 0x45494c47;
 /** Bumped when the schema changes; an older tool refuses a newer ledger instead of misreading it. */
 const FORMAT_VERSION = 1;
 
+/**
+ * The sync outbox: one row per `ok` outcome that has a sync key, written in the same
+ * transaction as the outcome, read back in `seq` order by the sync state (docs/incremental.md).
+ * Created on open too (IF NOT EXISTS), so a ledger written before it existed gains it.
+ */
+export const OUTBOX_SQL = `
+CREATE TABLE IF NOT EXISTS sync_outbox (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  source INTEGER NOT NULL,
+  line INTEGER NOT NULL,
+  resource TEXT NOT NULL,
+  kind TEXT NOT NULL CHECK (kind IN ('entity', 'event')),
+  key TEXT NOT NULL,
+  hash TEXT NOT NULL,
+  at TEXT NOT NULL
+) STRICT;
+`;
+
 // STRICT tables: `quick_check` then also verifies each column's type, so a flipped byte that
 // turns a line number into text is caught on open instead of misleading the resume.
 const SCHEMA = `
@@ -29,7 +47,8 @@ CREATE TABLE rows (
   CHECK (state <> 'intent' OR (status IS NULL AND id IS NULL AND message IS NULL)),
   PRIMARY KEY (source, line)
 ) STRICT, WITHOUT ROWID;
-`;
+${OUTBOX_SQL}`;
+
 
 export interface RunMeta {
   readonly runId: string;

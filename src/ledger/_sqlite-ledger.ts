@@ -4,12 +4,14 @@ import { displayPath } from './_display-path.js';
 import { isApplied } from '../transport/in-doubt.js';
 import { GroupCommit } from './group-commit.js';
 import type { RunIdentity } from './identity.js';
-import type { LedgerEntry, LedgerState, OpenLedger, Outcome } from './types.js';
+import type { ResourceName } from '../config/mapping-schema.js';
+import type { LedgerEntry, LedgerState, OpenLedger, OutboxKey, Outcome } from './types.js';
 import type { LockOwner, StateLock } from './lock.js';
 
 type Write =
   | { readonly kind: 'intent'; readonly source: number; readonly line: number }
-  | { readonly kind: 'outcome'; readonly source: number; readonly line: number; readonly entry: LedgerEntry }
+  | { readonly kind: 'outcome'; readonly source: number; readonly line: number; readonly entry: LedgerEntry; readonly sync?: OutboxKey | undefined }
+  | { readonly kind: 'fingerprints'; readonly json: string }
   | { readonly kind: 'forget'; readonly source: number; readonly line: number }
   | { readonly kind: 'finish'; readonly at: string }
   | { readonly kind: 'reopen' };
@@ -50,6 +52,7 @@ export class SqliteLedger implements OpenLedger {
   readonly #countAll;
   /** Writes queued for the next commit, so `get` and `counts` already see them (null: forgotten). */
   readonly #pending = new Map<string, LedgerEntry | null>();
+  readonly #listeners: (() => void)[] = [];
   #finished: boolean;
   #closing: Promise<void> | undefined;
 
@@ -74,6 +77,8 @@ export class SqliteLedger implements OpenLedger {
     const forget = db.prepare(`DELETE FROM rows WHERE source = ? AND line = ? AND state = 'intent'`);
     const finish = db.prepare(`INSERT INTO meta (key, value) VALUES ('finished_at', ?) ON CONFLICT (key) DO NOTHING`);
     const reopen = db.prepare(`DELETE FROM meta WHERE key = 'finished_at'`);
+    const outbox = db.prepare(`INSERT INTO sync_outbox (source, line, resource, kind, key, hash, at) VALUES (?, ?, ?, ?, ?, ?, ?)`);
+    const fingerprints = db.prepare(`INSERT INTO meta (key, value) VALUES ('fingerprints', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
     const checkpoint = () => {
       const [result] = db.pragma('wal_checkpoint(PASSIVE)') as { busy: number; log: number; checkpointed: number }[];
       if (result !== undefined && (result.busy !== 0 || result.checkpointed < result.log)) {
@@ -83,7 +88,12 @@ export class SqliteLedger implements OpenLedger {
     const commit = db.transaction((batch: readonly Write[]) => {
       for (const w of batch) {
         if (w.kind === 'intent') intent.run(w.source, w.line);
-        else if (w.kind === 'outcome') outcome.run(w.source, w.line, w.entry.state, w.entry.status, w.entry.id, w.entry.message);
+        else if (w.kind === 'outcome') {
+          outcome.run(w.source, w.line, w.entry.state, w.entry.status, w.entry.id, w.entry.message);
+          // Only what the API accepted enters the sync state, in this same transaction.
+          if (w.sync !== undefined && w.entry.state === 'ok') outbox.run(w.source, w.line, w.sync.resource, w.sync.kind, w.sync.key, w.sync.hash, new Date().toISOString());
+        }
+        else if (w.kind === 'fingerprints') fingerprints.run(w.json);
         else if (w.kind === 'forget') forget.run(w.source, w.line);
         else if (w.kind === 'finish') finish.run(w.at);
         else reopen.run();
@@ -103,6 +113,14 @@ export class SqliteLedger implements OpenLedger {
         } finally {
           // Committed, or rolled back as a whole: either way the table now says it all.
           this.#pending.clear();
+        }
+        // After the commit, outside it: a listener that fails (the sync state) never fails the ledger.
+        for (const listener of this.#listeners) {
+          try {
+            listener();
+          } catch {
+            // The listener reports its own failures; the outbox keeps the rows for the next catch-up.
+          }
         }
       },
       ...(schedule ? { schedule } : {}),
@@ -152,7 +170,7 @@ export class SqliteLedger implements OpenLedger {
     return this.#write(source, line, () => {
       const entry: LedgerEntry = { state: outcome.state, status: outcome.status ?? null, id: outcome.id ?? null, message: outcome.message ?? null };
       this.#pending.set(key(source, line), entry);
-      return { kind: 'outcome', source, line, entry };
+      return { kind: 'outcome', source, line, entry, sync: outcome.sync };
     });
   }
 
@@ -183,6 +201,15 @@ export class SqliteLedger implements OpenLedger {
     this.#assertOpen();
     await this.#group.enqueue({ kind: 'finish', at: new Date().toISOString() });
     this.#finished = true;
+  }
+
+  async recordFingerprints(fingerprints: Readonly<Partial<Record<ResourceName, string>>>): Promise<void> {
+    this.#assertOpen();
+    await this.#group.enqueue({ kind: 'fingerprints', json: JSON.stringify(fingerprints) });
+  }
+
+  afterCommit(listener: () => void): void {
+    this.#listeners.push(listener);
   }
 
   async reopen(): Promise<void> {

@@ -1,7 +1,7 @@
 import { existsSync, closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { LedgerError } from '../errors.js';
-import { initialise, isEmpty, openDb, quickCheck, readMeta, storeIdentity, toLedgerError } from './_database.js';
+import { initialise, isEmpty, openDb, OUTBOX_SQL, quickCheck, readMeta, storeIdentity, toLedgerError } from './_database.js';
 import { displayPath } from './_display-path.js';
 import { SqliteLedger } from './_sqlite-ledger.js';
 import { identityChanges, normaliseIdentity, targetChanges, type RunIdentity } from './identity.js';
@@ -79,6 +79,8 @@ function openLedger(runDir: string, lock: StateLock, cwd: string, options: Ledge
   try {
     if (expected !== undefined) quickCheck(db, place);
     const meta = readMeta(db, place);
+    // A ledger written before the sync outbox existed gains it (a resume records outcomes into it).
+    db.exec(OUTBOX_SQL);
     let identity = meta.identity;
     if (expected !== undefined) {
       // A run that never recorded a row (stopped by a 401 on its first request) may go on with

@@ -1,4 +1,5 @@
 /** The ledger's types, apart from the code that implements them (no file imports its own importer). */
+import type { ResourceName } from '../config/mapping-schema.js';
 import type { RowState } from '../transport/in-doubt.js';
 import type { RunIdentity } from './identity.js';
 import type { LockOptions, LockOwner } from './lock.js';
@@ -18,6 +19,25 @@ export interface Outcome {
   readonly status?: number | undefined;
   readonly id?: string | undefined;
   readonly message?: string | undefined;
+  /**
+   * With an `ok` outcome: what the sync state remembers of the row (its entity key or event
+   * identity and request hash). Appended to the outbox in the same transaction as the outcome.
+   */
+  readonly sync?: OutboxKey | undefined;
+}
+
+/** A row's sync key as the outbox stores it (the sync state's `SyncKey`, src/sync/sync-key.ts). */
+export interface OutboxKey {
+  readonly resource: ResourceName;
+  readonly kind: 'entity' | 'event';
+  readonly key: string;
+  readonly hash: string;
+}
+
+/** One outbox row as read back: its position, the key, and when its outcome was committed. */
+export interface OutboxDelta extends OutboxKey {
+  readonly seq: number;
+  readonly at: string;
 }
 
 /**
@@ -57,6 +77,13 @@ export interface OpenLedger extends Ledger {
   readonly commits: number;
   /** Set when the state directory's lock was left by a dead process and taken over (worth a line on stderr). */
   readonly lockTakenOverFrom: LockOwner | undefined;
+  /**
+   * Stores the fingerprint of the mapping each resource is sent with (run meta), read back with
+   * the outbox so the sync state can tell a mapping change from a data change.
+   */
+  recordFingerprints(fingerprints: Readonly<Partial<Record<ResourceName, string>>>): Promise<void>;
+  /** Called after every commit of this handle (the sync state applies the new outbox rows). */
+  afterCommit(listener: () => void): void;
 }
 
 export interface LedgerOptions {

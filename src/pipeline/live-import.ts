@@ -5,6 +5,7 @@ import { createRejectsWriter, type RejectsWriter } from '../report/rejects-write
 import { createReportWriter, type ReportWriter } from '../report/report-writer.js';
 import { newFileSummary, summarise, totalsOf, type FileSummary, type RunSummary } from '../report/summary.js';
 import { resourceDef } from '../resources/index.js';
+import type { RunClassifier, SourceClassifier } from '../sync/index.js';
 import type { Transport } from '../transport/index.js';
 import { cascadeOf } from './cascade.js';
 import { displayPath } from './display-path.js';
@@ -26,6 +27,11 @@ export interface LiveImportDeps {
   readonly progress: Progress;
   /** Aborted on SIGINT/SIGTERM: stop taking rows, let in-flight requests finish. */
   readonly signal: AbortSignal;
+  /**
+   * The sync state's classifier: which valid rows an incremental run sends, and each row's sync
+   * key (every run records what it sent). Absent: rows are sent without keys (tests).
+   */
+  readonly sync?: RunClassifier | undefined;
 }
 
 export interface LiveRunResult extends RunSummary {
@@ -47,6 +53,7 @@ interface Run {
   readonly inFlight: Semaphore;
   readonly gate: FirstRequestGate;
   readonly files: FileSummary[];
+  readonly syncs: (SourceClassifier | undefined)[];
 }
 
 /**
@@ -59,7 +66,8 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
   const { ledger, progress, signal } = deps;
   const mappings = inDependencyOrder(job.mappings);
   const rejectsPaths = planOutputs(job, mappings, options);
-  const totals = await validationPass(mappings, options);
+  const syncs: (SourceClassifier | undefined)[] = [];
+  const totals = await validationPass(mappings, options, (index, mapping, header) => (syncs[index] = deps.sync?.forSource(index, mapping, header, displayPath(mapping.source.path, options.cwd))));
   const state = new RunState(() => `resume with: engage-import resume ${displayPath(ledger.runDir, options.cwd)}`);
   const invalidTotal = totals.reduce((n, t) => n + t.invalid, 0);
   if (options.failOnInvalid && invalidTotal > 0) state.stop({ kind: 'invalid', count: invalidTotal });
@@ -69,7 +77,7 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
 
   const report = createReportWriter(options.report);
   const rejects = rejectsPaths ? createRejectsWriter(rejectsPaths) : undefined;
-  const run: Run = { job, options, deps, state, report, rejects, parents: new FailedParents(), inFlight: new Semaphore(options.concurrency), gate: new FirstRequestGate(), files: [] };
+  const run: Run = { job, options, deps, state, report, rejects, parents: new FailedParents(), inFlight: new Semaphore(options.concurrency), gate: new FirstRequestGate(), files: [], syncs };
   try {
     for (const [index, mapping] of mappings.entries()) await stage(run, index, mapping, totals[index]?.rows ?? 0);
   } finally {
@@ -98,7 +106,7 @@ async function stage(run: Run, index: number, mapping: ResolvedMapping, rows: nu
   const strategy = sendEachRow(info, { transport, ledger, state: run.state, gate: run.gate, cascade, reject });
   // Lines wait for every earlier line; the window bounds memory when one slow row holds back the rest.
   const windowSize = Math.max(256, run.options.concurrency * 16);
-  await runStage({ stage: info, source, strategy, cascade, ledger, state: run.state, inFlight: run.inFlight, windowSize, options: run.options, summary, progress: bar, writeLine: async (line) => {
+  await runStage({ stage: info, source, strategy, cascade, ledger, state: run.state, inFlight: run.inFlight, windowSize, options: run.options, summary, progress: bar, sync: run.syncs[index], writeLine: async (line) => {
     await run.report.write(line);
   }, reject });
   if (run.state.failure !== undefined) throw run.state.failure;
@@ -130,5 +138,6 @@ async function finish(run: Run, invalidTotal: number): Promise<LiveRunResult> {
     { report: displayPath(options.report, options.cwd), rejects: run.rejects?.files().map((f) => displayPath(f, options.cwd)) ?? [], payloads: undefined },
     { rate: options.rate, limit: options.limit, aborted: interrupted ? `interrupted by ${interrupted}; ${state.resumeHint}` : state.aborted },
   );
-  return { ...summary, interrupted, fatal: state.fatal };
+  const notes = run.deps.sync?.notes() ?? [];
+  return { ...summary, ...(notes.length > 0 && { notes }), interrupted, fatal: state.fatal };
 }

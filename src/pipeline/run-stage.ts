@@ -13,6 +13,8 @@ import type { RunState } from './run-state.js';
 import type { Semaphore } from './semaphore.js';
 import { baseLine, doubtBefore } from './send-row.js';
 import type { SendableRow, StageInfo, StageStrategy } from './stage-strategy.js';
+import type { SourceClassifier } from '../sync/index.js';
+import { withSyncVerdicts, type SyncVerdict } from './sync-verdicts.js';
 
 /** Everything one stage needs; the strategy decides how valid rows reach the API. */
 export interface StageRun {
@@ -30,6 +32,8 @@ export interface StageRun {
   readonly writeLine: (line: ReportLine) => Promise<void>;
   /** Writes a row to the rejects file. */
   readonly reject: (row: { readonly fields: readonly string[] }, message: string) => Promise<void> | undefined;
+  /** The sync state's classifier of this file (incremental runs decide here which rows not to send). */
+  readonly sync?: SourceClassifier | undefined;
 }
 
 /**
@@ -45,14 +49,15 @@ export async function runStage(run: StageRun): Promise<void> {
     run.progress.tick(line.status);
     await run.writeLine(line);
   });
-  for await (const planned of inSendOrder(run.stage.mapping, planRows(run.stage.mapping, run.source, run.options))) {
-    const row = { ...planned, file: run.stage.file };
+  const planned = inSendOrder(run.stage.mapping, planRows(run.stage.mapping, run.source, run.options));
+  for await (const { row: plannedRow, verdict } of withSyncVerdicts(planned, run.sync)) {
+    const row = { ...plannedRow, file: run.stage.file, ...(verdict && { sync: verdict }) };
     while (window.full) {
       await run.strategy.flush?.();
       await window.writeHead();
     }
     const before = row.status === 'valid' ? run.ledger.get(run.stage.index, row.line) : undefined;
-    const now = decideWithoutSending(run, row, before);
+    const now = decideWithoutSending(run, row, before, verdict);
     if (now !== undefined) {
       window.push(await now);
       continue;
@@ -66,7 +71,7 @@ export async function runStage(run: StageRun): Promise<void> {
 }
 
 /** The report line of a row that is not sent now, or undefined when it goes to the strategy. */
-function decideWithoutSending(run: StageRun, row: PlannedRow & { readonly file: string }, before: LedgerEntry | undefined): Promise<Settled> | Settled | undefined {
+function decideWithoutSending(run: StageRun, row: PlannedRow & { readonly file: string }, before: LedgerEntry | undefined, verdict: SyncVerdict | undefined): Promise<Settled> | Settled | undefined {
   const base = baseLine(run.stage, row);
   if (row.status === 'invalid') return invalidRow(run, row, base);
   const decision = resumeDecision(before?.state, row.idempotent, run.options.resendUnknown);
@@ -78,6 +83,12 @@ function decideWithoutSending(run: StageRun, row: PlannedRow & { readonly file: 
   // In flight when the last run stopped: the intent stays in the ledger, so a later
   // `resume --resend-unknown` can still send it.
   if (decision.kind === 'in_doubt') return settled({ ...base, status: 'unknown', message: IN_DOUBT_MESSAGE });
+  // Incremental run: the account has this row already (unchanged, already_sent), or a row of this
+  // run with its key is sent instead (superseded). Children of an unchanged parent may be sent.
+  if (verdict !== undefined && !verdict.send) {
+    const effect = verdict.status === 'unchanged' || verdict.status === 'already_sent' ? run.cascade.succeeded(row, undefined) : undefined;
+    return settled({ ...base, status: verdict.status, ...(verdict.message !== undefined && { message: verdict.message }) }, effect);
+  }
   // Parents are all in earlier stages, whose lines are all written: the cascade is complete.
   const blocked = run.cascade.blockedBy(row.payload);
   if (blocked !== undefined) return settled({ ...base, status: 'skipped', message: blocked }, run.cascade.failed(row, 'skipped'));

@@ -87,14 +87,16 @@ async function settle(stage: StageInfo, deps: SendDeps, row: SendableRow, before
   const record = (entry: Outcome) => recordOutcome(stage, deps, row, entry);
   switch (outcome.kind) {
     case 'ok': {
-      const note = await record({ state: 'ok', status: outcome.status, id: outcome.id, message: outcome.message });
+      // The row's sync key goes with its `ok` outcome: the ledger's outbox, then the sync state.
+      const note = await record({ state: 'ok', status: outcome.status, id: outcome.id, message: outcome.message, sync: row.sync?.key });
       const message = `${outcome.message ?? ''}${note}`.trim();
       return settled({ ...base, status: 'ok', http_status: outcome.status, id: outcome.id, ...(message && { message }) }, deps.cascade.succeeded(row, outcome.id));
     }
     case 'failed': {
-      const note = await record({ state: 'failed', status: outcome.status, message: outcome.message });
-      await deps.reject(row, outcome.message);
-      return settled({ ...base, status: 'failed', http_status: outcome.status, message: outcome.message + note }, deps.cascade.failed(row, 'failed'));
+      const message = outcome.message + productChangeNote(stage, row);
+      const note = await record({ state: 'failed', status: outcome.status, message });
+      await deps.reject(row, message);
+      return settled({ ...base, status: 'failed', http_status: outcome.status, message: message + note }, deps.cascade.failed(row, 'failed'));
     }
     case 'unknown': {
       const note = await record({ state: 'unknown', status: outcome.status, message: outcome.message });
@@ -113,6 +115,16 @@ async function settle(stage: StageInfo, deps: SendDeps, row: SendableRow, before
       return settled({ ...base, status: 'not_sent', message: deps.state.stopReason ?? outcome.message });
     }
   }
+}
+
+/**
+ * POST /products/ only creates: a product whose request changed since the API accepted it is
+ * answered "already exists" (our own resend in doubt is recognised earlier and is `ok`). Say how
+ * such a change reaches the account.
+ */
+function productChangeNote(stage: StageInfo, row: SendableRow): string {
+  if (stage.mapping.resource !== 'product' || row.sync?.status !== 'changed') return '';
+  return '; this product changed since it was created, and products are updated only by the bulk import (--bulk always)';
 }
 
 /** The answer in the ledger; if the ledger fails, the row's report line still says what the API answered. */

@@ -3,9 +3,14 @@ import type { LedgerEntry } from '../ledger/index.js';
 import type { ResourceDef } from '../resources/index.js';
 import type { PlannedRow } from './plan-rows.js';
 import type { Settled } from './report-window.js';
+import type { SyncVerdict } from './sync-verdicts.js';
 
-/** A valid row of the stage being run, with its file as the report shows it. */
-export type SendableRow = Extract<PlannedRow, { status: 'valid' }> & { readonly file: string };
+/**
+ * A valid row of the stage being run, with its file as the report shows it, and what the sync
+ * state said of it (`new`, `changed`, or, on a full refresh, `unchanged`/`already_sent`): a
+ * strategy passes `sync.key` with the row's `ok` outcome, so the next run knows it was accepted.
+ */
+export type SendableRow = Extract<PlannedRow, { status: 'valid' }> & { readonly file: string; readonly sync?: SyncVerdict | undefined };
 
 /** What a strategy knows of the stage it sends. */
 export interface StageInfo {

@@ -1,4 +1,5 @@
 import type { ResolvedMapping } from '../config/mapping-schema.js';
+import type { SourceClassifier } from '../sync/index.js';
 import { openSources } from './open-sources.js';
 import { planRows, type PlanOptions } from './plan-rows.js';
 
@@ -12,16 +13,27 @@ export interface FileCounts {
  * The local validation of the whole job before any request: totals for progress,
  * `--fail-on-invalid`, and a broken mapping or an undecodable file fails before anything is sent.
  */
-export async function validationPass(mappings: readonly ResolvedMapping[], options: PlanOptions): Promise<FileCounts[]> {
+export async function validationPass(
+  mappings: readonly ResolvedMapping[],
+  options: PlanOptions,
+  /**
+   * The sync classifier of each file (run order). Files that need a first reading of their keys
+   * (entities: the later row wins) get it here, in the reading the run does anyway.
+   */
+  syncOf?: (index: number, mapping: ResolvedMapping, header: readonly string[]) => SourceClassifier | undefined,
+): Promise<FileCounts[]> {
   const sources = await openSources(mappings);
   const counts: FileCounts[] = [];
   try {
-    for (const { mapping, source } of sources) {
+    for (const [index, { mapping, source }] of sources.entries()) {
+      const sync = syncOf?.(index, mapping, source.header);
+      const note = sync?.needsFirstPass === true ? sync : undefined;
       let rows = 0;
       let invalid = 0;
       for await (const row of planRows(mapping, source, options)) {
         rows++;
         if (row.status === 'invalid') invalid++;
+        else note?.note(row);
       }
       counts.push({ rows, invalid });
     }

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { LedgerError } from '../errors.js';
+import { SyncError } from '../errors.js';
 import { displayPath } from '../ledger/_display-path.js';
 
 export type Db = Database.Database;
@@ -94,8 +94,8 @@ function initialise(db: Db, job: string): void {
 function checkFormat(place: StatePlace, appId: unknown, version: number): void {
   if (appId !== APPLICATION_ID) throw damagedState(place, 'not an engage-import sync state');
   if (version > STATE_FORMAT) {
-    throw new LedgerError(
-      'LEDGER',
+    throw new SyncError(
+      'SYNC_STATE',
       `the sync state ${displayPath(place.file, place.cwd)} was written by a newer engage-import (format ${version}; this one reads format ${STATE_FORMAT}); nothing was sent. Use that version or a newer one`,
     );
   }
@@ -110,7 +110,7 @@ export function quickCheckState(db: Db, place: StatePlace): void {
   });
 }
 
-/** Runs `fn`, turning any SQLite failure into a LedgerError that names the state file. */
+/** Runs `fn`, turning any SQLite failure into a SyncError that names the state file. */
 export function guardState<T>(place: StatePlace, fn: () => T): T {
   try {
     return fn();
@@ -119,25 +119,25 @@ export function guardState<T>(place: StatePlace, fn: () => T): T {
   }
 }
 
-export function toStateError(place: StatePlace, error: unknown): LedgerError {
-  if (error instanceof LedgerError) return error;
+export function toStateError(place: StatePlace, error: unknown): SyncError {
+  if (error instanceof SyncError) return error;
   const file = displayPath(place.file, place.cwd);
   if (error instanceof Database.SqliteError) {
     if (/^SQLITE_(CORRUPT|NOTADB|IOERR_SHORT_READ)/.test(error.code)) return damagedState(place, error.message, error);
-    return new LedgerError('LEDGER', `cannot use the sync state ${file}: ${error.message} (${error.code})`, { cause: error });
+    return new SyncError('SYNC_STATE', `cannot use the sync state ${file}: ${error.message} (${error.code})`, { cause: error });
   }
   const reason = error instanceof Error ? error.message : String(error);
-  return new LedgerError('LEDGER', `cannot use the sync state ${file}: ${reason}`, { cause: error });
+  return new SyncError('SYNC_STATE', `cannot use the sync state ${file}: ${reason}`, { cause: error });
 }
 
 /**
  * A state that cannot be trusted to say what was accepted: refused, and nothing is sent, since
  * guessing would either resend events or skip rows the account never got.
  */
-export function damagedState(place: StatePlace, detail: string, cause?: unknown): LedgerError {
+export function damagedState(place: StatePlace, detail: string, cause?: unknown): SyncError {
   const file = displayPath(place.file, place.cwd);
-  return new LedgerError(
-    'LEDGER',
+  return new SyncError(
+    'SYNC_STATE',
     `the sync state ${file} is damaged (${detail}) and cannot tell which rows the account already has; nothing was sent. Restore it with 'engage-import state import' from an export, or move it away to start an empty state (the next run then sends every row again, events included)`,
     cause === undefined ? undefined : { cause },
   );

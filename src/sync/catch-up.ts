@@ -21,6 +21,9 @@ export function catchUp(state: SyncState, stateDir: string, openFeed: OpenFeed, 
     const runDir = join(runsDir(stateDir), id);
     const run = readRun(runDir, options);
     if (run === undefined || resolve(run.identity.job.path) !== job) continue;
+    // A run of this job against another account is not this state's business.
+    const target = state.target();
+    if (target !== undefined && run.identity.target !== undefined && (run.identity.target.baseUrl !== target.baseUrl || run.identity.target.keyFingerprint !== target.keyFingerprint)) continue;
     const feed = openFeed(runDir);
     try {
       applied += state.apply(feed);

@@ -4,7 +4,7 @@ import { createInterface } from 'node:readline';
 import { finished } from 'node:stream/promises';
 import { z } from 'zod';
 import { RESOURCES } from '../config/mapping-schema.js';
-import { LedgerError } from '../errors.js';
+import { SyncError } from '../errors.js';
 import { displayPath } from '../ledger/_display-path.js';
 import { STATE_FORMAT, toStateError } from './_state-db.js';
 import type { SyncState } from './sync-state.js';
@@ -79,7 +79,7 @@ export async function exportState(state: SyncState, file: string, now: () => Dat
   } catch (error) {
     out.destroy();
     rmSync(tmp, { force: true });
-    if (error instanceof LedgerError) throw error;
+    if (error instanceof SyncError) throw error;
     throw toStateError(state.place, error);
   }
 }
@@ -92,7 +92,7 @@ export async function exportState(state: SyncState, file: string, now: () => Dat
 export async function importState(state: SyncState, file: string, cwd: string): Promise<number> {
   const shown = displayPath(file, cwd);
   const refuse = (line: number, why: string) =>
-    new LedgerError('LEDGER', `${shown}:${line}: ${why}; the sync state was not changed`);
+    new SyncError('SYNC_STATE', `${shown}:${line}: ${why}; the sync state was not changed`);
   const db = state.db;
   const statements = {
     entity: db.prepare(`INSERT INTO entities (resource, key, hash, run_id, at) VALUES (?, ?, unhex(?), ?, ?)`),
@@ -142,7 +142,7 @@ export async function importState(state: SyncState, file: string, cwd: string): 
           continue;
         }
       } catch (error) {
-        if (error instanceof LedgerError) throw error;
+        if (error instanceof SyncError) throw error;
         throw refuse(lineNo, `cannot be stored (${(error as Error).message}); is a key listed twice?`);
       }
       rows++;
@@ -160,8 +160,8 @@ export async function importState(state: SyncState, file: string, cwd: string): 
   } catch (error) {
     if (db.inTransaction) db.exec('ROLLBACK');
     input.destroy();
-    if (error instanceof LedgerError) throw error;
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new LedgerError('LEDGER', `cannot read ${shown}: no such file`, { cause: error });
+    if (error instanceof SyncError) throw error;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new SyncError('SYNC_STATE', `cannot read ${shown}: no such file`, { cause: error });
     throw toStateError(state.place, error);
   }
 }

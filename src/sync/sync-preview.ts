@@ -2,7 +2,7 @@ import type { ResolvedMapping } from '../config/mapping-schema.js';
 import { classifyRow, mappingChangeNote, SYNC_STATUSES, type Classification, type SyncMode, type SyncStatus } from './classify.js';
 import { mappingFingerprint } from './mapping-fingerprint.js';
 import { RunKeys } from './run-keys.js';
-import { createSyncKeyer, type KeyedRow, type SyncKey } from './sync-key.js';
+import { createSyncKeyer, entityKeyOf, type KeyedRow, type SyncKey } from './sync-key.js';
 import type { SyncState } from './sync-state.js';
 
 /** A valid row as the classifier sees it: the keyer's inputs plus its line. */
@@ -58,7 +58,12 @@ export function createRunClassifier(options: RunClassifierOptions): RunClassifie
       const needsFirstPass = mapping.resource !== 'event' && mapping.resource !== 'product-event';
       return {
         needsFirstPass,
-        note: (row) => keys.noteEntity(keyer(row), { source: index, line: row.line }),
+        // Only the entity key matters here (the later row wins it): no request hash, which is the
+        // costly part of a key and is computed once, when the row is classified.
+        note: (row) => {
+          const key = entityKeyOf(mapping.resource, mapping.operation, row.payload);
+          if (key !== undefined) keys.noteEntity({ resource: mapping.resource, kind: 'entity', key, hash: '' }, { source: index, line: row.line });
+        },
         classify: (rows) => {
           const rowKeys = rows.map(keyer);
           const stored = options.state?.lookup(rowKeys) ?? [];
@@ -89,4 +94,23 @@ export function createRunClassifier(options: RunClassifierOptions): RunClassifie
 
 function zeroCounts(): Record<SyncStatus, number> {
   return Object.fromEntries(SYNC_STATUSES.map((s) => [s, 0])) as Record<SyncStatus, number>;
+}
+
+/**
+ * A run without --incremental: every valid row is sent (`new`, sent), and each still carries its
+ * sync key, so its `ok` outcome enters the state and the next incremental run skips it.
+ */
+export function createSendAllClassifier(): RunClassifier {
+  return {
+    forSource(_index, mapping, header) {
+      const keyer = createSyncKeyer(mapping, header);
+      return {
+        needsFirstPass: false,
+        note: () => undefined,
+        classify: (rows) => rows.map((row) => ({ status: 'new', send: true, key: keyer(row) })),
+      };
+    },
+    notes: () => [],
+    close: () => undefined,
+  };
 }

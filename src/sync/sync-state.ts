@@ -1,7 +1,7 @@
 import { existsSync, mkdirSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ResourceName } from '../config/mapping-schema.js';
-import { LedgerError } from '../errors.js';
+import { SyncError } from '../errors.js';
 import { displayPath } from '../ledger/_display-path.js';
 import { guardState, openStateDb, quickCheckState, type Db, type StatePlace } from './_state-db.js';
 import type { LedgerSyncFeed } from './ledger-feed.js';
@@ -19,6 +19,12 @@ export interface ResourceCount {
   readonly resource: ResourceName;
   readonly kind: SyncKind;
   readonly count: number;
+}
+
+/** Where rows were sent: the base URL and a fingerprint of the API key (never the key). */
+export interface StateTarget {
+  readonly baseUrl: string;
+  readonly keyFingerprint: string;
 }
 
 export interface OpenStateOptions {
@@ -64,7 +70,7 @@ export class SyncState {
   /**
    * Opens the state of a job. In `read` mode a missing file is an empty state (undefined): the
    * first run of a job has nothing to compare with. A file of a newer format, or a damaged one,
-   * is refused (LedgerError) and the caller sends nothing.
+   * is refused (SyncError) and the caller sends nothing.
    */
   static open(file: string, job: string, options: OpenStateOptions = {}): SyncState | undefined {
     const place = { file, cwd: options.cwd ?? process.cwd() };
@@ -76,7 +82,7 @@ export class SyncState {
       if (options.check ?? true) quickCheckState(db, place);
       const state = guardState(place, () => new SyncState(db, place));
       const stored = state.meta('job');
-      if (stored === undefined) throw new LedgerError('LEDGER', `the sync state ${displayPath(file, place.cwd)} does not say which job it belongs to; it is damaged`);
+      if (stored === undefined) throw new SyncError('SYNC_STATE', `the sync state ${displayPath(file, place.cwd)} does not say which job it belongs to; it is damaged`);
       return state;
     } catch (error) {
       db.close();
@@ -165,7 +171,7 @@ export class SyncState {
           const resources = new Map<ResourceName, string>();
           let prev = after;
           for (const d of batch) {
-            if (!(d.seq > prev)) throw new LedgerError('LEDGER', `the run ledger of run ${feed.runId} gave its outcomes out of order (${d.seq} after ${prev}); the sync state was not changed`);
+            if (!(d.seq > prev)) throw new SyncError('SYNC_STATE', `the run ledger of run ${feed.runId} gave its outcomes out of order (${d.seq} after ${prev}); the sync state was not changed`);
             prev = d.seq;
             if (d.kind === 'entity') putEntity.run(d.resource, d.key, d.hash, feed.runId, d.at);
             else putEvent.run(d.resource, d.key, feed.runId, d.at);
@@ -226,6 +232,33 @@ export class SyncState {
         return entities + events;
       })(),
     );
+  }
+
+  /**
+   * The account this state describes (base URL and API key fingerprint, as a run identity holds
+   * them). The first run that writes the state records it; a run against another target is
+   * refused (SYNC_STATE) before anything is sent: the other account has none of these rows, so
+   * skipping them there as `unchanged` would be wrong. `record` stores it when none is.
+   */
+  checkTarget(target: StateTarget, record: boolean): void {
+    const stored = this.meta('target');
+    if (stored === undefined) {
+      if (record) guardState(this.place, () => this.#db.prepare(`INSERT INTO meta (key, value) VALUES ('target', ?) ON CONFLICT (key) DO NOTHING`).run(JSON.stringify(target)));
+      return;
+    }
+    const was = JSON.parse(stored) as StateTarget;
+    const why = was.baseUrl !== target.baseUrl ? `the base URL ${was.baseUrl}, not ${target.baseUrl}` : was.keyFingerprint !== target.keyFingerprint ? 'another API key (another account?)' : undefined;
+    if (why === undefined) return;
+    throw new SyncError(
+      'SYNC_STATE',
+      `the sync state ${displayPath(this.place.file, this.place.cwd)} records what was sent with ${why}; nothing was sent. Use --state-dir with another folder for this target (its first run sends every row), or run against the target the state belongs to`,
+    );
+  }
+
+  /** The target recorded by `checkTarget`, if any. */
+  target(): StateTarget | undefined {
+    const stored = this.meta('target');
+    return stored === undefined ? undefined : (JSON.parse(stored) as StateTarget);
   }
 
   /** The connection, for the export and import that stream the whole state (state-transfer.ts). */

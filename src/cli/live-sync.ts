@@ -1,0 +1,74 @@
+import type { LoadedJob } from '../config/load-job.js';
+import { openSyncFeed, type OpenLedger, type RunIdentity } from '../ledger/index.js';
+import { catchUp, createRunClassifier, createSendAllClassifier, mappingFingerprint, syncStateFile, SyncState, type RunClassifier, type SyncMode } from '../sync/index.js';
+
+/** The sync side of a live run: the classifier the pipeline asks, and the state kept up to date. */
+export interface RunSync {
+  readonly classifier: RunClassifier;
+  /** Applies what the run's ledger committed since the last call (idempotent). */
+  apply(): void;
+  close(): void;
+}
+
+/** How a run treats the sync state: `incremental`, `full-refresh`, or undefined (send every row, record them all). */
+export type RunSyncMode = SyncMode | undefined;
+
+/**
+ * Before the run is created: a sync state that the run could not use (a newer format, damaged,
+ * written for another target) is refused now, so the refusal leaves no run folder behind.
+ */
+export function checkSyncState(job: LoadedJob, stateDir: string, target: RunIdentity['target'], cwd: string): void {
+  const state = SyncState.open(syncStateFile(stateDir, job.file), job.file, { cwd, mode: 'read' });
+  try {
+    if (target !== undefined) state?.checkTarget(target, false);
+  } finally {
+    state?.close();
+  }
+}
+
+/**
+ * Opens the job's sync state under the state directory's lock (the run's ledger holds it),
+ * applies what earlier runs committed and the state missed (a kill -9 between the two commits),
+ * records the mappings' fingerprints in the run, and from then on applies the run's own outbox
+ * after every ledger commit. Every run records what it sent; only `incremental` and
+ * `full-refresh` runs classify rows.
+ */
+export async function openRunSync(job: LoadedJob, stateDir: string, ledger: OpenLedger, mode: RunSyncMode, requestOptions: { dealUpdateMethod: 'PATCH' | 'PUT' }, cwd: string): Promise<RunSync> {
+  const state = SyncState.open(syncStateFile(stateDir, job.file), job.file, { cwd, mode: 'write', check: false })!;
+  try {
+    if (ledger.identity.target !== undefined) state.checkTarget(ledger.identity.target, true);
+    catchUp(state, stateDir, (runDir) => openSyncFeed(runDir, { cwd }), { cwd });
+    await ledger.recordFingerprints(Object.fromEntries(job.mappings.map((m) => [m.resource, mappingFingerprint(m, requestOptions)])));
+  } catch (error) {
+    state.close();
+    throw error;
+  }
+  const feed = openSyncFeed(ledger.runDir, { cwd });
+  const classifier = mode === undefined ? createSendAllClassifier() : createRunClassifier({ state, mode, requestOptions });
+  let failed = false;
+  const apply = () => {
+    if (failed) return;
+    state.apply(feed);
+  };
+  // After each group commit: a failure here leaves the rows in the ledger's outbox, which the
+  // next run's catch-up applies; the run itself goes on (the ledger is the truth).
+  ledger.afterCommit(() => {
+    try {
+      apply();
+    } catch {
+      failed = true;
+    }
+  });
+  return {
+    classifier,
+    apply: () => {
+      failed = false;
+      apply();
+    },
+    close: () => {
+      classifier.close();
+      feed.close();
+      state.close();
+    },
+  };
+}

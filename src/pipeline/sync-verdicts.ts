@@ -1,0 +1,34 @@
+import type { Classification, SourceClassifier, SyncKey } from '../sync/index.js';
+import type { PlannedRow } from './plan-rows.js';
+
+/** What the sync state decided for a valid row, and the key its `ok` outcome records. */
+export type SyncVerdict = Classification & { readonly key: SyncKey };
+
+/** Valid rows classified per sync-state lookup: one batched, prepared query per this many rows. */
+export const SYNC_BATCH = 512;
+
+/**
+ * The stage's rows with the sync state's verdict on each valid one, in the same order. Rows wait
+ * here until `SYNC_BATCH` valid rows are read, so the state is asked once per batch rather than
+ * once per row. Without a classifier (a run that keeps no state) rows pass through as they are.
+ */
+export async function* withSyncVerdicts(rows: AsyncIterable<PlannedRow>, sync: SourceClassifier | undefined): AsyncGenerator<{ readonly row: PlannedRow; readonly verdict?: SyncVerdict | undefined }> {
+  if (sync === undefined) {
+    for await (const row of rows) yield { row };
+    return;
+  }
+  const held: PlannedRow[] = [];
+  const valid: Extract<PlannedRow, { status: 'valid' }>[] = [];
+  function* release() {
+    const verdicts = valid.length > 0 ? sync!.classify(valid) : [];
+    let v = 0;
+    for (const row of held) yield { row, verdict: row.status === 'valid' ? verdicts[v++] : undefined };
+    held.length = 0;
+    valid.length = 0;
+  }
+  for await (const row of rows) {
+    held.push(row);
+    if (row.status === 'valid' && valid.push(row) >= SYNC_BATCH) yield* release();
+  }
+  yield* release();
+}

@@ -1,0 +1,122 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { runCli } from '../helpers/run-cli.js';
+import { tmpTree } from '../helpers/tmp.js';
+
+let sandbox: Sandbox | undefined;
+afterEach(async () => {
+  await sandbox?.close();
+  sandbox = undefined;
+});
+
+type Line = Record<string, string>;
+
+const CONTACTS_MAPPING = 'resource: user\nsource: { file: contacts.csv }\nkey: custom_id\nfields: { custom_id: custom_id, email: email }\n';
+const EVENTS_MAPPING = 'resource: event\nsource: { file: events.csv }\nkey: row\nfields:\n  user_custom_id: customer\n  name: event\n  data.row: row\n';
+
+/** A job folder; `day` rewrites its CSVs. */
+function jobFolder(sync = ''): { dir: string; day: (contacts: string[], events: string[]) => void } {
+  const dir = tmpTree();
+  writeFileSync(join(dir, 'contacts.yaml'), CONTACTS_MAPPING);
+  writeFileSync(join(dir, 'events.yaml'), EVENTS_MAPPING);
+  writeFileSync(join(dir, 'job.yaml'), `${sync}mappings: [contacts.yaml, events.yaml]\n`);
+  return {
+    dir,
+    day: (contacts, events) => {
+      writeFileSync(join(dir, 'contacts.csv'), ['custom_id,email', ...contacts, ''].join('\n'));
+      writeFileSync(join(dir, 'events.csv'), ['row,customer,event', ...events, ''].join('\n'));
+    },
+  };
+}
+
+async function run(dir: string, extra: string[] = []) {
+  const report = join(dir, `report-${Math.random().toString(36).slice(2)}.csv`);
+  const r = await runCli(['import', 'job.yaml', '--base-url', sandbox!.url, '--report', report, '--state-dir', 'state', '--rate', '1000', '--quiet', ...extra], {
+    cwd: dir,
+    env: { ENGAGE_API_KEY: sandbox!.apiKey },
+  });
+  const lines = parse(readFileSync(report), { columns: true }) as Line[];
+  return { ...r, lines, status: (key: string, file = '') => lines.filter((l) => l.key === key && l.file.includes(file)).map((l) => l.status) };
+}
+
+/** `METHOD path custom_id-or-row` of each request the sandbox received since `from`. */
+const requestsSince = (from: number) =>
+  sandbox!.requests.slice(from).map((q) => {
+    const b = q.body as { custom_id?: string; data?: { row?: string } } | undefined;
+    return `${q.method} ${q.path.replace('/api/public/', '')} ${b?.custom_id ?? b?.data?.row ?? ''}`;
+  });
+
+describe('incremental runs against the sandbox', () => {
+  it('day 2 sends only changed and new rows, retries what failed on day 1, and reports duplicates superseded', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const job = jobFolder();
+    // Day 1: a plain run (no --incremental) still records what it sent. E-3's contact does not exist: it fails.
+    job.day(['C-1,a@example.com', 'C-2,b@example.com', 'C-3,c@example.com'], ['E-1,C-1,Login', 'E-2,C-2,Login', 'E-3,C-9,Login']);
+    const day1 = await run(job.dir);
+    expect(day1.code).toBe(1);
+    expect(day1.status('E-3')).toEqual(['failed']);
+    const before = sandbox.requests.length;
+
+    // Day 2: C-2 changed, C-4 new, C-9 new (so E-3 can go now), C-4 twice (the later row wins), E-4 new, E-1 and E-2 again.
+    job.day(
+      ['C-1,a@example.com', 'C-2,b2@example.com', 'C-3,c@example.com', 'C-4,old@example.com', 'C-9,z@example.com', 'C-4,d@example.com'],
+      ['E-1,C-1,Login', 'E-2,C-2,Login', 'E-3,C-9,Login', 'E-4,C-3,Login', 'E-4,C-3,Login'],
+    );
+    const day2 = await run(job.dir, ['--incremental']);
+    expect(day2.stderr).toBe('');
+    expect(day2.code).toBe(0);
+    expect(day2.lines.map((l) => `${l.key}:${l.status}`)).toEqual([
+      'C-1:unchanged', 'C-2:ok', 'C-3:unchanged', 'C-4:superseded', 'C-9:ok', 'C-4:ok',
+      'E-1:already_sent', 'E-2:already_sent', 'E-3:ok', 'E-4:ok', 'E-4:superseded',
+    ]);
+    expect(day2.lines.find((l) => l.key === 'C-4' && l.status === 'superseded')?.message).toBe('superseded by line 7, which has the same custom_id=C-4 and is sent instead');
+    expect(requestsSince(before).sort()).toEqual(
+      ['POST users/update_or_create/ C-2', 'POST users/update_or_create/ C-9', 'POST users/update_or_create/ C-4', 'POST users-by-id/C-9/events/ E-3', 'POST users-by-id/C-3/events/ E-4'].sort(),
+    );
+
+    // Day 3, the same files: nothing to send.
+    const third = sandbox.requests.length;
+    const day3 = await run(job.dir, ['--incremental']);
+    expect(day3.code).toBe(0);
+    expect(requestsSince(third)).toEqual([]);
+    expect(new Set(day3.lines.map((l) => l.status))).toEqual(new Set(['unchanged', 'already_sent', 'superseded']));
+
+    // --full-refresh sends every row again except the superseded ones, and the job's sync: setting needs no flag.
+    const fourth = sandbox.requests.length;
+    const refresh = await run(job.dir, ['--full-refresh']);
+    expect(refresh.code).toBe(0);
+    expect(requestsSince(fourth)).toHaveLength(9);
+  });
+
+  it('sync: incremental in the job file works without the flag', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const job = jobFolder('sync: incremental\n');
+    job.day(['C-1,a@example.com'], ['E-1,C-1,Login']);
+    expect((await run(job.dir)).code).toBe(0);
+    const before = sandbox.requests.length;
+    const again = await run(job.dir);
+    expect(again.lines.map((l) => l.status)).toEqual(['unchanged', 'already_sent']);
+    expect(sandbox.requests.length).toBe(before);
+  });
+
+  it('a state recorded against another account is refused before anything is sent (exit 2)', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const job = jobFolder();
+    job.day(['C-1,a@example.com'], ['E-1,C-1,Login']);
+    expect((await run(job.dir)).code).toBe(0);
+    const other = await startSandbox({ rate: 0 });
+    try {
+      const before = other.requests.length;
+      const report = join(job.dir, 'other.csv');
+      const r = await runCli(['import', 'job.yaml', '--base-url', other.url, '--report', report, '--state-dir', 'state', '--incremental', '--quiet'], { cwd: job.dir, env: { ENGAGE_API_KEY: `${sandbox.apiKey}x` } });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toMatch(/sync state .* records what was sent with the base URL .*; nothing was sent/);
+      expect(other.requests.length).toBe(before);
+    } finally {
+      await other.close();
+    }
+  });
+});
