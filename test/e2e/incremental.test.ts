@@ -39,7 +39,7 @@ async function run(dir: string, extra: string[] = []) {
     env: { ENGAGE_API_KEY: sandbox!.apiKey },
   });
   const lines = parse(readFileSync(report), { columns: true }) as Line[];
-  return { ...r, lines, status: (key: string, file = '') => lines.filter((l) => l.key === key && l.file.includes(file)).map((l) => l.status) };
+  return { ...r, lines, status: (key: string, file = '') => lines.filter((l) => l.key === key && (l.file ?? '').includes(file)).map((l) => l.status) };
 }
 
 /** `METHOD path custom_id-or-row` of each request the sandbox received since `from`. */
