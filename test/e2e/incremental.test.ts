@@ -119,4 +119,40 @@ describe('incremental runs against the sandbox', () => {
       await other.close();
     }
   });
+
+  it('a changed product is sent, answered "already exists" and reported failed with how products are updated', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const dir = tmpTree();
+    writeFileSync(join(dir, 'products.yaml'), 'resource: product\nsource: { file: products.csv }\nkey: sku\nfields: { custom_id: sku, name: name }\n');
+    writeFileSync(join(dir, 'job.yaml'), 'mappings: [products.yaml]\n');
+    writeFileSync(join(dir, 'products.csv'), 'sku,name\nP-1,Mug\nP-2,Cup\n');
+    expect((await run(dir, ['--incremental'])).code).toBe(0);
+    writeFileSync(join(dir, 'products.csv'), 'sku,name\nP-1,Mug\nP-2,Big cup\nP-3,Plate\n');
+    const before = sandbox.requests.length;
+    const day2 = await run(dir, ['--incremental']);
+    expect(day2.code).toBe(1);
+    expect(day2.lines.map((l) => `${l.key}:${l.status}`)).toEqual(['P-1:unchanged', 'P-2:failed', 'P-3:ok']);
+    expect(day2.lines[1]?.message).toMatch(/products are updated only by the bulk import \(--bulk always\)$/);
+    expect(requestsSince(before)).toEqual(['POST products/ P-2', 'POST products/ P-3']);
+  });
+
+  it('resume goes on in the mode the run started with', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const job = jobFolder();
+    job.day(['C-1,a@example.com', 'C-2,b@example.com'], ['E-1,C-1,Login']);
+    expect((await run(job.dir)).code).toBe(0);
+    // Day 2 is interrupted before its first row (SIGINT): the run stays open for resume.
+    job.day(['C-1,a@example.com', 'C-2,b2@example.com'], ['E-1,C-1,Login', 'E-2,C-2,Login']);
+    const report = join(job.dir, 'stopped.csv');
+    const interrupt = new AbortController();
+    interrupt.abort('SIGINT');
+    const stopped = await runCli(['import', 'job.yaml', '--incremental', '--base-url', sandbox.url, '--report', report, '--state-dir', 'state', '--quiet'], { cwd: job.dir, env: { ENGAGE_API_KEY: sandbox.apiKey }, signal: interrupt.signal });
+    expect(stopped.code).toBe(130);
+    const before = sandbox.requests.length;
+    const resumed = await runCli(['resume', '--base-url', sandbox.url, '--report', join(job.dir, 'resumed.csv'), '--state-dir', 'state', '--rate', '1000', '--quiet'], { cwd: job.dir, env: { ENGAGE_API_KEY: sandbox.apiKey } });
+    expect(resumed.code).toBe(0);
+    const lines = parse(readFileSync(join(job.dir, 'resumed.csv')), { columns: true }) as Line[];
+    expect(lines.map((l) => `${l.key}:${l.status}`)).toEqual(['C-1:unchanged', 'C-2:ok', 'E-1:already_sent', 'E-2:ok']);
+    expect(requestsSince(before)).toEqual(['POST users/update_or_create/ C-2', 'POST users-by-id/C-2/events/ E-2']);
+  });
 });
