@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { LoadedJob } from '../config/load-job.js';
 import { createRunClassifier, syncStateFile, SyncState, type RunClassifier } from '../sync/index.js';
 
@@ -21,7 +21,8 @@ export const DEFAULT_STATE_DIR = '.engage-import';
 export function openPreview(job: LoadedJob, args: PreviewArgs, cwd: string): { classifier: RunClassifier; close: () => void } | undefined {
   const incremental = args.incremental ?? job.sync === 'incremental';
   if (!incremental) return undefined;
-  const stateDir = resolve(cwd, args['state-dir'] ?? DEFAULT_STATE_DIR);
+  // The same default as a live run: beside the job file, whatever the working directory.
+  const stateDir = args['state-dir'] !== undefined ? resolve(cwd, args['state-dir']) : join(dirname(job.file), DEFAULT_STATE_DIR);
   const state = SyncState.open(syncStateFile(stateDir, job.file), job.file, { cwd, mode: 'read' });
   const classifier = createRunClassifier({ state, mode: 'incremental', requestOptions: { dealUpdateMethod: args['deal-update-method'] } });
   return {
