@@ -88,7 +88,9 @@ interface Measure { code: number; ms: number; cpuMs: number; maxRssMb: number; s
 
 const execFileAsync = promisify(execFile);
 async function measure(apiKey: string, argv: string[]): Promise<Measure> {
-  const { stdout } = await execFileAsync(process.execPath, ['dist/scripts/_bench-incremental-worker.js', DIR, apiKey, ...argv], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  // BENCH_CPU_PROF=<dir>: a V8 CPU profile of each command, to find where the time goes.
+  const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
+  const { stdout } = await execFileAsync(process.execPath, [...prof, 'dist/scripts/_bench-incremental-worker.js', DIR, apiKey, ...argv], { encoding: 'utf8', maxBuffer: 1 << 24 });
   return JSON.parse(stdout.trim().split('\n').pop()!) as Measure;
 }
 

@@ -2,6 +2,9 @@ import type { LoadedJob } from '../config/load-job.js';
 import { openSyncFeed, type OpenLedger, type RunIdentity } from '../ledger/index.js';
 import { catchUp, createRunClassifier, createSendAllClassifier, mappingFingerprint, syncStateFile, SyncState, type RunClassifier, type SyncMode } from '../sync/index.js';
 
+/** How often, at most, the run's new outcomes are applied to the state while it runs. */
+const APPLY_EVERY_MS = 1_000;
+
 /** The sync side of a live run: the classifier the pipeline asks, and the state kept up to date. */
 export interface RunSync {
   readonly classifier: RunClassifier;
@@ -46,13 +49,18 @@ export async function openRunSync(job: LoadedJob, stateDir: string, ledger: Open
   const feed = openSyncFeed(ledger.runDir, { cwd });
   const classifier = mode === undefined ? createSendAllClassifier() : createRunClassifier({ state, mode, requestOptions });
   let failed = false;
+  let last = 0;
   const apply = () => {
     if (failed) return;
+    last = Date.now();
     state.apply(feed);
   };
-  // After each group commit: a failure here leaves the rows in the ledger's outbox, which the
-  // next run's catch-up applies; the run itself goes on (the ledger is the truth).
+  // After a group commit, at most every APPLY_EVERY_MS: each apply is a transaction (an fsync)
+  // of its own, and the state only needs to be recent for a preview run meanwhile; the run's
+  // own classification never reads what the run itself sent. A failure here leaves the rows in
+  // the ledger's outbox, which the next run's catch-up applies; the run goes on (the ledger is the truth).
   ledger.afterCommit(() => {
+    if (Date.now() - last < APPLY_EVERY_MS) return;
     try {
       apply();
     } catch {
