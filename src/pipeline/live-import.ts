@@ -54,6 +54,8 @@ interface Run {
   readonly gate: FirstRequestGate;
   readonly files: FileSummary[];
   readonly syncs: (SourceClassifier | undefined)[];
+  /** The ledger held rows when the run began: a resume (see StageRun.resumed). */
+  readonly resumed: boolean;
 }
 
 /**
@@ -77,7 +79,7 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
 
   const report = createReportWriter(options.report);
   const rejects = rejectsPaths ? createRejectsWriter(rejectsPaths) : undefined;
-  const run: Run = { job, options, deps, state, report, rejects, parents: new FailedParents(), inFlight: new Semaphore(options.concurrency), gate: new FirstRequestGate(), files: [], syncs };
+  const run: Run = { job, options, deps, state, report, rejects, parents: new FailedParents(), inFlight: new Semaphore(options.concurrency), gate: new FirstRequestGate(), files: [], syncs, resumed: Object.values(ledger.counts()).some((n) => n > 0) };
   try {
     for (const [index, mapping] of mappings.entries()) await stage(run, index, mapping, totals[index]?.rows ?? 0);
   } finally {
@@ -106,7 +108,7 @@ async function stage(run: Run, index: number, mapping: ResolvedMapping, rows: nu
   const strategy = sendEachRow(info, { transport, ledger, state: run.state, gate: run.gate, cascade, reject });
   // Lines wait for every earlier line; the window bounds memory when one slow row holds back the rest.
   const windowSize = Math.max(256, run.options.concurrency * 16);
-  await runStage({ stage: info, source, strategy, cascade, ledger, state: run.state, inFlight: run.inFlight, windowSize, options: run.options, summary, progress: bar, sync: run.syncs[index], writeLine: async (line) => {
+  await runStage({ stage: info, source, strategy, cascade, ledger, state: run.state, inFlight: run.inFlight, windowSize, options: run.options, summary, progress: bar, resumed: run.resumed, sync: run.syncs[index], writeLine: async (line) => {
     await run.report.write(line);
   }, reject });
   if (run.state.failure !== undefined) throw run.state.failure;

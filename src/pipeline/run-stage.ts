@@ -32,6 +32,11 @@ export interface StageRun {
   readonly writeLine: (line: ReportLine) => Promise<void>;
   /** Writes a row to the rejects file. */
   readonly reject: (row: { readonly fields: readonly string[] }, message: string) => Promise<void> | undefined;
+  /**
+   * Whether the ledger held rows when the run began (a resume): only then may a row have an
+   * outcome before this stage reaches it, so a new run skips the lookup per row. Default true.
+   */
+  readonly resumed?: boolean | undefined;
   /** The sync state's classifier of this file (incremental runs decide here which rows not to send). */
   readonly sync?: SourceClassifier | undefined;
 }
@@ -56,7 +61,7 @@ export async function runStage(run: StageRun): Promise<void> {
       await run.strategy.flush?.();
       await window.writeHead();
     }
-    const before = row.status === 'valid' ? run.ledger.get(run.stage.index, row.line) : undefined;
+    const before = row.status === 'valid' && run.resumed !== false ? run.ledger.get(run.stage.index, row.line) : undefined;
     const now = decideWithoutSending(run, row, before, verdict);
     if (now !== undefined) {
       window.push(await now);

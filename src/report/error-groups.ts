@@ -68,6 +68,8 @@ export function errorKind(error: string): string {
   return text;
 }
 
+const NOT_ERRORS: ReadonlySet<RowStatus> = new Set(['ok', 'valid', 'not_sent', 'unchanged', 'already_sent', 'superseded']);
+
 interface Tally {
   status: RowStatus;
   message: string;
@@ -82,9 +84,13 @@ interface Tally {
 export class ErrorGroups {
   private readonly tallies = new Map<string, Tally>();
 
-  /** Count one report line; rows that are `ok`/`valid`, or have no message, are not errors. */
+  /**
+   * Count one report line; rows that are `ok`/`valid`, rows an incremental run did not need to
+   * send (`unchanged`, `already_sent`, `superseded`: their message says why), or have no message,
+   * are not errors.
+   */
   add(status: RowStatus, line: number, message: string | undefined): void {
-    if (message === undefined || message === '' || status === 'ok' || status === 'valid' || status === 'not_sent') return;
+    if (message === undefined || message === '' || NOT_ERRORS.has(status)) return;
     for (const error of splitMessage(message)) {
       let key = `${status}\u0000${errorKind(error)}`;
       let tally = this.tallies.get(key);

@@ -28,8 +28,8 @@ export class RunKeys {
 
   constructor() {
     this.#db = new Database('');
-    // Pages of the key tables stay in memory up to 32 MB, then spill to the temporary file.
-    this.#db.pragma('cache_size = -32000');
+    // Pages of the key tables stay in memory up to 8 MB (the run's whole budget is 200 MB), then spill to the temporary file.
+    this.#db.pragma('cache_size = -8000');
     this.#db.exec(`
       CREATE TABLE last_entity (resource TEXT NOT NULL, key TEXT NOT NULL, source INTEGER NOT NULL, line INTEGER NOT NULL, rows INTEGER NOT NULL, PRIMARY KEY (resource, key)) WITHOUT ROWID;
       CREATE TABLE first_event (resource TEXT NOT NULL, key TEXT NOT NULL, source INTEGER NOT NULL, line INTEGER NOT NULL, PRIMARY KEY (resource, key)) WITHOUT ROWID;

@@ -34,7 +34,11 @@ function memoryLedger(failIntentAt?: number, seed: readonly (readonly [string, L
     async forget(s, l) {
       if (rows.get(`${s}:${l}`)?.state === 'intent') rows.delete(`${s}:${l}`);
     },
-    counts: () => ({ intent: 0, ok: 0, failed: 0, unknown: 0 }),
+    counts: () => {
+      const counts = { intent: 0, ok: 0, failed: 0, unknown: 0 };
+      for (const e of rows.values()) counts[e.state]++;
+      return counts;
+    },
     markFinished: async () => undefined,
     reopen: async () => undefined,
     close: async () => undefined,
