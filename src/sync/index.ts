@@ -4,7 +4,7 @@ export { createSyncKeyer, entityKeyOf, type KeyedRow, type SyncKey, type SyncKin
 export { classifyRow, mappingChangeNote, SYNC_STATUSES, type Classification, type SyncMode, type SyncStatus } from './classify.js';
 export { mappingFingerprint } from './mapping-fingerprint.js';
 export { RunKeys, type RowPlace } from './run-keys.js';
-export { SyncState, type StoredEntry, type ResourceCount, type OpenStateOptions, type StateTarget } from './sync-state.js';
+export { SyncState, type StoredEntry, type ResourceCount, type OpenStateOptions } from './sync-state.js';
 export { syncStateFile, listSyncStateFiles, SYNC_FOLDER } from './state-file.js';
 export { exportState, importState } from './state-transfer.js';
 export { catchUp, type OpenFeed } from './catch-up.js';
