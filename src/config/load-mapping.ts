@@ -17,6 +17,9 @@ export interface MappingOverrides {
   readonly cwd?: string;
 }
 
+/** Path segments that would reach an object's prototype instead of a field of the payload. */
+const UNSAFE_SEGMENTS = new Set(['__proto__', 'constructor', 'prototype']);
+
 /** Read, validate and resolve one mapping file: every default is filled in here, once. */
 export async function loadMapping(path: string, overrides: MappingOverrides = {}): Promise<ResolvedMapping> {
   const abs = resolve(overrides.cwd ?? process.cwd(), path);
@@ -42,6 +45,8 @@ export function resolveMapping(doc: ConfigDocument, overrides: MappingOverrides 
     const type = f.type ?? 'string';
     const path = target.split('.');
     if (path.some((segment) => segment === '')) at(where, `target ${JSON.stringify(target)} has an empty path segment`);
+    const unsafe = path.find((segment) => UNSAFE_SEGMENTS.has(segment));
+    if (unsafe !== undefined) at(where, `target ${JSON.stringify(target)} uses ${JSON.stringify(unsafe)}, a name JavaScript objects reserve; no API field is called that`);
     if (f.items !== undefined && type !== 'list') at([...where, 'items'], '`items` applies to type list only');
     if (f.separator !== undefined && type !== 'list') at([...where, 'separator'], '`separator` applies to type list only');
     if (f.decimals !== undefined && type !== 'decimal') at([...where, 'decimals'], '`decimals` applies to type decimal only');
@@ -106,7 +111,7 @@ function checkPathConflicts(fields: readonly ResolvedField[], at: (p: string[], 
 
 /**
  * A mapping that names a column missing from the CSV header fails before row 1, naming the
- * mapping file, the field and the columns the header does have (issue 2).
+ * mapping file, the field and the columns the header does have.
  */
 export function checkHeader(mapping: ResolvedMapping, header: readonly string[]): void {
   const have = new Set(header);

@@ -1,11 +1,11 @@
 import type { LoadedJob } from '../config/load-job.js';
 import type { RequestOptions } from '../resources/index.js';
-import { createPayloadsWriter } from '../report/payloads-writer.js';
-import { createRejectsWriter } from '../report/rejects-writer.js';
-import { createReportWriter } from '../report/report-writer.js';
+import { createPayloadsWriter, type PayloadsWriter } from '../report/payloads-writer.js';
+import { createRejectsWriter, type RejectsWriter } from '../report/rejects-writer.js';
+import { createReportWriter, type ReportWriter } from '../report/report-writer.js';
 import { newFileSummary, summarise, type FileSummary, type RunSummary } from '../report/summary.js';
 import { displayPath } from './display-path.js';
-import { openSources } from './open-sources.js';
+import { openSources, type OpenedSource } from './open-sources.js';
 import { planOutputs } from './output-paths.js';
 import { createPlanner } from './plan-rows.js';
 import { inDependencyOrder } from './stage-order.js';
@@ -22,19 +22,31 @@ export interface DryRunOptions extends RequestOptions {
   readonly limit?: number | undefined;
   /** Requests per second the live import would run at, for the estimate. */
   readonly rate: number;
+  /** Aborted by the first Ctrl-C or SIGTERM: reading stops at the next record, the report keeps what was read. */
+  readonly signal?: AbortSignal | undefined;
 }
 
-/** Validate every row of a job without sending anything; one report line per record. */
+/**
+ * Validate every row of a job without sending anything; one report line per record read. A
+ * signal stops the reading at once; the report, rejects and payloads of the rows read are kept.
+ */
 export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise<RunSummary> {
   const ordered = inDependencyOrder(job.mappings);
   const rejectsPaths = planOutputs(job, ordered, options);
-  const sources = await openSources(ordered);
-  const report = createReportWriter(options.report);
-  const rejects = rejectsPaths ? createRejectsWriter(rejectsPaths) : undefined;
-  const payloads = options.payloads ? createPayloadsWriter(options.payloads) : undefined;
+  const { signal } = options;
+  let sources: OpenedSource[] = [];
+  let report: ReportWriter | undefined;
+  let rejects: RejectsWriter | undefined;
+  let payloads: PayloadsWriter | undefined;
+  let aborted: string | undefined;
   const files: FileSummary[] = [];
   try {
-    for (const { mapping, source } of sources) {
+    // Opened inside the try: a writer that cannot be opened must not leave the CSVs open.
+    sources = await openSources(ordered);
+    report = createReportWriter(options.report);
+    rejects = rejectsPaths ? createRejectsWriter(rejectsPaths) : undefined;
+    payloads = options.payloads ? createPayloadsWriter(options.payloads) : undefined;
+    files: for (const { mapping, source } of sources) {
       const file = displayPath(mapping.source.path, options.cwd);
       const summary = newFileSummary(file, mapping.resource);
       files.push(summary);
@@ -43,6 +55,10 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
       // The hot loop of a million-row dry run: one sync planning step and, most of the time, no
       // await at all per record (writers return a promise only when the file is behind).
       for await (const item of source.items) {
+        if (signal?.aborted) {
+          aborted = `interrupted (${String(signal.reason ?? 'signal')}): the report holds every row read before it; run the command again to check the rest`;
+          break files;
+        }
         if (options.limit !== undefined && read >= options.limit) break;
         read++;
         const row = plan(item);
@@ -55,13 +71,13 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
         } else {
           const wait = report.write({ file, line: row.line, resource: mapping.resource, key: row.key, status: 'invalid', message: row.message });
           if (wait) await wait;
-          if (rejects) await rejects.write(mapping, source, row.fields, row.message);
+          if (rejects) await rejects.write(mapping, source, row.fields, row.message, row.line);
         }
       }
     }
   } finally {
     for (const { source } of sources) source.close();
-    await Promise.all([report.close(), rejects?.close(), payloads?.close()]);
+    await Promise.all([report?.close(), rejects?.close(), payloads?.close()]);
   }
   return summarise(
     'dry-run',
@@ -71,6 +87,6 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
       rejects: rejects?.files().map((f) => displayPath(f, options.cwd)) ?? [],
       payloads: options.payloads ? displayPath(options.payloads, options.cwd) : undefined,
     },
-    { rate: options.rate, limit: options.limit, aborted: undefined },
+    { rate: options.rate, limit: options.limit, aborted },
   );
 }
