@@ -7,12 +7,16 @@ import { detectDelimiter } from './_detect-delimiter.js';
 import { createTranscoder, resolveEncoding, Undecodable, type ResolvedEncoding, type Transcoder } from './_encoding.js';
 import { validateHeader } from './_header.js';
 import { locateUndecodable } from './_locate-undecodable.js';
+import { sniffMismatch, SNIFF_BYTES } from './_sniff.js';
 import { RecordBounds } from './_record-bounds.js';
 import { rowValuesFor, type RowValues } from './_row-values.js';
 import type { SourceItem } from './csv-source.js';
 
 /** Bytes read from the file at a time: enough to amortise a read, small enough to stay streaming. */
 const CHUNK_BYTES = 64 * 1024;
+/** `sep=;` and its line break: the first line Excel writes to name the delimiter. */
+const SEP_LINE = /^sep=([^\r\n"])(?:\r\n|\n|\r)/;
+const SEP_LINE_BYTES = 8;
 /** `auto` looks this far for the end of the header line before it decides on what it has. */
 const HEADER_SCAN_BYTES = 1024 * 1024;
 /**
@@ -105,6 +109,7 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     }
     const reader = new CsvReader(path, file, encoding, createTranscoder(encoding), tuning.chunkBytes ?? CHUNK_BYTES, tuning.maxRecordBytes ?? MAX_RECORD_BYTES);
     try {
+      await reader.sniff();
       await reader.readHeader(delimiter);
     } catch (error) {
       reader.close();
@@ -139,24 +144,56 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     this.file.close().catch(noop);
   }
 
+  /** A file that would decode and still be misread (see sniffMismatch) fails before its header. */
+  private async sniff(): Promise<void> {
+    const head = Buffer.alloc(SNIFF_BYTES);
+    let bytesRead: number;
+    try {
+      // A read at position 0 does not move the file position the reader goes on from.
+      ({ bytesRead } = await this.file.read(head, 0, SNIFF_BYTES, 0));
+    } catch (error) {
+      throw new SourceError('CSV_READ', `${this.path}: ${ioReason(error, 'cannot read the file')}`, { cause: error });
+    }
+    const problem = sniffMismatch(head.subarray(0, bytesRead), this.encoding, this.name);
+    if (problem !== undefined) throw new SourceError('CSV_ENCODING', problem);
+  }
+
   private async readHeader(delimiter: Delimiter): Promise<void> {
     const first: Buffer[] = [];
+    // Excel writes `sep=;` as a first line to name the delimiter, and reads it so: the line is
+    // skipped, its character is the delimiter, and the header is on line 2.
+    let start = await this.nextUtf8();
+    while (start !== undefined && start.length < SEP_LINE_BYTES) {
+      const more = await this.nextUtf8();
+      if (more === undefined) break;
+      start = Buffer.concat([start, more]);
+    }
+    const sep = start === undefined ? null : SEP_LINE.exec(start.subarray(0, SEP_LINE_BYTES).toString('latin1'));
+    let firstLine = 1;
+    if (sep !== null && start !== undefined) {
+      start = start.subarray(sep[0].length);
+      delimiter = sep[1] as Delimiter;
+      firstLine = 2;
+    }
+    if (start !== undefined && start.length > 0) first.push(start);
     if (delimiter === 'auto') {
-      let seen = 0;
+      let seen = start?.length ?? 0;
+      let found = detectDelimiter(first.length === 0 ? Buffer.alloc(0) : first[0]!);
+      this.delimiter = found.delimiter;
       for (;;) {
+        if (found.complete || seen >= HEADER_SCAN_BYTES) break;
         const bytes = await this.nextUtf8();
         if (bytes === undefined) break;
         first.push(bytes);
         seen += bytes.length;
-        const found = detectDelimiter(first.length === 1 ? bytes : Buffer.concat(first));
+        found = detectDelimiter(Buffer.concat(first));
         this.delimiter = found.delimiter;
-        if (found.complete || seen >= HEADER_SCAN_BYTES) break;
       }
       if (first.length === 0) this.delimiter = ',';
     } else {
       this.delimiter = delimiter;
     }
-    this.bounds = new RecordBounds(this.delimiter.charCodeAt(0));
+    this.bounds = new RecordBounds(this.delimiter.charCodeAt(0), firstLine);
     this.startCore(0);
     for (const bytes of first) this.feed(bytes);
     while (!this.headerSeen && !this.parsed) await this.step();

@@ -49,7 +49,13 @@ export class RecordBounds {
   /** A CR or an in-quote `"` that ended the previous chunk: it needs the next byte to be understood. */
   private carry: Buffer | undefined;
 
-  constructor(private readonly delimiter: number) {}
+  /** `firstLine`: the line the first byte fed is on (2 when a `sep=` line was taken off). */
+  constructor(
+    private readonly delimiter: number,
+    firstLine = 1,
+  ) {
+    this.line = firstLine;
+  }
 
   /** The record under way (started, not ended yet): where it starts. */
   get openRecord(): { readonly offset: number; readonly line: number } | undefined {
