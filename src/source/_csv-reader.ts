@@ -2,6 +2,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Delimiter } from '../config/mapping-schema.js';
 import { SourceError } from '../errors.js';
+import type { CsvError } from 'csv-parse';
 import { createCsvCore, type CsvCore } from './_csv-core.js';
 import { detectDelimiter } from './_detect-delimiter.js';
 import { createTranscoder, resolveEncoding, Undecodable, type ResolvedEncoding, type Transcoder } from './_encoding.js';
@@ -227,7 +228,7 @@ export class CsvReader implements AsyncIterator<SourceItem> {
   }
 
   private startCore(base: number): void {
-    this.core = createCsvCore({ delimiter: this.delimiter, onSkip: (error) => this.onSkip(error.message) });
+    this.core = createCsvCore({ delimiter: this.delimiter, onSkip: (error) => this.onSkip(this.withColumn(error)) });
     this.coreBase = base;
   }
 
@@ -335,6 +336,18 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     this.width = record.length;
     this.values = rowValuesFor(record);
     this.headerSeen = true;
+  }
+
+  /**
+   * csv-parse numbers fields from 0 (`a quote is found on field 2` is the third column): say it
+   * as a user counts, with the header's name when there is one.
+   */
+  private withColumn(error: CsvError): string {
+    const index = (error as { column?: unknown }).column;
+    if (typeof index !== 'number') return error.message;
+    const name = this.headerSeen ? this.header[index] : undefined;
+    const column = `column ${index + 1}${name === undefined ? '' : ` (${JSON.stringify(name)})`}`;
+    return error.message.replace(/ on field \S+ at line/, ` in ${column} at line`);
   }
 
   private onSkip(message: string): void {

@@ -250,7 +250,7 @@ describe('openCsv: malformed records', () => {
   it.each([
     ['too few fields', 'a,b,c\n1,2\n', [2, 'data.csv line 2: Invalid Record Length: expect 3, got 2']],
     ['too many fields', 'a,b\n1,2,3\n', [2, 'data.csv line 2: Invalid Record Length: expect 2, got 3']],
-    ['a quote inside an unquoted field', 'a,b\n1,x"y\n', [2, 'data.csv line 2: Invalid Opening Quote: a quote is found on field 1 at line 2, value is "x"']],
+    ['a quote inside an unquoted field', 'a,b\n1,x"y\n', [2, 'data.csv line 2: Invalid Opening Quote: a quote is found in column 2 ("b") at line 2, value is "x"']],
     [
       'an unclosed quote at the end, opened on the second line of its record',
       'a,b,c\n1,"multi\nline","open\nrest\n',
@@ -265,7 +265,7 @@ describe('openCsv: malformed records', () => {
     const { items } = await read('a,b\r\n1,"x\r\ny\r\nz"\r\n2,x"y\r\n');
     expect(seen(items)).toEqual([
       [2, ['1', 'x\r\ny\r\nz']],
-      [5, 'data.csv line 5: Invalid Opening Quote: a quote is found on field 1 at line 5, value is "x"'],
+      [5, 'data.csv line 5: Invalid Opening Quote: a quote is found in column 2 ("b") at line 5, value is "x"'],
     ]);
   });
 });
