@@ -69,6 +69,7 @@ export function resolveMapping(doc: ConfigDocument, overrides: MappingOverrides 
       ...(f.default !== undefined ? { default: f.default } : {}),
       required: f.required ?? false,
       empty: f.empty ?? 'omit',
+      ...(f.trim !== undefined ? { trim: f.trim } : {}),
     };
     fields.push(field);
     // What only compiling the field finds (a date format without a year, a `map` or `default`

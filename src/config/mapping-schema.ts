@@ -46,6 +46,11 @@ export const FieldObjectSchema = z
     required: z.boolean().optional(),
     /** What an empty cell means: leave the field out (`omit`, default) or send `null`. */
     empty: z.enum(['omit', 'null']).optional(),
+    /**
+     * Remove spaces around the cell before it is used. Default: true for ids (a target `id` or
+     * ending in `_id`) and for every type but `string`; false for other strings, which keep them.
+     */
+    trim: z.boolean().optional(),
   })
   .refine((f) => (f.column === undefined) !== (f.value === undefined), {
     message: 'give exactly one of `column` and `value`',
@@ -109,6 +114,8 @@ export interface ResolvedField {
   readonly default?: unknown;
   readonly required: boolean;
   readonly empty: 'omit' | 'null';
+  /** As the mapping says; absent: see `trimsCell` (ids and non-string types are trimmed). */
+  readonly trim?: boolean;
 }
 
 /** A mapping file after validation, with paths absolute and every default resolved once. */
