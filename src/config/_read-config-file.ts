@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { LineCounter, parseDocument, isNode, isScalar, visit, type Document } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
-import { jsonDepth } from '../mapping/json-value.js';
+import { jsonDepth } from '../json-depth.js';
 
 /**
  * A YAML or JSON config file, parsed, with a way back from a field path to its line so that an

@@ -1,4 +1,5 @@
 import { parse } from 'lossless-json';
+import { jsonDepth } from '../json-depth.js';
 import { Invalid, quote, show, type Converter } from './_converter.js';
 import { isExactNumber } from './number-values.js';
 
@@ -13,24 +14,6 @@ function kind(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
   return `a ${typeof value}`;
-}
-
-/** Deepest `{`/`[` nesting of JSON text, strings skipped; stops counting past `limit`. */
-export function jsonDepth(text: string, limit = MAX_JSON_DEPTH): number {
-  let depth = 0;
-  let deepest = 0;
-  let inString = false;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (inString) {
-      if (c === 0x5c) i++;
-      else if (c === 0x22) inString = false;
-    } else if (c === 0x22) inString = true;
-    else if (c === 0x7b || c === 0x5b) {
-      if (++depth > deepest && (deepest = depth) > limit) return deepest;
-    } else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return deepest;
 }
 
 /** A number of a cell that a double would change: the parse stops at the first one. */
@@ -49,7 +32,7 @@ class InexactNumber extends Error {
  */
 export const jsonValue: Converter = {
   text(text) {
-    const depth = jsonDepth(text);
+    const depth = jsonDepth(text, MAX_JSON_DEPTH);
     if (depth > MAX_JSON_DEPTH) return new Invalid(`expected a JSON object nested at most ${MAX_JSON_DEPTH} levels deep, got one nested more than ${MAX_JSON_DEPTH}`);
     let value: unknown;
     try {

@@ -93,7 +93,7 @@ export function readDeal(body: Record<string, unknown>, state: SandboxState): { 
   const attributes: Record<string, unknown> = {};
   for (const [key, value] of bodyEntries(body)) {
     if (READ_ONLY.has(key) || LINKED.has(key)) continue;
-    const read = SIMPLE[key];
+    const read = Object.hasOwn(SIMPLE, key) ? SIMPLE[key] : undefined;
     if (read === undefined) {
       attributes[key] = value;
       continue;

@@ -31,7 +31,7 @@ function updateOrCreateUser({ state, body }: EndpointRequest): EndpointAnswer {
   if (!key.ok) errors.custom_id = [key.error];
   for (const [field, value] of bodyEntries(body)) {
     if (field === 'custom_id' || READ_ONLY.has(field)) continue;
-    if (field in CONTACT_FIELDS) {
+    if (Object.hasOwn(CONTACT_FIELDS, field)) {
       const read = value === null ? { ok: true as const, value: null } : CONTACT_FIELDS[field as ContactField](value);
       if (read.ok) change[field as ContactField] = read.value;
       else errors[field] = [read.error];
@@ -45,7 +45,7 @@ function updateOrCreateUser({ state, body }: EndpointRequest): EndpointAnswer {
         else change.tags = tags.map((t) => (t.ok ? t.value : ''));
       }
     } else if (state.userAttributes !== undefined && !state.userAttributes.has(field)) {
-      // public-facts.md: "In version 2, custom attributes must already exist in the account."
+      // In version 2 of the API, custom attributes must already exist in the account.
       errors[field] = [`Custom attribute "${field}" does not exist in the account.`];
     } else {
       attributes[field] = value;
