@@ -1,10 +1,10 @@
 import { z } from 'zod';
 
-/** The API resources a mapping can load (api.md §2, §4.6). */
+/** The API resources a mapping can load (see docs/api-contract.md). */
 export const RESOURCES = ['product', 'user', 'deal', 'event', 'product-event', 'webpush-campaign'] as const;
 export type ResourceName = (typeof RESOURCES)[number];
 
-/** Deal is the only resource with several operations (api.md §4.2, §4.6). */
+/** Deal is the only resource with several operations: create, update by id, update_or_create by custom id. */
 export const DEAL_OPERATIONS = ['create', 'update', 'update_or_create'] as const;
 export type Operation = (typeof DEAL_OPERATIONS)[number];
 

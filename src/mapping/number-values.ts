@@ -81,7 +81,7 @@ export const numberValue: Converter = {
 
 /**
  * `decimal`: a string with exactly `decimals` digits after the point (`12.5` → `"12.50"`), as the
- * API's order product `value` wants (api.md §2.3). The digits are kept as text, never passed
+ * API's order product `value` wants (a decimal string). The digits are kept as text, never passed
  * through a float. A value with more (non-zero) decimals than allowed is rejected rather than
  * rounded: silently rounding money is worse than asking the user to fix the file.
  * `12.340` with 2 decimals is fine (`"12.34"`): dropping trailing zeros changes nothing.

@@ -9,7 +9,7 @@ export interface FileCounts {
 }
 
 /**
- * The local validation of the whole job before any request (issue 4): totals for progress,
+ * The local validation of the whole job before any request: totals for progress,
  * `--fail-on-invalid`, and a broken mapping or an undecodable file fails before anything is sent.
  */
 export async function validationPass(mappings: readonly ResolvedMapping[], options: PlanOptions): Promise<FileCounts[]> {

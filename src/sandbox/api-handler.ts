@@ -3,7 +3,7 @@
  *
  * 1. the path: not an endpoint (after percent-decoding, as the framework's URL table matches) →
  *    404 `Not found.`, before auth, as the framework resolves URLs before any view runs;
- * 2. auth (api.md §5) → 401;
+ * 2. auth (the `Authorization: Token <key>` header) → 401;
  * 3. the rate limit (§8) → 429 with `retry-after`; only authenticated requests are counted;
  * 4. the method → 405;
  * 5. the body: not JSON by Content-Type → 415, malformed JSON → 400 `JSON parse error - …`;
@@ -116,11 +116,11 @@ export function decideApiRequest(req: ApiRequestIn, deps: ApiDeps): ApiDecision 
   }
   if (route === undefined) return reply(404, detail(NOT_FOUND));
 
-  // 2. Auth (api.md §5).
+  // 2. Auth: the `Authorization: Token <key>` header.
   const authError = authenticate(req.authorization, deps.apiKey);
   if (authError !== undefined) return reply(401, detail(authError), { 'www-authenticate': 'Token' });
 
-  // 3. The rate limit (api.md §8): header name lowercase, whole seconds.
+  // 3. The rate limit: header name lowercase, whole seconds.
   const taken = deps.rateWindow.take(deps.rateKey, req.arrived);
   if (!taken.allowed) return reply(429, detail(throttledMessage(taken.retryAfter)), { 'retry-after': String(taken.retryAfter) });
 

@@ -92,8 +92,8 @@ export class RecordBounds {
       const p = Math.min(nextLf, nextCr, nextQuote);
       if (p >= n) break;
       const b = buf[p]!;
-      // Any byte other than a line break after a boundary starts a record (api.md has nothing to
-      // say here; csv-parse's skip_empty_lines does).
+      // Any byte other than a line break after a boundary starts a record, as csv-parse's
+      // skip_empty_lines has it.
       if (!this.inRecord && (p > at || b === QUOTE)) this.startRecord(this.base + at);
       let next: number;
       if (b === QUOTE) {

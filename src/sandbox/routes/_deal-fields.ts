@@ -1,7 +1,7 @@
 /**
- * Reads a deal body (api.md §2.3) against the state: every field is checked and every error is
- * collected, so one answer carries them all (api.md §4.2, §7.2 rule 2) in the flat format with
- * the reference messages of §7.4. Keys that are not deal fields are custom attributes (§2.3);
+ * Reads a deal body against the state: every field is checked and every error is
+ * collected, so one answer carries them all in the flat format with the reference messages of
+ * docs/api-contract.md. Keys that are not deal fields are custom attributes;
  * the fields that only appear in the answer are read-only and ignored.
  */
 import cc from 'currency-codes';
@@ -30,14 +30,14 @@ export type DealFields = Partial<Omit<DealRecord, 'id' | 'restricted_to' | 'agen
 
 export interface DealChange {
   readonly fields: DealFields;
-  /** Custom attributes (api.md §2.3: "custom attribute keys"), any JSON value. */
+  /** Custom attributes: any other key of the body, any JSON value. */
   readonly attributes: Record<string, unknown>;
 }
 
-/** Fields that only appear in the answer (api.md §2.3 "additional fields present in the deal response"). */
+/** Fields that only appear in the answer, never read from a request. */
 const READ_ONLY = new Set(['id', 'restricted_to', 'agent', 'scope', 'created_by', 'created_at', 'updated_at', 'tags', 'loss_reason_description']);
 
-/** api.md §3: 0 abandoned, 1 in progress, 2 won, 3 lost, 4 archived. */
+/** Deal statuses: 0 abandoned, 1 in progress, 2 won, 3 lost, 4 archived. */
 const STATUSES = new Set([0, 1, 2, 3, 4]);
 
 type Reader = (value: unknown, state: SandboxState) => Read<unknown>;
@@ -55,7 +55,7 @@ const readStatus: Reader = (value) => {
   return n.ok && STATUSES.has(n.value) ? n : fail(notAValidChoice(value));
 };
 
-/** A reference by id that must exist (api.md §7.4: `Invalid pk "<id>" - object does not exist.`). */
+/** A reference by id that must exist (answered `Invalid pk "<id>" - object does not exist.`). */
 const reference =
   (exists: (state: SandboxState, id: number) => boolean): Reader =>
   (value, state) => {
@@ -103,14 +103,14 @@ export function readDeal(body: Record<string, unknown>, state: SandboxState): { 
     else errors[key] = [result.error];
   }
 
-  // participants: users by id (api.md §2.3 "User ids assigned to the deal").
+  // participants: the ids of the users assigned to the deal.
   if ('participants' in body) {
     const ids = readIdList(body.participants, (id) => state.user(id) !== undefined);
     if (ids.ok) fields.participants = ids.value;
     else errors.participants = ids.errors;
   }
 
-  // user_id / user_custom_id: the deal's user, by either identifier (§7.4); user_id wins when both are given.
+  // user_id / user_custom_id: the deal's user, by either identifier; user_id wins when both are given.
   let user: UserRecord | null | undefined;
   if ('user_custom_id' in body) {
     const value = body.user_custom_id;
@@ -120,7 +120,7 @@ export function readDeal(body: Record<string, unknown>, state: SandboxState): { 
       if (!text.ok) errors.user_custom_id = [text.error];
       else {
         user = state.userByCustomId(text.value);
-        // §7.4: "`object does not exist` / `does not exist`": the framework's wording for a lookup by slug.
+        // `object does not exist` / `does not exist`: the framework's wording for a lookup by slug.
         if (user === undefined) errors.user_custom_id = [`Object with custom_id=${text.value} does not exist.`];
       }
     }
@@ -195,7 +195,7 @@ function readIdList(value: unknown, exists: (id: number) => boolean): { ok: true
   return errors.length > 0 ? { ok: false, errors } : { ok: true, value: ids };
 }
 
-/** `products_custom_id`: product custom ids that must exist (§7.4 "object does not exist"). */
+/** `products_custom_id`: product custom ids that must exist ("object does not exist" otherwise). */
 function readCustomIdList(value: unknown, state: SandboxState): { ok: true; value: number[] } | { ok: false; errors: string[] } {
   if (value === null) return { ok: false, errors: [MESSAGES.null] };
   const list = readList(value);
@@ -213,8 +213,8 @@ function readCustomIdList(value: unknown, state: SandboxState): { ok: true; valu
 }
 
 /**
- * `order_products` (api.md §2.3 order product object): errors come per item, `{}` for a valid
- * one, as the framework lists them; a product named by id or custom id must exist (§7.4).
+ * `order_products` (a list of order product objects): errors come per item, `{}` for a valid
+ * one, as the framework lists them; a product named by id or custom id must exist.
  */
 function readOrderProducts(value: unknown, state: SandboxState): { items: OrderProduct[] } | { errors: unknown[] } {
   if (value === null) return { errors: [MESSAGES.null] };

@@ -1,5 +1,5 @@
 /**
- * `POST /users/update_or_create/` (api.md §4.6, public-facts.md "Contacts"): matches the contact
+ * `POST /users/update_or_create/` (see docs/api-contract.md, contacts): matches the contact
  * on `custom_id`, creates it (201) or updates the fields sent (200), and answers
  * `{created, id}`. Ids are integers, so a user can then be named by `user_id` or by custom id.
  * Field errors use the flat format, every field at once.
@@ -9,7 +9,7 @@ import { bodyEntries, isRecord, MESSAGES, notAnObject, readEmail, readList, read
 import type { UserRecord } from '../records.js';
 import { answer, type EndpointAnswer, type EndpointRequest, type Route } from './route.js';
 
-/** public-facts.md: "each name at most 40 characters". */
+/** Tag names are at most 40 characters each. */
 const NAME_MAX = 40;
 const READ_ONLY = new Set(['id', 'created', 'created_at', 'updated_at']);
 type ContactField = 'email' | 'first_name' | 'last_name' | 'phone_number' | 'company_custom_id';
