@@ -65,7 +65,7 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
         summary.counts[row.status]++;
         if (row.status === 'valid') {
           summary.requests++;
-          const wait = report.write({ file, line: row.line, resource: mapping.resource, key: row.key, status: 'valid' });
+          const wait = report.write({ file, line: row.line, resource: mapping.resource, key: row.key, status: 'valid', ...(row.notes && { message: row.notes.join('; ') }) });
           if (wait) await wait;
           if (payloads) await payloads.write({ file, line: row.line, method: row.call.method, path: `/${row.call.path}`, body: row.call.body });
         } else {

@@ -125,3 +125,15 @@ describe('numeric options', () => {
     expect(r.stderr).toBe(`engage-import: ${message}\nRun 'engage-import --help' for the commands and options.\n`);
   });
 });
+
+describe('spaces around ids', () => {
+  it('are removed from an id and the report line says so', async () => {
+    const dir = tmpTree({ 'm.yaml': USERS, 'users.csv': 'cid,email\n P2 ,p@x\nP3,q@x\n' });
+    const r = await runCli(['validate', 'm.yaml'], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(dir, 'out/report.csv'), 'utf8').split('\n').slice(1, 3)).toEqual([
+      'users.csv,2,user,P2,valid,,,"custom_id: spaces around "" P2 "" were removed (set trim: false to keep them)"',
+      'users.csv,3,user,P3,valid,,,',
+    ]);
+  });
+});
