@@ -15,7 +15,9 @@ export function jsonDepth(text: string, limit: number): number {
       else if (c === 0x22) inString = false;
     } else if (c === 0x22) inString = true;
     else if (c === 0x7b || c === 0x5b) {
-      if (++depth > deepest && (deepest = depth) > limit) return deepest;
+      depth++;
+      if (depth > deepest) deepest = depth;
+      if (deepest > limit) return deepest;
     } else if (c === 0x7d || c === 0x5d) depth--;
   }
   return deepest;

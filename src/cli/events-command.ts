@@ -10,7 +10,7 @@ type EventsArgs = { action: 'list'; 'base-url'?: string | undefined; 'api-key-fi
  * recolour or clear the terminal, a CR or LF that would forge another line) are shown escaped.
  */
 export function printable(value: unknown): string {
-  return String(value).replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+  return String(value).replace(/[\p{Cc}\u2028\u2029]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }
 
 /** `events list`: the account's event definitions (GET /events/, paginated), every page, to check names before an import. */

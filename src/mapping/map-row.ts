@@ -76,7 +76,8 @@ export function compileMapping(mapping: ResolvedMapping): RowMapper {
       else {
         setAt(payload, field.path, value, created);
         if (field.trimmedColumn !== undefined && typeof value === 'string' && value !== values[field.trimmedColumn]) {
-          (notes ??= []).push(`${field.target}: spaces around ${JSON.stringify(values[field.trimmedColumn])} were removed (set trim: false to keep them)`);
+          notes ??= [];
+          notes.push(`${field.target}: spaces around ${JSON.stringify(values[field.trimmedColumn])} were removed (set trim: false to keep them)`);
         }
       }
     }

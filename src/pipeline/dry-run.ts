@@ -46,7 +46,7 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
     report = createReportWriter(options.report);
     rejects = rejectsPaths ? createRejectsWriter(rejectsPaths) : undefined;
     payloads = options.payloads ? createPayloadsWriter(options.payloads) : undefined;
-    files: for (const { mapping, source } of sources) {
+    reading: for (const { mapping, source } of sources) {
       const file = displayPath(mapping.source.path, options.cwd);
       const summary = newFileSummary(file, mapping.resource);
       files.push(summary);
@@ -57,7 +57,7 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
       for await (const item of source.items) {
         if (signal?.aborted) {
           aborted = `interrupted (${String(signal.reason ?? 'signal')}): the report holds every row read before it; run the command again to check the rest`;
-          break files;
+          break reading;
         }
         if (options.limit !== undefined && read >= options.limit) break;
         read++;

@@ -66,7 +66,7 @@ function utf8Sample(head: Buffer): string | undefined {
   } catch {
     return undefined;
   }
-  const at = text.search(/[^\x00-\x7f]/);
+  const at = text.search(/\P{ASCII}/u);
   if (at === -1) return undefined;
   const from = Math.max(0, text.lastIndexOf('\n', at) + 1, at - 20);
   const line = text.slice(from, from + 40).split(/[\r\n]/)[0]!;
