@@ -71,7 +71,7 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
         } else {
           const wait = report.write({ file, line: row.line, resource: mapping.resource, key: row.key, status: 'invalid', message: row.message });
           if (wait) await wait;
-          if (rejects) await rejects.write(mapping, source, row.fields, row.message, row.line);
+          if (rejects) await rejects.write(mapping, source, row.fields, row.message, row.line, row.raw);
         }
       }
     }

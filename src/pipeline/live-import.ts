@@ -111,7 +111,7 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
         await report.write(line);
       };
 
-      const reject = (row: Row, message: string) => rejects?.write(mapping, source, row.fields, message, row.line);
+      const reject = (row: Row, message: string) => rejects?.write(mapping, source, row.fields, message, row.line, 'raw' in row ? row.raw : undefined);
 
       const succeeded = (row: Row, id: string | undefined) => () => parents.succeed(def.identity(row.payload ?? {}, id));
       const failed = (row: Row, how: 'failed' | 'invalid' | 'skipped') => () => parents.fail(def.identity(row.payload ?? {}, undefined), { file, line: row.line, how });

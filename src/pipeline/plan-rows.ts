@@ -26,6 +26,8 @@ export type PlannedRow =
       readonly payload?: Readonly<Record<string, unknown>>;
       /** `field: message; field: message`, or the CSV parser's message for a malformed record. */
       readonly message: string;
+      /** A record the parser could not split (a quote error): its text as in the file, for the rejects. */
+      readonly raw?: string;
     };
 
 export interface PlanOptions extends RequestOptions {
@@ -46,7 +48,7 @@ export function createPlanner(mapping: ResolvedMapping, header: readonly string[
     // The key names the row even in a malformed record, when its columns are where the header says.
     // Trimmed, as ids are: the report names the record the API gets.
     const key = keyColumns.length === 1 ? (item.fields[keyColumns[0]!] ?? '').trim() : keyColumns.map((i) => (item.fields[i] ?? '').trim()).join('|');
-    if (item.kind === 'malformed') return { status: 'invalid', line: item.line, key, fields: item.fields, message: item.message };
+    if (item.kind === 'malformed') return { status: 'invalid', line: item.line, key, fields: item.fields, message: item.message, ...(item.raw !== undefined && { raw: item.raw }) };
     const mapped = mapper(item.values);
     let errors = def.validate(mapped.payload, mapping.operation);
     const targetOf = mapped.targetOf;

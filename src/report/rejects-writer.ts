@@ -20,8 +20,12 @@ export interface RejectsSource {
  * first. A row decided after that many later rows would be written late, not lost.
  */
 export interface RejectsWriter {
-  /** `line`: where the record starts in its file; rows are written in that order. */
-  write(mapping: ResolvedMapping, source: RejectsSource, fields: readonly string[], error: string, line?: number): Promise<void>;
+  /**
+   * `line`: where the record starts in its file; rows are written in that order. `raw`: the text
+   * of a record the parser could not split (a quote error); it goes whole into the first column,
+   * so nothing of it is lost, instead of the few cells read before the error.
+   */
+  write(mapping: ResolvedMapping, source: RejectsSource, fields: readonly string[], error: string, line?: number, raw?: string): Promise<void>;
   /** Files written, for the summary. */
   readonly files: () => readonly string[];
   close(): Promise<void>;
@@ -66,7 +70,7 @@ export function createRejectsWriter(files: ReadonlyMap<string, string>): Rejects
   const writers = new Map<string, { out: CsvFileWriter; errorAt: number; delimiter: string; file: string; held: Pending[] }>();
   let seq = 0;
   return {
-    async write(mapping, { header, delimiter }, fields, error, line) {
+    async write(mapping, { header, delimiter }, fields, error, line, raw) {
       let w = writers.get(mapping.mappingFile);
       if (!w) {
         const file = files.get(mapping.mappingFile);
@@ -80,7 +84,7 @@ export function createRejectsWriter(files: ReadonlyMap<string, string>): Rejects
         w = { out, errorAt, delimiter, file, held: [] };
         writers.set(mapping.mappingFile, w);
       }
-      const cells = [...cellsOf(fields, w.errorAt, header.length, w.delimiter), neutraliseFormula(error)];
+      const cells = [...cellsOf(raw === undefined ? fields : [raw], w.errorAt, header.length, w.delimiter), neutraliseFormula(error)];
       if (line === undefined) {
         await w.out.write(cells);
         return;

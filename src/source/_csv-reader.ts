@@ -80,6 +80,8 @@ export class CsvReader implements AsyncIterator<SourceItem> {
   private taken = 0;
   private readonly skips: Skip[] = [];
   private out: SourceItem[] = [];
+  /** Fed bytes still needed for the raw text of a record not yet taken (see `rawText`). */
+  private kept: { readonly at: number; readonly bytes: Buffer }[] = [];
   private outPos = 0;
   private fileEnded = false;
   private parsed = false;
@@ -235,6 +237,7 @@ export class CsvReader implements AsyncIterator<SourceItem> {
   private feed(bytes: Buffer): void {
     const from = this.fed;
     this.fed += bytes.length;
+    this.kept.push({ at: from, bytes });
     this.bounds.scan(bytes);
     if (this.overlong === undefined) this.parse(bytes);
     else this.resume(bytes, from);
@@ -300,6 +303,25 @@ export class CsvReader implements AsyncIterator<SourceItem> {
   private compact(): void {
     this.bounds.drop(this.taken);
     this.taken = 0;
+    // Keep only the bytes from the first record not yet taken (none while a record is over the bound).
+    const need = this.overlong !== undefined ? this.fed : (this.bounds.starts[0] ?? this.bounds.openRecord?.offset ?? this.fed);
+    let drop = 0;
+    while (drop < this.kept.length && this.kept[drop]!.at + this.kept[drop]!.bytes.length <= need) drop++;
+    if (drop > 0) this.kept.splice(0, drop);
+  }
+
+  /** Record k's text as the file has it, without its line break; `undefined` if its bytes were let go. */
+  private rawText(k: number): string | undefined {
+    const start = this.bounds.starts[k];
+    const end = this.bounds.ends[k];
+    if (start === undefined || end === undefined || this.kept.length === 0 || this.kept[0]!.at > start) return undefined;
+    const parts: Buffer[] = [];
+    for (const { at, bytes } of this.kept) {
+      if (at >= end) break;
+      if (at + bytes.length <= start) continue;
+      parts.push(bytes.subarray(Math.max(0, start - at), Math.min(bytes.length, end - at)));
+    }
+    return Buffer.concat(parts).toString('utf8').replace(/(?:\r\n|\n|\r)$/, '');
   }
 
   /** csv-parse pushes a record: pair it with its bounds, first reporting the ones it skipped. */
@@ -366,7 +388,8 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     }
     const reason = first === undefined ? 'the record cannot be parsed' : relined(first.message, this.bounds.problemLines[k]!);
     if (!this.headerSeen) throw new SourceError('CSV_READ', `${this.name} line ${line}: the header cannot be read: ${reason}`);
-    this.out.push({ kind: 'malformed', line, message: this.malformed(k, reason), fields: first?.fields ?? [] });
+    const raw = this.rawText(k);
+    this.out.push({ kind: 'malformed', line, message: this.malformed(k, reason), fields: first?.fields ?? [], ...(raw !== undefined && { raw }) });
     return k + 1;
   }
 

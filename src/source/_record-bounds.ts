@@ -29,6 +29,8 @@ const NUL = 0x00;
 export class RecordBounds {
   /** Byte offset just after each record's line break (or the end of the file), in fed bytes. */
   readonly ends: number[] = [];
+  /** Byte offset of each record's first byte, in fed bytes. */
+  readonly starts: number[] = [];
   /** Line on which each record starts (1-based, CRLF, LF and CR each end a line). */
   readonly lines: number[] = [];
   /** Line on which each record ends: more than its start for quoted line breaks, or a quote error read through. */
@@ -68,6 +70,7 @@ export class RecordBounds {
   /** Remove the first `count` queued records (taken by the reader). */
   drop(count: number): void {
     this.ends.splice(0, count);
+    this.starts.splice(0, count);
     this.lines.splice(0, count);
     this.lastLines.splice(0, count);
     this.problemLines.splice(0, count);
@@ -186,6 +189,7 @@ export class RecordBounds {
 
   private endRecord(end: number, lastLine: number): void {
     this.ends.push(end);
+    this.starts.push(this.startOffset);
     this.lines.push(this.startLine);
     this.lastLines.push(lastLine);
     this.problemLines.push(this.problemLine);

@@ -413,3 +413,19 @@ describe('openCsv: properties', () => {
     );
   });
 });
+
+describe('openCsv: the raw text of a record the parser cannot split', () => {
+  it.each([
+    ['a quote inside a field', 'a,b\n1,x"y\n2,z\n', { line: 2, raw: '1,x"y' }],
+    ['an unclosed quote that swallows the rest of the file', 'a,b\n1,"x\r\n2,y\r\n3,z\r\n', { line: 2, raw: '1,"x\r\n2,y\r\n3,z' }],
+  ])('%s: kept whole', async (_name, text, expected) => {
+    for (const chunkBytes of [undefined, 1, 3]) {
+      const dir = tmpTree({ 'data.csv': text });
+      const { CsvReader } = await import('../../src/source/_csv-reader.js');
+      const reader = await CsvReader.open(join(dir, 'data.csv'), 'utf-8', ',', chunkBytes === undefined ? {} : { chunkBytes });
+      const items = await collect({ [Symbol.asyncIterator]: () => reader.iterate() });
+      const bad = items.find((i) => i.kind === 'malformed');
+      expect(bad && { line: bad.line, raw: 'raw' in bad ? bad.raw : undefined }).toEqual(expected);
+    }
+  });
+});
