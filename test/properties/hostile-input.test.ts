@@ -22,8 +22,8 @@ const csvText = fc.array(cellBytes, { maxLength: 40 }).map((parts) => `cid,email
 const rawBytes = fc.uint8Array({ maxLength: 200 }).map((b) => Buffer.concat([Buffer.from('cid,email,n,j\n'), Buffer.from(b)]));
 
 function lineStarts(text: string): number[] {
-  // Lines as an editor counts them: CRLF, LF and CR each end one.
-  return text.split(/\r\n|\n|\r/).map((l, i) => (l.trim() === '' ? 0 : i + 1)).filter((n) => n > 0);
+  // Lines as an editor counts them (CRLF, LF and CR each end one); only an empty line is blank.
+  return text.split(/\r\n|\n|\r/).map((l, i) => (l === '' ? 0 : i + 1)).filter((n) => n > 0);
 }
 
 async function validate(dir: string): Promise<{ code: number; stderr: string }> {
@@ -54,7 +54,7 @@ describe('hostile input, generated', () => {
           rmSync(dir, { recursive: true, force: true });
         }
       }),
-      { numRuns: 30 },
+      { numRuns: 30, seed: 20261123 },
     );
   }, 60_000);
 
@@ -82,7 +82,7 @@ describe('hostile input, generated', () => {
           rmSync(dir, { recursive: true, force: true });
         }
       }),
-      { numRuns: 50 },
+      { numRuns: 50, seed: 20261123 },
     );
   }, 60_000);
 });
