@@ -61,10 +61,22 @@ function compileMap(field: ResolvedField, convert: Converter, map: NonNullable<R
   return { lookup, notFound };
 }
 
+/** An id: a target `id` or ending in `_id` (`custom_id`, `user_custom_id`). */
+const ID_TARGET = /(?:^|[._])id$/;
+
+/**
+ * Whether spaces around a cell are removed: as the field says, else yes for ids (an id with a
+ * space becomes a different record, `/users-by-id/%20P2/`) and for every type but `string`.
+ */
+export function trimsCell(field: ResolvedField): boolean {
+  return field.trim ?? (field.type !== 'string' || ID_TARGET.test(field.target));
+}
+
 /**
  * Compile the rules of one `ResolvedField`:
  * - `constant`: used as it is, for every row;
- * - else the cell of `column`, trimmed (a `string` keeps its spaces unless `map` reads it);
+ * - else the cell of `column`, trimmed (a `string` keeps its spaces unless `map` reads it, it is
+ *   an id, or `trim: true`);
  * - `map` is applied first to the trimmed cell: a cell that is not a key is an error listing the
  *   keys; a `null` result is sent as `null`; other results are converted by `type`;
  * - an empty cell (only spaces, or a list with no elements) takes `default` (a string default is
@@ -80,7 +92,7 @@ export function fieldReader(field: ResolvedField): FieldReader {
     return typeof constant === 'object' && constant !== null ? () => structuredClone(constant) : () => constant;
   }
   const convert = converterFor(field);
-  const keepSpaces = field.type === 'string';
+  const keepSpaces = !trimsCell(field);
   const isList = field.type === 'list';
 
   let emptyValue: unknown = field.empty === 'null' ? null : OMIT;

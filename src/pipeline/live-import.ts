@@ -94,7 +94,7 @@ async function stage(run: Run, index: number, mapping: ResolvedMapping, rows: nu
   const source = opened!.source;
   const info = { index, mapping, def, file };
   const cascade = cascadeOf(def, file, run.parents);
-  const reject = (row: { readonly fields: readonly string[] }, message: string) => run.rejects?.write(mapping, source, row.fields, message);
+  const reject = (row: { readonly fields: readonly string[]; readonly line: number; readonly raw?: string | undefined }, message: string) => run.rejects?.write(mapping, source, row.fields, message, row.line, row.raw);
   const strategy = sendEachRow(info, { transport, ledger, state: run.state, gate: run.gate, cascade, reject });
   // Lines wait for every earlier line; the window bounds memory when one slow row holds back the rest.
   const windowSize = Math.max(256, run.options.concurrency * 16);

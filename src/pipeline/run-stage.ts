@@ -29,7 +29,7 @@ export interface StageRun {
   readonly progress: StageProgress;
   readonly writeLine: (line: ReportLine) => Promise<void>;
   /** Writes a row to the rejects file. */
-  readonly reject: (row: { readonly fields: readonly string[] }, message: string) => Promise<void> | undefined;
+  readonly reject: (row: { readonly fields: readonly string[]; readonly line: number; readonly raw?: string | undefined }, message: string) => Promise<void> | undefined;
 }
 
 /**
@@ -80,7 +80,7 @@ function decideWithoutSending(run: StageRun, row: PlannedRow & { readonly file: 
   if (decision.kind === 'in_doubt') return settled({ ...base, status: 'unknown', message: IN_DOUBT_MESSAGE });
   // Parents are all in earlier stages, whose lines are all written: the cascade is complete.
   const blocked = run.cascade.blockedBy(row.payload);
-  if (blocked !== undefined) return settled({ ...base, status: 'skipped', message: blocked }, run.cascade.failed(row, 'skipped'));
+  if (blocked !== undefined) return skippedRow(run, row, base, blocked);
   if (run.state.stopReason !== undefined) {
     // A row resent with --resend-unknown that did not go: still in doubt, as the ledger says.
     const doubt = doubtBefore(before, row.idempotent);
@@ -88,6 +88,12 @@ function decideWithoutSending(run: StageRun, row: PlannedRow & { readonly file: 
     return settled({ ...base, status: 'not_sent', message: run.state.stopReason });
   }
   return undefined;
+}
+
+/** A child of a parent that did not make it: skipped, and in the rejects, so that it goes again with its fixed parent. */
+async function skippedRow(run: StageRun, row: PlannedRow, base: ReturnType<typeof baseLine>, blocked: string): Promise<Settled> {
+  await run.reject(row, blocked);
+  return settled({ ...base, status: 'skipped', message: blocked }, run.cascade.failed(row, 'skipped'));
 }
 
 async function invalidRow(run: StageRun, row: Extract<PlannedRow, { status: 'invalid' }>, base: ReturnType<typeof baseLine>): Promise<Settled> {

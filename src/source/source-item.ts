@@ -13,4 +13,6 @@ export type SourceItem =
       readonly message: string;
       /** All fields for a wrong field count; for a quote error, the fields read before it; maybe []. */
       readonly fields: readonly string[];
+      /** For a quote error: the record's text as it is in the file (without its line break), when under the record bound. */
+      readonly raw?: string;
     };

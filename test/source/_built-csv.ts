@@ -51,7 +51,7 @@ export const builtCsv: fc.Arbitrary<Built> = fc
       const line = lineAt(text, start);
       if (r.kind === 'quote') {
         text += ['x"y', ...cells.slice(1).map((c) => quote(c, false))].join(delimiter);
-        expected.push([line, malformed(line, lineAt(text, text.length), `Invalid Opening Quote: a quote is found on field 0 at line ${line}, value is "x"`)]);
+        expected.push([line, malformed(line, lineAt(text, text.length), `Invalid Opening Quote: a quote is found in column 1 ("c0") at line ${line}, value is "x"`)]);
       } else {
         text += serialise(cells);
         expected.push([line, count === width ? cells : `data.csv line ${line}: Invalid Record Length: expect ${width}, got ${count}`]);

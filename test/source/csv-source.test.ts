@@ -250,7 +250,7 @@ describe('openCsv: malformed records', () => {
   it.each([
     ['too few fields', 'a,b,c\n1,2\n', [2, 'data.csv line 2: Invalid Record Length: expect 3, got 2']],
     ['too many fields', 'a,b\n1,2,3\n', [2, 'data.csv line 2: Invalid Record Length: expect 2, got 3']],
-    ['a quote inside an unquoted field', 'a,b\n1,x"y\n', [2, 'data.csv line 2: Invalid Opening Quote: a quote is found on field 1 at line 2, value is "x"']],
+    ['a quote inside an unquoted field', 'a,b\n1,x"y\n', [2, 'data.csv line 2: Invalid Opening Quote: a quote is found in column 2 ("b") at line 2, value is "x"']],
     [
       'an unclosed quote at the end, opened on the second line of its record',
       'a,b,c\n1,"multi\nline","open\nrest\n',
@@ -265,7 +265,7 @@ describe('openCsv: malformed records', () => {
     const { items } = await read('a,b\r\n1,"x\r\ny\r\nz"\r\n2,x"y\r\n');
     expect(seen(items)).toEqual([
       [2, ['1', 'x\r\ny\r\nz']],
-      [5, 'data.csv line 5: Invalid Opening Quote: a quote is found on field 1 at line 5, value is "x"'],
+      [5, 'data.csv line 5: Invalid Opening Quote: a quote is found in column 2 ("b") at line 5, value is "x"'],
     ]);
   });
 });
@@ -411,5 +411,21 @@ describe('openCsv: properties', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('openCsv: the raw text of a record the parser cannot split', () => {
+  it.each([
+    ['a quote inside a field', 'a,b\n1,x"y\n2,z\n', { line: 2, raw: '1,x"y' }],
+    ['an unclosed quote that swallows the rest of the file', 'a,b\n1,"x\r\n2,y\r\n3,z\r\n', { line: 2, raw: '1,"x\r\n2,y\r\n3,z' }],
+  ])('%s: kept whole', async (_name, text, expected) => {
+    for (const chunkBytes of [undefined, 1, 3]) {
+      const dir = tmpTree({ 'data.csv': text });
+      const { CsvReader } = await import('../../src/source/_csv-reader.js');
+      const reader = await CsvReader.open(join(dir, 'data.csv'), 'utf-8', ',', chunkBytes === undefined ? {} : { chunkBytes });
+      const items = await collect({ [Symbol.asyncIterator]: () => reader.iterate() });
+      const bad = items.find((i) => i.kind === 'malformed');
+      expect(bad && { line: bad.line, raw: 'raw' in bad ? bad.raw : undefined }).toEqual(expected);
+    }
   });
 });
