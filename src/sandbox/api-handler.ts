@@ -15,7 +15,7 @@
  * waits it out after the decision, so the write (if any) happens when the request arrives.
  * Deciding is synchronous: no request can interleave with another's validation and write.
  */
-import { jsonDepth } from '../json-depth.js';
+import { bodyDepth } from './body-depth.js';
 import { authenticate } from './api-key.js';
 import { detail, jsonParseError, methodNotAllowed, NOT_FOUND, SERVER_ERROR_HTML, unsupportedMediaType } from './errors.js';
 import type { Fault, FaultDice, FaultSettings } from './faults.js';
@@ -74,7 +74,7 @@ export function decideApiRequest(req: ApiRequestIn, deps: ApiDeps): ApiDecision 
   const delayMs = deps.dice.delay(settings);
   let parsed: { ok: true; value: unknown } | { ok: false; reason: string } | undefined;
   if (req.bodyText.trim() !== '') {
-    if (jsonDepth(req.bodyText, MAX_BODY_DEPTH) > MAX_BODY_DEPTH) {
+    if (bodyDepth(req.bodyText, MAX_BODY_DEPTH) > MAX_BODY_DEPTH) {
       // Refused before parsing: the request log and the state dump would recurse through it.
       parsed = { ok: false, reason: `nesting deeper than ${MAX_BODY_DEPTH} levels` };
     } else {
