@@ -59,7 +59,7 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
   const { ledger, progress, signal } = deps;
   const mappings = inDependencyOrder(job.mappings);
   const rejectsPaths = planOutputs(job, mappings, options);
-  const totals = await validationPass(mappings, options);
+  const totals = await validationPass(mappings, options, signal);
   const state = new RunState(() => `resume with: engage-import resume ${displayPath(ledger.runDir, options.cwd)}`);
   const invalidTotal = totals.reduce((n, t) => n + t.invalid, 0);
   if (options.failOnInvalid && invalidTotal > 0) state.stop({ kind: 'invalid', count: invalidTotal });
