@@ -6,6 +6,8 @@ import { createReportWriter, type ReportWriter } from '../report/report-writer.j
 import { newFileSummary, summarise, totalsOf, type FileSummary, type RunSummary } from '../report/summary.js';
 import { resourceDef } from '../resources/index.js';
 import type { Transport } from '../transport/index.js';
+import type { ReportLine } from '../report/report-line.js';
+import { reorderByLine } from '../sort/by-line.js';
 import { cascadeOf } from './cascade.js';
 import { displayPath } from './display-path.js';
 import { FailedParents } from './failed-parents.js';
@@ -98,9 +100,17 @@ async function stage(run: Run, index: number, mapping: ResolvedMapping, rows: nu
   const strategy = sendEachRow(info, { transport, ledger, state: run.state, gate: run.gate, cascade, reject });
   // Lines wait for every earlier line; the window bounds memory when one slow row holds back the rest.
   const windowSize = Math.max(256, run.options.concurrency * 16);
-  await runStage({ stage: info, source, strategy, cascade, ledger, state: run.state, inFlight: run.inFlight, windowSize, options: run.options, summary, progress: bar, writeLine: async (line) => {
+  // Rows sent in time order (`order: timestamp`) still reach the report in input order.
+  const write = async (line: ReportLine) => {
     await run.report.write(line);
-  }, reject });
+  };
+  const reordered = mapping.order === 'timestamp' ? reorderByLine(write) : undefined;
+  const writeLine = reordered ? async (line: ReportLine) => reordered.push(line) : write;
+  try {
+    await runStage({ stage: info, source, strategy, cascade, ledger, state: run.state, inFlight: run.inFlight, windowSize, options: run.options, summary, progress: bar, writeLine, reject });
+  } finally {
+    await reordered?.end();
+  }
   if (run.state.failure !== undefined) throw run.state.failure;
   bar.finish();
   const after = transport.stats();
