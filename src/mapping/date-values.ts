@@ -1,8 +1,9 @@
+import { MAX_INSTANT, MIN_INSTANT } from '../time/calendar.js';
 import { Invalid, quote, show, type Converter } from './_converter.js';
 import { formatReader } from './format-time.js';
 import { isoDate, isoDateTime } from './iso-format.js';
 import { isoReader } from './iso-time.js';
-import { MAX_INSTANT, MIN_INSTANT, type TimeReader } from './written-time.js';
+import type { TimeReader } from './written-time.js';
 import { ZoneClock } from './zone-clock.js';
 
 /** The date options of a field (`ResolvedField`). */

@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import { ConfigError } from '../errors.js';
-import { badTime, wallTime, type TimeReader } from './written-time.js';
+import { wallTime } from '../time/calendar.js';
+import { badTime, type TimeReader } from './written-time.js';
 
 const MINUTE = 60_000;
 

@@ -72,6 +72,9 @@ const cases: [string, unknown, string | undefined, Rule][] = [
   ['datetime', '2026-03-29T01:30:00', 'expected an ISO 8601 date-time with an offset such as 2026-03-29T14:30:00Z, got "2026-03-29T01:30:00"', datetime],
   ['datetime', '2026-02-30T01:30:00Z', 'expected an ISO 8601 date-time with an offset such as 2026-03-29T14:30:00Z, got "2026-02-30T01:30:00Z" (no such time)', datetime],
   ['datetime', '2026-03-29T24:00:00Z', 'expected an ISO 8601 date-time with an offset such as 2026-03-29T14:30:00Z, got "2026-03-29T24:00:00Z" (no such time)', datetime],
+  // The grammar the mapping engine reads (src/time/iso-8601.ts): the same offsets are accepted and refused.
+  ['datetime', '2026-03-29T01:30:00,5 +14', undefined, datetime],
+  ['datetime', '2026-03-29T01:30:00+18:30', 'expected an ISO 8601 date-time with an offset such as 2026-03-29T14:30:00Z, got "2026-03-29T01:30:00+18:30" (no such time)', datetime],
   ['datetime', 1774747800, 'expected an ISO 8601 date-time with an offset such as 2026-03-29T14:30:00Z, got 1774747800', datetime],
   ['unixSeconds', 1767604364, undefined, unixSeconds],
   ['unixSeconds', 0, undefined, unixSeconds],

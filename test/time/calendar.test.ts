@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_INSTANT, MIN_INSTANT, wallTime } from '../../src/mapping/written-time.js';
+import { MAX_INSTANT, MIN_INSTANT, wallTime } from '../../src/time/calendar.js';
 
 describe('wallTime', () => {
   it.each([
