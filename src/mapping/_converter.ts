@@ -7,19 +7,6 @@ export class Invalid {
   constructor(readonly message: string) {}
 }
 
-/** Longest piece of a cell quoted in a message: a whole JSON blob would drown the report. */
-const MAX_QUOTED = 60;
-
-/** `"12a"`: the bad text as the user typed it, JSON-quoted so spaces and control characters show. */
-export function quote(text: string): string {
-  return JSON.stringify(text.length > MAX_QUOTED ? `${text.slice(0, MAX_QUOTED)}…` : text);
-}
-
-/** A value from a mapping file's `map` or `default`: text is quoted, anything else shown as JSON. */
-export function show(value: unknown): string {
-  return typeof value === 'string' ? quote(value) : (JSON.stringify(value) ?? String(value));
-}
-
 /**
  * How one value type reads its input. Both functions return the converted value, or an
  * `Invalid`; neither throws, whatever the input (a fast-check property in the tests).

@@ -1,5 +1,6 @@
 import { MAX_INSTANT, MIN_INSTANT } from '../time/calendar.js';
-import { Invalid, quote, show, type Converter } from './_converter.js';
+import { quote, show } from '../text/show.js';
+import { Invalid, type Converter } from './_converter.js';
 import { formatReader } from './format-time.js';
 import { isoDate, isoDateTime } from './iso-format.js';
 import { isoReader } from './iso-time.js';

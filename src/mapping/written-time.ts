@@ -1,4 +1,5 @@
-import { Invalid, quote } from './_converter.js';
+import { quote } from '../text/show.js';
+import { Invalid } from './_converter.js';
 
 /**
  * A date and time as written in a cell, before any time zone is applied. Its fields are encoded

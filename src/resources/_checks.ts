@@ -1,5 +1,6 @@
 import { codes } from 'currency-codes';
 import type { FieldError } from '../mapping/field-error.js';
+import { show } from '../text/show.js';
 import { didYouMean } from '../text/suggest.js';
 import { MAX_INSTANT, MIN_INSTANT, wallTime } from '../time/calendar.js';
 import { type IsoFields, readIsoFields } from '../time/iso-8601.js';
@@ -7,22 +8,6 @@ import type { Payload } from './resource-def.js';
 
 /** A rule for one value: the message when the value breaks it, else `undefined`. */
 export type Rule = (value: unknown) => string | undefined;
-
-/** Longest piece of a value quoted in a message: a whole JSON blob would drown the report. */
-const MAX_SHOWN = 60;
-
-/** The bad value as the user should recognise it: text JSON-quoted, anything else as JSON. */
-export function show(value: unknown): string {
-  const cut = (text: string) => (text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text);
-  if (typeof value === 'string') return JSON.stringify(cut(value));
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? String(value);
-  } catch {
-    text = String(value); // a cycle or a BigInt: not from the mapping engine, but never throw
-  }
-  return cut(text);
-}
 
 /** `undefined` (left out by the mapping) and `null` (`empty: null`) both mean "no value" for a required field. */
 export const isGiven = (value: unknown): boolean => value !== undefined && value !== null;

@@ -1,4 +1,5 @@
-import { Issues, jsonObject, nonEmptyString, show, unixSeconds, type Rule } from './_checks.js';
+import { show } from '../text/show.js';
+import { Issues, jsonObject, nonEmptyString, unixSeconds, type Rule } from './_checks.js';
 import { encodeSegment, encodeSlashed, pathSegment, slashedPath } from './_path.js';
 import { pushRef } from './_refs.js';
 import { checkUserRef, pushUserRefs, userKeyOf } from './_user-ref.js';

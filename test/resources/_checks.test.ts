@@ -10,35 +10,11 @@ import {
   listOf,
   nonEmptyString,
   number,
-  show,
   string,
   stringOfAtMost,
   unixSeconds,
   type Rule,
 } from '../../src/resources/_checks.js';
-
-describe('show', () => {
-  it.each([
-    ['text', '"text"'],
-    ['say "hi"', '"say \\"hi\\""'],
-    [7, '7'],
-    [true, 'true'],
-    [null, 'null'],
-    [[1, 2], '[1,2]'],
-    [{ a: 1 }, '{"a":1}'],
-    ['x'.repeat(61), `"${'x'.repeat(60)}…"`],
-    [{ long: 'y'.repeat(70) }, `{"long":"${'y'.repeat(51)}…`],
-  ])('%j → %s', (value, shown) => {
-    expect(show(value)).toBe(shown);
-  });
-
-  it('never throws on a value JSON cannot write', () => {
-    const cycle: Record<string, unknown> = {};
-    cycle['self'] = cycle;
-    expect(show(cycle)).toBe('[object Object]');
-    expect(show(10n)).toBe('10');
-  });
-});
 
 const cases: [string, unknown, string | undefined, Rule][] = [
   ['integer', 42, undefined, integer],
