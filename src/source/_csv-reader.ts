@@ -10,7 +10,7 @@ import { validateHeader } from './_header.js';
 import { locateUndecodable } from './_locate-undecodable.js';
 import { sniffMismatch, SNIFF_BYTES } from './_sniff.js';
 import { RecordBounds } from './_record-bounds.js';
-import { rowValuesFor, type RowValues } from './_row-values.js';
+import { rowValuesFor, type RowBuilder } from './_row-values.js';
 import type { SourceItem } from './source-item.js';
 
 /** Bytes read from the file at a time: enough to amortise a read, small enough to stay streaming. */
@@ -73,7 +73,7 @@ export class CsvReader implements AsyncIterator<SourceItem> {
   private fed = 0;
   private overlong: Overlong | undefined;
   private bounds = new RecordBounds(0x2c);
-  private values: RowValues = () => ({});
+  private values: RowBuilder = () => ({});
   private width = 0;
   private headerSeen = false;
   /** Records of `bounds` already turned into items (or the header). */
