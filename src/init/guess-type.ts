@@ -74,12 +74,10 @@ function guessScalar(values: readonly string[], expect: Expect | undefined): Typ
   const n = values.length;
   const all = count(n, n);
   const integers = fits(values, { type: 'integer' });
-  if (integers && values.every((v) => /^\d{13}$/.test(v)) && (expect === 'unix' || expect === 'datetime' || expect === undefined)) {
-    return {
-      options: {},
-      why: `${all} are 13-digit numbers`,
-      undecided: 'these look like UNIX time in milliseconds; the API wants seconds and no mapping type reads milliseconds: export seconds or an ISO 8601 date-time',
-    };
+  const millis = integers && values.every((v) => /^\d{13}$/.test(v) && Number(v) / 1000 >= SECONDS.min && Number(v) / 1000 < SECONDS.max);
+  if (millis && (expect === 'unix' || expect === 'datetime' || expect === undefined)) {
+    // `format: x` reads milliseconds; `unix` then sends the seconds the API wants (fractions dropped).
+    return { options: { type: expect ?? 'unix', format: 'x' }, why: `${all} are UNIX time in milliseconds (13 digits, years 2000–2100)` };
   }
   const seconds = integers && values.every((v) => /^\d{10}$/.test(v) && Number(v) >= SECONDS.min && Number(v) < SECONDS.max);
   if (seconds && (expect === 'unix' || expect === undefined)) return { options: { type: 'unix' }, why: `${all} are UNIX seconds (10 digits, years 2000–2100)` };

@@ -9,13 +9,18 @@ import { ZoneClock } from './zone-clock.js';
 
 /** The date options of a field (`ResolvedField`). */
 export interface DateSpec {
-  /** Pattern in luxon tokens (`dd.MM.yyyy HH:mm`). Default: ISO 8601. */
+  /** Pattern in luxon tokens (`dd.MM.yyyy HH:mm`), or `x` (UNIX milliseconds) or `X` (seconds). Default: ISO 8601. */
   readonly format?: string | undefined;
   /** IANA zone a time without an offset is read in. Default `UTC` (resolved by the loader). */
   readonly timezone: string;
 }
 
 const ISO_DATE_TIME = 'an ISO 8601 date-time such as 2026-03-29T14:30:00Z';
+const EPOCH_FORMATS: Readonly<Record<string, string>> = { x: 'UNIX time in milliseconds', X: 'UNIX time in seconds' };
+
+/** `expected …` for a cell read with `format`: the format itself, or what the epoch tokens mean. */
+const asFormat = (what: string, format: string): string =>
+  Object.hasOwn(EPOCH_FORMATS, format) ? `expected ${EPOCH_FORMATS[format]}` : `expected ${what} as ${format}`;
 
 function reader(spec: DateSpec, expected: string): TimeReader {
   return spec.format === undefined ? isoReader(expected) : formatReader(spec.format, expected);
@@ -45,7 +50,7 @@ function instantReader(spec: DateSpec, expected: string): (text: string) => numb
  * date never shifts, whatever the machine's or the field's zone.
  */
 export function dateValue(spec: DateSpec): Converter {
-  const expected = spec.format === undefined ? 'expected a date as YYYY-MM-DD' : `expected a date as ${spec.format}`;
+  const expected = spec.format === undefined ? 'expected a date as YYYY-MM-DD' : asFormat('a date', spec.format);
   const read = reader(spec, expected);
   return {
     text(text) {
@@ -58,7 +63,7 @@ export function dateValue(spec: DateSpec): Converter {
 
 /** `datetime` → ISO 8601 in UTC with milliseconds: `2026-03-29T01:30:00.000Z`. */
 export function datetimeValue(spec: DateSpec): Converter {
-  const expected = spec.format === undefined ? `expected ${ISO_DATE_TIME}` : `expected a date-time as ${spec.format}`;
+  const expected = spec.format === undefined ? `expected ${ISO_DATE_TIME}` : asFormat('a date-time', spec.format);
   const read = instantReader(spec, expected);
   return {
     text(text) {
@@ -75,9 +80,10 @@ const INTEGER = /^[+-]?\d+$/;
 
 function seconds(n: number, shown: string): number | Invalid {
   if (Number.isSafeInteger(n) && n >= MIN_SECONDS && n <= MAX_SECONDS) return n + 0;
-  // 13 digits is what JavaScript and Java clocks print: milliseconds, not the seconds api.md wants.
+  // 13 digits is what JavaScript and Java clocks print: milliseconds, not the seconds the API
+  // wants (docs/api-contract.md R-EVENT-1); `format: x` reads them.
   const ms = Number.isSafeInteger(n) && n / 1000 >= MIN_SECONDS && n / 1000 <= MAX_SECONDS;
-  return new Invalid(`expected UNIX time in seconds, got ${shown}${ms ? ' (milliseconds?)' : ''}`);
+  return new Invalid(`expected UNIX time in seconds, got ${shown}${ms ? ' (milliseconds? read them with `format: x`)' : ''}`);
 }
 
 /**
@@ -87,7 +93,7 @@ function seconds(n: number, shown: string): number | Invalid {
  * are dropped (floor): an event is never dated after it happened.
  */
 export function unixValue(spec: DateSpec): Converter {
-  const expected = spec.format === undefined ? `expected UNIX seconds or ${ISO_DATE_TIME}` : `expected a date-time as ${spec.format}`;
+  const expected = spec.format === undefined ? `expected UNIX seconds or ${ISO_DATE_TIME}` : asFormat('a date-time', spec.format);
   const read = instantReader(spec, expected);
   const digitsAreSeconds = spec.format === undefined;
   return {
