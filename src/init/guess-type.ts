@@ -36,7 +36,7 @@ const share = (values: readonly string[], s: Partial<ValueSpec>) => count(fittin
 
 const SECONDS = { min: 946_684_800, max: 4_102_444_800 }; // 2000-01-01 .. 2100-01-01
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
-/** Deal status names as exports write them → api.md §3 numbers (0 abandoned … 4 archived). */
+/** Deal status names as exports write them → the API's numbers (docs/api-contract.md R-DEAL-3: 0 abandoned … 4 archived). */
 const STATUS_NAMES: Readonly<Record<string, number>> = { abandoned: 0, open: 1, 'in progress': 1, won: 2, lost: 3, archived: 4 };
 
 /**

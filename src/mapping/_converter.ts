@@ -1,7 +1,7 @@
 /**
  * A value that could not be converted, carrying the message a user reads in the report.
- * Converters return it instead of throwing: a bad cell is data, not an exception (CONVENTIONS
- * "Errors"), and returning is far cheaper than throwing on millions of rows.
+ * Converters return it instead of throwing: a bad cell is data, not an exception (exceptions are
+ * for a run that cannot go on), and returning is far cheaper than throwing on millions of rows.
  */
 export class Invalid {
   constructor(readonly message: string) {}

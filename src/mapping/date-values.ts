@@ -87,7 +87,7 @@ function seconds(n: number, shown: string): number | Invalid {
 }
 
 /**
- * `unix` → integer seconds since 1970 (api.md §2.5–2.6 `timestamp`). Without a `format`, a cell
+ * `unix` → integer seconds since 1970 (the events' and product events' `timestamp`: docs/api-contract.md R-EVENT-1, R-PEVT-3). Without a `format`, a cell
  * of digits is taken as seconds already; any other text is read like `datetime`. With a format,
  * every cell is read with it (so `yyyyMMdd` is not mistaken for seconds). Fractions of a second
  * are dropped (floor): an event is never dated after it happened.
