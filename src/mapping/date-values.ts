@@ -1,4 +1,4 @@
-import { MAX_INSTANT, MIN_INSTANT } from '../time/calendar.js';
+import { isUnixMilliseconds, isUnixSeconds, MAX_INSTANT, MIN_INSTANT } from '../time/calendar.js';
 import { quote, show } from '../text/show.js';
 import { Invalid, type Converter } from './_converter.js';
 import { formatReader } from './format-time.js';
@@ -74,16 +74,12 @@ export function datetimeValue(spec: DateSpec): Converter {
   };
 }
 
-const MIN_SECONDS = MIN_INSTANT / 1000;
-const MAX_SECONDS = Math.floor(MAX_INSTANT / 1000);
 const INTEGER = /^[+-]?\d+$/;
 
 function seconds(n: number, shown: string): number | Invalid {
-  if (Number.isSafeInteger(n) && n >= MIN_SECONDS && n <= MAX_SECONDS) return n + 0;
-  // 13 digits is what JavaScript and Java clocks print: milliseconds, not the seconds the API
-  // wants (docs/api-contract.md R-EVENT-1); `format: x` reads them.
-  const ms = Number.isSafeInteger(n) && n / 1000 >= MIN_SECONDS && n / 1000 <= MAX_SECONDS;
-  return new Invalid(`expected UNIX time in seconds, got ${shown}${ms ? ' (milliseconds? read them with `format: x`)' : ''}`);
+  if (isUnixSeconds(n)) return n + 0;
+  // Milliseconds are not the seconds the API wants (docs/api-contract.md R-EVENT-1); `format: x` reads them.
+  return new Invalid(`expected UNIX time in seconds, got ${shown}${isUnixMilliseconds(n) ? ' (milliseconds? read them with `format: x`)' : ''}`);
 }
 
 /**

@@ -2,7 +2,7 @@ import { codes } from 'currency-codes';
 import type { FieldError } from '../mapping/field-error.js';
 import { show } from '../text/show.js';
 import { didYouMean } from '../text/suggest.js';
-import { MAX_INSTANT, MIN_INSTANT, wallTime } from '../time/calendar.js';
+import { isUnixMilliseconds, isUnixSeconds, wallTime } from '../time/calendar.js';
 import { type IsoFields, readIsoFields } from '../time/iso-8601.js';
 import type { Payload } from './resource-def.js';
 
@@ -66,15 +66,14 @@ export const datetime: Rule = (v) => {
   return exists(f) ? undefined : `${EXPECTED_DATE_TIME}, got ${show(v)} (no such time)`;
 };
 
-// The range the mapping engine's `unix` type writes (years 0000–9999): beyond it a value in
-// milliseconds is far more likely than an event in the year 50 000.
-const MIN_SECONDS = MIN_INSTANT / 1000;
-const MAX_SECONDS = Math.floor(MAX_INSTANT / 1000);
-/** UNIX time in whole seconds (R-EVENT-1, R-PEVT-3 `timestamp`). */
+/**
+ * UNIX time in whole seconds (R-EVENT-1, R-PEVT-3 `timestamp`), in the range the mapping engine's
+ * `unix` type writes (years 0000–9999): beyond it a value in milliseconds is far more likely than
+ * an event in the year 50 000.
+ */
 export const unixSeconds: Rule = (v) => {
-  if (Number.isSafeInteger(v) && (v as number) >= MIN_SECONDS && (v as number) <= MAX_SECONDS) return undefined;
-  const ms = Number.isSafeInteger(v) && (v as number) / 1000 >= MIN_SECONDS && (v as number) / 1000 <= MAX_SECONDS;
-  return `expected UNIX time in whole seconds, got ${show(v)}${ms ? ' (milliseconds?)' : ''}`;
+  if (isUnixSeconds(v)) return undefined;
+  return `expected UNIX time in whole seconds, got ${show(v)}${isUnixMilliseconds(v) ? ' (milliseconds?)' : ''}`;
 };
 
 const CURRENCIES: ReadonlySet<string> = new Set(codes());

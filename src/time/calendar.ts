@@ -35,3 +35,16 @@ export function wallTime(year: number, month: number, day: number, hour: number,
   if (year < 100) wall = new Date(wall).setUTCFullYear(year);
   return wall;
 }
+
+/** Whether `n` is UNIX time in whole seconds within those years. */
+export function isUnixSeconds(n: unknown): n is number {
+  return Number.isSafeInteger(n) && (n as number) >= MIN_INSTANT / 1000 && (n as number) <= Math.floor(MAX_INSTANT / 1000);
+}
+
+/**
+ * Whether a number that is not seconds would be milliseconds within those years: 13 digits is
+ * what JavaScript and Java clocks print, and the likeliest mistake in a seconds field.
+ */
+export function isUnixMilliseconds(n: unknown): boolean {
+  return Number.isSafeInteger(n) && (n as number) >= MIN_INSTANT && (n as number) <= MAX_INSTANT;
+}
