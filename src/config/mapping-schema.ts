@@ -25,7 +25,7 @@ export const FieldObjectSchema = z
     type: z.enum(VALUE_TYPES).optional(),
     /** Element type of a `list`. Default `string`. */
     items: z.enum(SCALAR_TYPES).optional(),
-    /** Date pattern in luxon tokens (`dd.MM.yyyy HH:mm`). Default: ISO 8601. */
+    /** Date pattern in luxon tokens (`dd.MM.yyyy HH:mm`); `x` reads UNIX milliseconds. Default: ISO 8601. */
     format: z.string().min(1).optional(),
     /** IANA zone a date without an offset is read in. Default `UTC`. */
     timezone: z.string().min(1).optional(),

@@ -1,7 +1,8 @@
-import { closest, distance } from 'fastest-levenshtein';
 import type { ResolvedField } from './field-spec.js';
 import { ConfigError } from '../errors.js';
-import { Invalid, quote, type Converter } from './_converter.js';
+import { didYouMean, nearest } from '../text/suggest.js';
+import { quote } from '../text/show.js';
+import { Invalid, type Converter } from './_converter.js';
 import { converterFor } from './parse-value.js';
 
 /** Returned by a field reader when the field is left out of the payload (`empty: omit`). */
@@ -44,19 +45,11 @@ function compileMap(field: ResolvedField, convert: Converter, map: NonNullable<R
   const keys = [...exact.keys()];
   const listed = keys.slice(0, LISTED_KEYS).map((k) => JSON.stringify(k)).join(', ');
   const allowed = keys.length > LISTED_KEYS ? `${listed} and ${keys.length - LISTED_KEYS} more` : listed;
-  const lowerKeys = keys.map((k) => k.toLowerCase());
 
   /** The mapped value; `undefined` when the cell is not a key. */
   const lookup = (text: string): unknown => exact.get(text) ?? (exact.has(text) ? null : folded.get(text.toLowerCase()));
   const notFound = (text: string): Invalid => {
-    let hint = '';
-    if (keys.length > 0) {
-      const near = closest(text.toLowerCase(), lowerKeys);
-      if (distance(text.toLowerCase(), near) <= Math.max(1, Math.floor(near.length / 3))) {
-        hint = ` (did you mean ${JSON.stringify(keys[lowerKeys.indexOf(near)])}?)`;
-      }
-    }
-    return new Invalid(`expected one of ${allowed}, got ${quote(text)}${hint}`);
+    return new Invalid(`expected one of ${allowed}, got ${quote(text)}${didYouMean(nearest(text, keys))}`);
   };
   return { lookup, notFound };
 }

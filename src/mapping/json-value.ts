@@ -1,6 +1,7 @@
 import { parse } from 'lossless-json';
 import { jsonDepth } from '../json-depth.js';
-import { Invalid, quote, show, type Converter } from './_converter.js';
+import { quote, show } from '../text/show.js';
+import { Invalid, type Converter } from './_converter.js';
 import { isExactNumber } from './number-values.js';
 
 /**

@@ -10,7 +10,8 @@ import { validateHeader } from './_header.js';
 import { locateUndecodable } from './_locate-undecodable.js';
 import { sniffMismatch, SNIFF_BYTES } from './_sniff.js';
 import { RecordBounds } from './_record-bounds.js';
-import { rowValuesFor, type RowValues } from './_row-values.js';
+import { recordLengthMessage } from './_record-length.js';
+import { rowValuesFor, type RowBuilder } from './_row-values.js';
 import type { SourceItem } from './source-item.js';
 
 /** Bytes read from the file at a time: enough to amortise a read, small enough to stay streaming. */
@@ -73,7 +74,7 @@ export class CsvReader implements AsyncIterator<SourceItem> {
   private fed = 0;
   private overlong: Overlong | undefined;
   private bounds = new RecordBounds(0x2c);
-  private values: RowValues = () => ({});
+  private values: RowBuilder = () => ({});
   private width = 0;
   private headerSeen = false;
   /** Records of `bounds` already turned into items (or the header). */
@@ -345,8 +346,7 @@ export class CsvReader implements AsyncIterator<SourceItem> {
         : {
             kind: 'malformed',
             line,
-            // csv-parse's own wording (CSV_RECORD_INCONSISTENT_FIELDS_LENGTH), with our line.
-            message: `${this.name} line ${line}: Invalid Record Length: expect ${this.width}, got ${record.length}`,
+            message: `${this.name} line ${line}: ${recordLengthMessage(this.header, record.length)}`,
             fields: record,
           },
     );
@@ -362,14 +362,16 @@ export class CsvReader implements AsyncIterator<SourceItem> {
 
   /**
    * csv-parse numbers fields from 0 (`a quote is found on field 2` is the third column): say it
-   * as a user counts, with the header's name when there is one.
+   * as a user counts, with the header's name when there is one. A closing-quote error names no
+   * field at all: it gets the column too.
    */
   private withColumn(error: CsvError): string {
     const index = (error as { column?: unknown }).column;
     if (typeof index !== 'number') return error.message;
     const name = this.headerSeen ? this.header[index] : undefined;
     const column = `column ${index + 1}${name === undefined ? '' : ` (${JSON.stringify(name)})`}`;
-    return error.message.replace(/ on field \S+ at line/, ` in ${column} at line`);
+    if (/ on field \S+ at line/.test(error.message)) return error.message.replace(/ on field \S+ at line/, ` in ${column} at line`);
+    return error.message.replace(/^Invalid Closing Quote: (.*?) at line/, `Invalid Closing Quote: $1 in ${column} at line`);
   }
 
   private onSkip(message: string): void {
