@@ -11,7 +11,7 @@
 const LAYERS = [
   'errors.ts', // one error family: everything may throw these
   'text', // how values and paths are shown to people: display paths, "did you mean" suggestions
-  'time', // the calendar every date check uses: year bounds, days of a month
+  'time', // the calendar and ISO 8601 grammar every date check uses: year bounds, days of a month
   'log', // the structured logger: no knowledge of the run
   'mapping', // pure row → payload, and the field vocabulary the mapping loader checks with it
   'config', // mapping and job files: loads them and checks their fields with mapping/

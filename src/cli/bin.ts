@@ -2,23 +2,31 @@
 import { logFormatOf, withLogFormat } from '../log/cli-logger.js';
 import { main } from './main.js';
 
-/** In-flight requests get this long to finish after the first signal (issue 5). */
+/** In-flight requests get this long to finish after the first signal. */
 const DRAIN_TIMEOUT_MS = 30_000;
 
 // The first SIGINT/SIGTERM asks the running command to stop cleanly (it sees io.signal): no new
 // rows, in-flight requests finish and are recorded, the report is flushed. A second signal, or
-// the drain timeout, stops at once; the ledger still allows the resume.
+// the drain timeout, stops at once; the ledger still allows the resume. Only a live run has
+// requests in flight and a ledger to resume from: the other commands stop at the next row.
+const argv = process.argv.slice(2);
+const live = (argv[0] === 'import' || argv[0] === 'resume') && !argv.includes('--dry-run');
 const controller = new AbortController();
 // With --log-format json, the notices below are json lines too.
-const io = withLogFormat({ stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), signal: controller.signal }, logFormatOf(process.argv.slice(2)));
+const io = withLogFormat({ stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), signal: controller.signal }, logFormatOf(argv));
 let signalled = 0;
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   const code = sig === 'SIGINT' ? 130 : 143;
   process.on(sig, () => {
     signalled++;
     if (signalled > 1) {
-      io.stderr.write(`engage-import: stopped at once (${sig}); 'engage-import resume' continues the run\n`);
+      io.stderr.write(live ? `engage-import: stopped at once (${sig}); 'engage-import resume' continues the run\n` : `engage-import: stopped at once (${sig})\n`);
       process.exit(code);
+    }
+    if (!live) {
+      io.stderr.write(`engage-import: ${sig}: stopping after the row being read (${sig} again to stop at once)\n`);
+      controller.abort(sig);
+      return;
     }
     io.stderr.write(`engage-import: ${sig}: finishing the requests in flight (up to ${DRAIN_TIMEOUT_MS / 1000} s; ${sig} again to stop at once)\n`);
     controller.abort(sig);
@@ -29,5 +37,5 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-const code = await main(process.argv.slice(2), io);
+const code = await main(argv, io);
 process.exitCode = code;

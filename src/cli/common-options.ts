@@ -13,8 +13,8 @@ export function withRunOptions(y: Argv) {
     .option('report', { type: 'string', default: 'out/report.csv', describe: 'Report CSV: one line per input row' })
     .option('rejects', { type: 'string', describe: 'Write rejected rows with their original columns and an error column (a job writes one file per source: <name>.<source>.csv)' })
     .option('limit', { type: 'number', coerce: wholeNumber('--limit', 1), describe: 'Read at most N rows of each file' })
-    .option('rate', { type: 'number', default: 10, coerce: positiveNumber('--rate'), describe: 'Requests per second (api.md §8: the default limit is 10)' })
-    .option('deal-update-method', { choices: ['PATCH', 'PUT'] as const, default: 'PATCH' as const, describe: 'Method for deal updates by id (api.md §4.2 accepts both)' })
+    .option('rate', { type: 'number', default: 10, coerce: positiveNumber('--rate'), describe: 'Requests per second (the API allows 10 by default)' })
+    .option('deal-update-method', { choices: ['PATCH', 'PUT'] as const, default: 'PATCH' as const, describe: 'Method for deal updates by id (the API accepts both)' })
     .option('json', { type: 'boolean', default: false, describe: 'Print the summary as JSON on stdout' })
     .option('quiet', { type: 'boolean', default: false, describe: 'No summary or progress on stderr' });
 }

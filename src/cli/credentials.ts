@@ -4,7 +4,7 @@ import { ConfigError } from '../errors.js';
 
 /**
  * The API key comes from ENGAGE_API_KEY or --api-key-file, never from argv: argv is visible to
- * every user of the machine in `ps` (issue 4). The key is returned, never echoed.
+ * every user of the machine in `ps`. The key is returned, never echoed.
  */
 export function readApiKey(env: Readonly<Record<string, string | undefined>>, keyFile: string | undefined, cwd: string): string {
   if (keyFile !== undefined) {

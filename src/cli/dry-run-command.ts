@@ -1,27 +1,29 @@
-import { resolve } from 'node:path';
 import { loadJob } from '../config/load-job.js';
 import { runDryRun } from '../pipeline/dry-run.js';
 import type { CliIo } from './command.js';
 import type { JobArgs } from './common-options.js';
 import { EXIT } from './exit-codes.js';
 import { openPreview, type PreviewArgs } from './incremental-preview.js';
+import { outputPath } from './output-args.js';
 import { printSummary } from './print-summary.js';
 
 /** `validate` and `import --dry-run`: every row checked locally, nothing sent. */
 export async function runDryRunCommand(args: JobArgs & Partial<PreviewArgs> & { payloads?: string | undefined }, io: CliIo): Promise<number> {
   const job = await loadJob(args.job, { cwd: io.cwd, ...(args.input !== undefined ? { input: args.input } : {}) });
-  const at = (p: string | undefined) => (p === undefined ? undefined : resolve(io.cwd, p));
+  const at = (option: string, p: string | undefined) => (p === undefined ? undefined : outputPath(io.cwd, option, p));
   const preview = openPreview(job, { ...args, incremental: args.incremental }, io.cwd);
   const summary = await runDryRun(job, {
     cwd: io.cwd,
-    report: resolve(io.cwd, args.report),
-    rejects: at(args.rejects),
-    payloads: at(args.payloads),
+    report: outputPath(io.cwd, '--report', args.report),
+    rejects: at('--rejects', args.rejects),
+    payloads: at('--payloads', args.payloads),
     limit: args.limit,
     rate: args.rate,
     dealUpdateMethod: args['deal-update-method'],
     classifier: preview?.classifier,
+    signal: io.signal,
   }).finally(() => preview?.close());
   printSummary(summary, io, args);
+  if (summary.aborted !== undefined) return io.signal.reason === 'SIGTERM' ? EXIT.SIGTERM : EXIT.SIGINT;
   return summary.totals.invalid > 0 ? EXIT.ROWS_NOT_OK : EXIT.OK;
 }

@@ -5,7 +5,15 @@ import { VERSION } from './version.js';
 
 type EventsArgs = { action: 'list'; 'base-url'?: string | undefined; 'api-key-file'?: string | undefined; json: boolean };
 
-/** `events list`: the account's event definitions (api.md §4.4), every page, to check names before an import. */
+/**
+ * A name from the API as one line of plain text: control characters (an ANSI escape that would
+ * recolour or clear the terminal, a CR or LF that would forge another line) are shown escaped.
+ */
+export function printable(value: unknown): string {
+  return String(value).replace(/[\p{Cc}\u2028\u2029]/gu, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/** `events list`: the account's event definitions (GET /events/, paginated), every page, to check names before an import. */
 export const eventsCommand: CliCommand<EventsArgs> = {
   command: 'events <action>',
   describe: 'List the account\'s event definitions (GET /events/, every page)',
@@ -27,12 +35,19 @@ export const eventsCommand: CliCommand<EventsArgs> = {
     });
     try {
       let count = 0;
+      let odd = 0;
       for await (const item of listAll(transport, 'events/')) {
+        if (item === null || typeof item !== 'object' || Array.isArray(item)) {
+          // Not an event definition (a `null` in a page): said once at the end, not a crash.
+          odd++;
+          continue;
+        }
         const event = item as { id?: unknown; name?: unknown };
-        io.stdout.write(args.json ? `${JSON.stringify(event)}\n` : `${String(event.id)}\t${String(event.name)}\n`);
+        io.stdout.write(args.json ? `${JSON.stringify(event)}\n` : `${printable(event.id)}\t${printable(event.name)}\n`);
         count++;
       }
       io.stderr.write(`${count} event definition${count === 1 ? '' : 's'}\n`);
+      if (odd > 0) io.stderr.write(`engage-import: ${odd} item${odd === 1 ? '' : 's'} of the list ${odd === 1 ? 'was' : 'were'} not an event definition (null or not an object) and ${odd === 1 ? 'was' : 'were'} left out\n`);
       return EXIT.OK;
     } finally {
       await transport.close();

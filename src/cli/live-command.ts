@@ -4,6 +4,7 @@ import { ConfigError, LedgerError } from '../errors.js';
 import { createRun, findLatestRun, findUnfinishedRun, openForResume, readRun, type OpenLedger } from '../ledger/index.js';
 import { displayPath } from '../pipeline/display-path.js';
 import { runLiveImport } from '../pipeline/live-import.js';
+import { checkStateDir, outputPath, protectedPaths } from './output-args.js';
 import { createProgress, type Progress } from '../pipeline/progress.js';
 import { rowsInDoubt } from '../transport/in-doubt.js';
 import { createTransport, inDoubtModeOf, resolveBaseUrl, type InDoubtMode } from '../transport/index.js';
@@ -34,7 +35,8 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
   // The default state directory sits beside the job file, so the working directory does not
   // decide whether an unfinished run is found. `resume` without a job looks in the current folder.
   const jobArg = start.job;
-  const stateDir: string = args['state-dir'] !== undefined ? resolve(io.cwd, args['state-dir']) : jobArg !== undefined ? join(dirname(resolve(io.cwd, jobArg)), '.engage-import') : resolve(io.cwd, '.engage-import');
+  // Checked before any ledger is opened in it: a file, a read-only folder or /proc is a usage error.
+  const stateDir: string = checkStateDir(io.cwd, args['state-dir'] ?? (jobArg !== undefined ? join(dirname(resolve(io.cwd, jobArg)), '.engage-import') : '.engage-import'));
   const target = { baseUrl, apiKey };
   const payloadOptions: PayloadOptions = { input: args.input ?? null, limit: args.limit ?? null, 'deal-update-method': args['deal-update-method'] };
   if (args.incremental === true && args['full-refresh'] === true) throw new ConfigError('USAGE', '--incremental and --full-refresh exclude each other: choose one');
@@ -139,8 +141,10 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
         job,
         {
           cwd: io.cwd,
-          report: resolve(io.cwd, args.report),
-          rejects: args.rejects === undefined ? undefined : resolve(io.cwd, args.rejects),
+          report: outputPath(io.cwd, '--report', args.report),
+          rejects: args.rejects === undefined ? undefined : outputPath(io.cwd, '--rejects', args.rejects),
+          // No output may overwrite the key file or anything in the state directory (the ledgers).
+          protect: [...protectedPaths(io.cwd, args), { path: stateDir, what: 'the state directory (run ledgers)', folder: true }],
           limit: args.limit,
           rate: args.rate,
           concurrency: args.concurrency,

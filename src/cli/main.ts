@@ -37,16 +37,19 @@ export async function main(argv: readonly string[], cliIo: CliIo): Promise<numbe
     .epilogue('Exit codes: 0 all rows ok/valid, 1 some rows invalid, failed, skipped or unknown, 2 usage or configuration error (nothing sent), 3 stopped (401, the API unreachable or answering wrongly, a 429 pause longer than --max-pause, the run ledger failing; resume continues), 130/143 interrupted (resume continues).\nThe API key is read from ENGAGE_API_KEY or --api-key-file, never from the command line.');
   for (const c of COMMANDS) {
     parser = parser.command(c.command as string, c.describe, c.builder as never, async (args: never) => {
+      refuseRepeatedOptions(args, argv);
       exitCode = await c.run(args, io);
     });
   }
-  parser = parser.strict();
+  // A repeated option (`--report a --report b`) arrives as an array, which no command expects:
+  // it is refused by name below, and the number checks must not see the array first.
+  parser = parser.strict().parserConfiguration({ 'duplicate-arguments-array': true });
   let output = '';
   parser = parser.fail((message, error) => {
     // yargs reports its own parse problems with a message; errors thrown by handlers come as
     // `error`. Throwing is what stops yargs from running the handler after a parse problem.
     // A `coerce` check that refused a value (src/cli/number-options.ts) comes as a YError: a usage error too.
-    if (error && error.name !== 'YError') throw error;
+    if (error && error.name !== 'YError' && !(error instanceof UsageError)) throw error;
     throw new UsageError(error?.message ?? message);
   });
   try {
@@ -63,6 +66,22 @@ export async function main(argv: readonly string[], cliIo: CliIo): Promise<numbe
 /** A command line yargs could not parse: the user gets the problem and where to read more. */
 class UsageError extends Error {}
 
+/**
+ * `--report a --report b`: which one was meant cannot be guessed, and passing the array on would
+ * fail deep inside the run. Every option of every command takes one value.
+ */
+function refuseRepeatedOptions(args: Record<string, unknown>, argv: readonly string[]): void {
+  for (const [name, value] of Object.entries(args)) {
+    if (name === '_' || name === '$0' || !Array.isArray(value)) continue;
+    const option = name.length === 1 ? `-${name}` : `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
+    if (!argv.some((a) => a === option || a.startsWith(`${option}=`))) continue;
+    throw new UsageError(`${option} was given ${value.length} times (${value.map((v) => JSON.stringify(String(v))).join(', ')}): give it once`);
+  }
+}
+
+/** A disk that fails while a file is being written (full, I/O error): the run was cut short, not misused. */
+const DISK_FAILURES = new Set(['ENOSPC', 'EIO', 'EDQUOT', 'EFBIG']);
+
 function reportError(error: unknown, io: CliIo): number {
   if (error instanceof UsageError) {
     io.stderr.write(`engage-import: ${error.message}\nRun 'engage-import --help' for the commands and options.\n`);
@@ -70,6 +89,7 @@ function reportError(error: unknown, io: CliIo): number {
   }
   if (error instanceof EngageError) {
     io.stderr.write(`engage-import: ${error.message}\n`);
+    if (error.code === 'OUTPUT' && DISK_FAILURES.has(String((error.cause as { code?: unknown } | undefined)?.code))) return EXIT.ABORTED;
     return error.exitCode;
   }
   io.stderr.write(`engage-import: internal error (please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);

@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import { jobDigest, mappingDigest } from '../config/config-digest.js';
 import type { LoadedJob } from '../config/load-job.js';
 import { hashFile, type RunIdentity } from '../ledger/index.js';
 
@@ -19,12 +20,11 @@ export interface Target {
 
 /** What a resume must find unchanged: the job, its mappings, its input files, payload options, the target. */
 export async function runIdentity(job: LoadedJob, options: PayloadOptions, target: Target): Promise<RunIdentity> {
-  const jobHash = await hashFile(job.file);
-  const mappings = await Promise.all(
-    (job.kind === 'job' ? job.mappings : []).map(async (m) => ({ path: m.mappingFile, sha256: (await hashFile(m.mappingFile)).sha256 })),
-  );
+  // The job and its mappings by what they mean, not their bytes: a comment added to a mapping
+  // does not make a resume refuse; the input files by their bytes, since every byte may be sent.
+  const mappings = (job.kind === 'job' ? job.mappings : []).map((m) => ({ path: m.mappingFile, sha256: mappingDigest(m) }));
   const inputs = await Promise.all(job.mappings.map(async (m) => ({ path: m.source.path, ...(await hashFile(m.source.path)) })));
-  return { job: { path: job.file, sha256: jobHash.sha256 }, mappings, inputs, options: { ...options }, target: { baseUrl: target.baseUrl.href, keyFingerprint: keyFingerprint(target.apiKey) } };
+  return { job: { path: job.file, sha256: jobDigest(job) }, mappings, inputs, options: { ...options }, target: { baseUrl: target.baseUrl.href, keyFingerprint: keyFingerprint(target.apiKey) } };
 }
 
 /**

@@ -16,7 +16,7 @@ export type SandboxArgs = {
   'api-key-file'?: string | undefined;
   /** JSON fixtures file; default: the built-in fixtures. */
   fixtures?: string | undefined;
-  /** Requests per second (api.md §8); default 10, 0 = off. */
+  /** Requests per second, as the API limits them; default 10, 0 = off. */
   rate: number;
   /** Default 0. */
   'latency-ms': number;
@@ -44,7 +44,7 @@ export type SandboxArgs = {
  */
 export const sandboxCommand: CliCommand<SandboxArgs> = {
   command: 'sandbox',
-  describe: 'Run the local API sandbox (api.md rule for rule) until Ctrl-C',
+  describe: 'Run the local API sandbox (the API\'s rules, see docs/api-contract.md) until Ctrl-C',
   builder: (y) =>
     y
       .option('port', { type: 'number', default: 8787, describe: 'TCP port (0: any free port)' })

@@ -1,11 +1,12 @@
 import { readFile } from 'node:fs/promises';
-import { LineCounter, parseDocument, isNode, type Document } from 'yaml';
+import { LineCounter, parseDocument, isNode, isScalar, visit, type Document } from 'yaml';
 import type { z } from 'zod';
 import { ConfigError } from '../errors.js';
+import { jsonDepth } from '../json-depth.js';
 
 /**
  * A YAML or JSON config file, parsed, with a way back from a field path to its line so that an
- * error reads `mappings/deals.yaml:12: fields.status.type: ...` (CONVENTIONS: fail before row 1).
+ * error reads `mappings/deals.yaml:12: fields.status.type: ...`, and the job fails before row 1.
  */
 export interface ConfigDocument {
   readonly path: string;
@@ -14,6 +15,13 @@ export interface ConfigDocument {
   lineOf(fieldPath: readonly PropertyKey[]): number | undefined;
 }
 
+/** A mapping or job file is a page of YAML: anything this large is not one, and is not parsed. */
+const MAX_CONFIG_BYTES = 1024 * 1024;
+/** Nesting of `[`/`{` a config file may use (the YAML parser recurses per level). */
+const MAX_FLOW_DEPTH = 64;
+/** Alias expansions allowed per file: a mapping has little reason to use any. */
+const MAX_ALIASES = 100;
+
 export async function readConfigFile(path: string): Promise<ConfigDocument> {
   let text: string;
   try {
@@ -21,6 +29,10 @@ export async function readConfigFile(path: string): Promise<ConfigDocument> {
   } catch (cause) {
     throw new ConfigError('CONFIG_INVALID', `${path}: cannot read the file (${(cause as NodeJS.ErrnoException).code ?? String(cause)})`, { cause });
   }
+  // Checked before parsing: a deeply nested or huge file makes the parser itself run out of stack or memory.
+  if (text.length > MAX_CONFIG_BYTES) throw new ConfigError('CONFIG_INVALID', `${path}: the file is ${text.length} characters long; a mapping or job file is at most ${MAX_CONFIG_BYTES}`);
+  const depth = jsonDepth(text, MAX_FLOW_DEPTH);
+  if (depth > MAX_FLOW_DEPTH) throw new ConfigError('CONFIG_INVALID', `${path}: lists or objects nested more than ${MAX_FLOW_DEPTH} levels deep; a mapping needs a few`);
   // YAML 1.2 is a superset of JSON, so one parser serves both formats and both get line numbers.
   const lineCounter = new LineCounter();
   const doc: Document = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
@@ -29,9 +41,29 @@ export async function readConfigFile(path: string): Promise<ConfigDocument> {
     const line = first.linePos?.[0].line;
     throw new ConfigError('CONFIG_INVALID', `${path}${line ? `:${line}` : ''}: not valid YAML/JSON: ${first.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}`);
   }
+  // A `__proto__` key would set the prototype of the object it is in, not a key: JavaScript drops
+  // it without a word, so it is refused here where its line is known.
+  let proto: number | undefined;
+  visit(doc, {
+    Pair(_, pair) {
+      if (isScalar(pair.key) && pair.key.value === '__proto__') {
+        proto = pair.key.range ? lineCounter.linePos(pair.key.range[0]).line : 0;
+        return visit.BREAK;
+      }
+      return undefined;
+    },
+  });
+  if (proto !== undefined) throw new ConfigError('CONFIG_INVALID', `${path}${proto ? `:${proto}` : ''}: the key "__proto__" is a name JavaScript objects reserve; no field or value can be called that`);
+  let data: unknown;
+  try {
+    // `maxAliasCount` bounds what aliases may expand to (a "billion laughs" file stops here).
+    data = doc.toJS({ maxAliasCount: MAX_ALIASES });
+  } catch (cause) {
+    throw new ConfigError('CONFIG_INVALID', `${path}: its aliases (*name) expand to too much (${(cause as Error).message}); write the values out or use fewer aliases`, { cause });
+  }
   return {
     path,
-    data: doc.toJS(),
+    data,
     lineOf(fieldPath) {
       for (let n = fieldPath.length; n >= 0; n--) {
         const node: unknown = doc.getIn(fieldPath.slice(0, n).map(String), true);

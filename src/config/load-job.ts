@@ -17,7 +17,7 @@ export interface LoadedJob {
 }
 
 /**
- * Every command accepts either a job file (`mappings:` list) or a single mapping file (issue 2).
+ * Every command accepts either a job file (`mappings:` list) or a single mapping file.
  * All mapping files are validated before anything is read, and all their problems reported.
  */
 export async function loadJob(path: string, overrides: MappingOverrides = {}): Promise<LoadedJob> {

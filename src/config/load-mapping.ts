@@ -13,8 +13,10 @@ export interface MappingOverrides {
   readonly cwd?: string;
 }
 
-/** Validate and resolve one mapping file's document: every default is filled in here, once. */
-/** Read, validate and resolve one mapping file, as a job file's loader does for each of its mappings (`init` checks its draft this way). */
+/** Path segments that would reach an object's prototype instead of a field of the payload. */
+const UNSAFE_SEGMENTS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** Read, validate and resolve one mapping file, as a job file's loader does for each of its mappings (`init` checks its draft this way); every default is filled in here, once. */
 export async function loadMapping(path: string, overrides: MappingOverrides = {}): Promise<ResolvedMapping> {
   return resolveMapping(await readConfigFile(resolve(overrides.cwd ?? process.cwd(), path)), overrides);
 }
@@ -37,6 +39,8 @@ export function resolveMapping(doc: ConfigDocument, overrides: MappingOverrides 
     const type = f.type ?? 'string';
     const path = target.split('.');
     if (path.some((segment) => segment === '')) at(where, `target ${JSON.stringify(target)} has an empty path segment`);
+    const unsafe = path.find((segment) => UNSAFE_SEGMENTS.has(segment));
+    if (unsafe !== undefined) at(where, `target ${JSON.stringify(target)} uses ${JSON.stringify(unsafe)}, a name JavaScript objects reserve; no API field is called that`);
     if (f.items !== undefined && type !== 'list') at([...where, 'items'], '`items` applies to type list only');
     if (f.separator !== undefined && type !== 'list') at([...where, 'separator'], '`separator` applies to type list only');
     if (f.decimals !== undefined && type !== 'decimal') at([...where, 'decimals'], '`decimals` applies to type decimal only');
@@ -59,6 +63,7 @@ export function resolveMapping(doc: ConfigDocument, overrides: MappingOverrides 
       ...(f.default !== undefined ? { default: f.default } : {}),
       required: f.required ?? false,
       empty: f.empty ?? 'omit',
+      ...(f.trim !== undefined ? { trim: f.trim } : {}),
     };
     fields.push(field);
     // What only compiling the field finds (a date format without a year, a `map` or `default`
@@ -103,7 +108,7 @@ function checkPathConflicts(fields: readonly ResolvedField[], at: (p: string[], 
 
 /**
  * A mapping that names a column missing from the CSV header fails before row 1, naming the
- * mapping file, the field and the columns the header does have (issue 2).
+ * mapping file, the field and the columns the header does have.
  */
 export function checkHeader(mapping: ResolvedMapping, header: readonly string[]): void {
   const have = new Set(header);

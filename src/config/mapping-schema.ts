@@ -1,11 +1,11 @@
 import { z } from 'zod';
 import { SCALAR_TYPES, VALUE_TYPES, type MappingFields } from '../mapping/field-spec.js';
 
-/** The API resources a mapping can load (api.md §2, §4.6). */
+/** The API resources a mapping can load (see docs/api-contract.md). */
 export const RESOURCES = ['product', 'user', 'deal', 'event', 'product-event', 'webpush-campaign'] as const;
 export type ResourceName = (typeof RESOURCES)[number];
 
-/** Deal is the only resource with several operations (api.md §4.2, §4.6). */
+/** Deal is the only resource with several operations: create, update by id, update_or_create by custom id. */
 export const DEAL_OPERATIONS = ['create', 'update', 'update_or_create'] as const;
 export type Operation = (typeof DEAL_OPERATIONS)[number];
 
@@ -25,7 +25,7 @@ export const FieldObjectSchema = z
     type: z.enum(VALUE_TYPES).optional(),
     /** Element type of a `list`. Default `string`. */
     items: z.enum(SCALAR_TYPES).optional(),
-    /** Date pattern in luxon tokens (`dd.MM.yyyy HH:mm`). Default: ISO 8601. */
+    /** Date pattern in luxon tokens (`dd.MM.yyyy HH:mm`); `x` reads UNIX milliseconds. Default: ISO 8601. */
     format: z.string().min(1).optional(),
     /** IANA zone a date without an offset is read in. Default `UTC`. */
     timezone: z.string().min(1).optional(),
@@ -41,6 +41,11 @@ export const FieldObjectSchema = z
     required: z.boolean().optional(),
     /** What an empty cell means: leave the field out (`omit`, default) or send `null`. */
     empty: z.enum(['omit', 'null']).optional(),
+    /**
+     * Remove spaces around the cell before it is used. Default: true for ids (a target `id` or
+     * ending in `_id`) and for every type but `string`; false for other strings, which keep them.
+     */
+    trim: z.boolean().optional(),
   })
   .refine((f) => (f.column === undefined) !== (f.value === undefined), {
     message: 'give exactly one of `column` and `value`',

@@ -36,7 +36,7 @@ const share = (values: readonly string[], s: Partial<ValueSpec>) => count(fittin
 
 const SECONDS = { min: 946_684_800, max: 4_102_444_800 }; // 2000-01-01 .. 2100-01-01
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
-/** Deal status names as exports write them → api.md §3 numbers (0 abandoned … 4 archived). */
+/** Deal status names as exports write them → the API's numbers (docs/api-contract.md R-DEAL-3: 0 abandoned … 4 archived). */
 const STATUS_NAMES: Readonly<Record<string, number>> = { abandoned: 0, open: 1, 'in progress': 1, won: 2, lost: 3, archived: 4 };
 
 /**
@@ -74,12 +74,10 @@ function guessScalar(values: readonly string[], expect: Expect | undefined): Typ
   const n = values.length;
   const all = count(n, n);
   const integers = fits(values, { type: 'integer' });
-  if (integers && values.every((v) => /^\d{13}$/.test(v)) && (expect === 'unix' || expect === 'datetime' || expect === undefined)) {
-    return {
-      options: {},
-      why: `${all} are 13-digit numbers`,
-      undecided: 'these look like UNIX time in milliseconds; the API wants seconds and no mapping type reads milliseconds: export seconds or an ISO 8601 date-time',
-    };
+  const millis = integers && values.every((v) => /^\d{13}$/.test(v) && Number(v) / 1000 >= SECONDS.min && Number(v) / 1000 < SECONDS.max);
+  if (millis && (expect === 'unix' || expect === 'datetime' || expect === undefined)) {
+    // `format: x` reads milliseconds; `unix` then sends the seconds the API wants (fractions dropped).
+    return { options: { type: expect ?? 'unix', format: 'x' }, why: `${all} are UNIX time in milliseconds (13 digits, years 2000–2100)` };
   }
   const seconds = integers && values.every((v) => /^\d{10}$/.test(v) && Number(v) >= SECONDS.min && Number(v) < SECONDS.max);
   if (seconds && (expect === 'unix' || expect === undefined)) return { options: { type: 'unix' }, why: `${all} are UNIX seconds (10 digits, years 2000–2100)` };

@@ -3,6 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, relative, sep } from 'node:path';
 import type { ResourceName } from '../config/mapping-schema.js';
 import { ConfigError } from '../errors.js';
+import { displayPath } from '../text/display-path.js';
 import { formatErrorGroup } from '../report/error-groups.js';
 import { checkMapping, type MappingCheck } from './check-mapping.js';
 import { draftMapping, type Draft } from './draft-mapping.js';
@@ -43,14 +44,14 @@ const number = new Intl.NumberFormat('en-US');
  */
 export async function initMapping(options: InitOptions): Promise<InitResult> {
   if (existsSync(options.out) && options.force !== true) {
-    throw new ConfigError('OUTPUT', `${relative(options.cwd, options.out) || options.out} exists already; pass --force to overwrite it`);
+    throw new ConfigError('OUTPUT', `${displayPath(options.out, options.cwd)} exists already; pass --force to overwrite it`);
   }
   const sample = await readSample(options.csv, { size: options.sample, encoding: options.encoding });
   const sourceFile = relative(dirname(options.out), options.csv).split(sep).join('/') || basename(options.csv);
   const draft = draftMapping(sample, options.resource, sourceFile);
   const intro = [
     `Written by \`engage-import init\` from ${basename(options.csv)} (${number.format(sample.rows.length)} row${sample.rows.length === 1 ? '' : 's'} sampled). Every guess says why: check them,`,
-    `then run: engage-import validate ${relative(options.cwd, options.out) || options.out}`,
+    `then run: engage-import validate ${displayPath(options.out, options.cwd)}`,
     `encoding ${draft.source.encoding}: ${sample.encoding.why}`,
     `delimiter ${JSON.stringify(draft.source.delimiter)}: the separator found most often in the header line`,
     ...(sample.malformed > 0 ? [`${sample.malformed} sampled record${sample.malformed === 1 ? '' : 's'} could not be parsed (wrong number of fields or a stray quote)`] : []),

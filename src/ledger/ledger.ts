@@ -1,3 +1,4 @@
+import { makeFolders } from '../report/make-folders.js';
 import { existsSync, closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { LedgerError } from '../errors.js';
@@ -20,7 +21,7 @@ export async function createRun(stateDir: string, identity: RunIdentity, now: ()
   const runs = runsDir(state);
   try {
     if (!existsSync(runs)) {
-      mkdirSync(runs, { recursive: true });
+      makeFolders(runs);
       fsyncDir(state);
     }
   } catch (error) {

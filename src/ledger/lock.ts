@@ -1,5 +1,6 @@
+import { makeFolders } from '../report/make-folders.js';
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { closeSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, unlinkSync, writeSync } from 'node:fs';
 import { hostname as osHostname, uptime } from 'node:os';
 import { join } from 'node:path';
 import { LedgerError } from '../errors.js';
@@ -65,7 +66,7 @@ export function acquireLock(stateDir: string, options: LockOptions = {}): StateL
     startedAt: (options.now ?? (() => new Date()))().toISOString(),
     token: randomBytes(8).toString('hex'),
   };
-  mkdirSync(stateDir, { recursive: true });
+  makeFolders(stateDir);
 
   let takenOverFrom: LockOwner | undefined;
   // A few rounds: each lost race (another process taking over the same stale lock) costs one.

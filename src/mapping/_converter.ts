@@ -1,23 +1,10 @@
 /**
  * A value that could not be converted, carrying the message a user reads in the report.
- * Converters return it instead of throwing: a bad cell is data, not an exception (CONVENTIONS
- * "Errors"), and returning is far cheaper than throwing on millions of rows.
+ * Converters return it instead of throwing: a bad cell is data, not an exception (exceptions are
+ * for a run that cannot go on), and returning is far cheaper than throwing on millions of rows.
  */
 export class Invalid {
   constructor(readonly message: string) {}
-}
-
-/** Longest piece of a cell quoted in a message: a whole JSON blob would drown the report. */
-const MAX_QUOTED = 60;
-
-/** `"12a"`: the bad text as the user typed it, JSON-quoted so spaces and control characters show. */
-export function quote(text: string): string {
-  return JSON.stringify(text.length > MAX_QUOTED ? `${text.slice(0, MAX_QUOTED)}…` : text);
-}
-
-/** A value from a mapping file's `map` or `default`: text is quoted, anything else shown as JSON. */
-export function show(value: unknown): string {
-  return typeof value === 'string' ? quote(value) : (JSON.stringify(value) ?? String(value));
 }
 
 /**

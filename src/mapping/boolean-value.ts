@@ -1,4 +1,5 @@
-import { Invalid, quote, show, type Converter } from './_converter.js';
+import { quote, show } from '../text/show.js';
+import { Invalid, type Converter } from './_converter.js';
 
 const WORDS: ReadonlyMap<string, boolean> = new Map([
   ['true', true],

@@ -1,19 +1,26 @@
-import { Invalid, quote, show, type Converter } from './_converter.js';
+import { isUnixMilliseconds, isUnixSeconds, MAX_INSTANT, MIN_INSTANT } from '../time/calendar.js';
+import { quote, show } from '../text/show.js';
+import { Invalid, type Converter } from './_converter.js';
 import { formatReader } from './format-time.js';
 import { isoDate, isoDateTime } from './iso-format.js';
 import { isoReader } from './iso-time.js';
-import { MAX_INSTANT, MIN_INSTANT, type TimeReader } from './written-time.js';
+import type { TimeReader } from './written-time.js';
 import { ZoneClock } from './zone-clock.js';
 
 /** The date options of a field (`ResolvedField`). */
 export interface DateSpec {
-  /** Pattern in luxon tokens (`dd.MM.yyyy HH:mm`). Default: ISO 8601. */
+  /** Pattern in luxon tokens (`dd.MM.yyyy HH:mm`), or `x` (UNIX milliseconds) or `X` (seconds). Default: ISO 8601. */
   readonly format?: string | undefined;
   /** IANA zone a time without an offset is read in. Default `UTC` (resolved by the loader). */
   readonly timezone: string;
 }
 
 const ISO_DATE_TIME = 'an ISO 8601 date-time such as 2026-03-29T14:30:00Z';
+const EPOCH_FORMATS: Readonly<Record<string, string>> = { x: 'UNIX time in milliseconds', X: 'UNIX time in seconds' };
+
+/** `expected …` for a cell read with `format`: the format itself, or what the epoch tokens mean. */
+const asFormat = (what: string, format: string): string =>
+  Object.hasOwn(EPOCH_FORMATS, format) ? `expected ${EPOCH_FORMATS[format]}` : `expected ${what} as ${format}`;
 
 function reader(spec: DateSpec, expected: string): TimeReader {
   return spec.format === undefined ? isoReader(expected) : formatReader(spec.format, expected);
@@ -43,7 +50,7 @@ function instantReader(spec: DateSpec, expected: string): (text: string) => numb
  * date never shifts, whatever the machine's or the field's zone.
  */
 export function dateValue(spec: DateSpec): Converter {
-  const expected = spec.format === undefined ? 'expected a date as YYYY-MM-DD' : `expected a date as ${spec.format}`;
+  const expected = spec.format === undefined ? 'expected a date as YYYY-MM-DD' : asFormat('a date', spec.format);
   const read = reader(spec, expected);
   return {
     text(text) {
@@ -56,7 +63,7 @@ export function dateValue(spec: DateSpec): Converter {
 
 /** `datetime` → ISO 8601 in UTC with milliseconds: `2026-03-29T01:30:00.000Z`. */
 export function datetimeValue(spec: DateSpec): Converter {
-  const expected = spec.format === undefined ? `expected ${ISO_DATE_TIME}` : `expected a date-time as ${spec.format}`;
+  const expected = spec.format === undefined ? `expected ${ISO_DATE_TIME}` : asFormat('a date-time', spec.format);
   const read = instantReader(spec, expected);
   return {
     text(text) {
@@ -67,25 +74,22 @@ export function datetimeValue(spec: DateSpec): Converter {
   };
 }
 
-const MIN_SECONDS = MIN_INSTANT / 1000;
-const MAX_SECONDS = Math.floor(MAX_INSTANT / 1000);
 const INTEGER = /^[+-]?\d+$/;
 
 function seconds(n: number, shown: string): number | Invalid {
-  if (Number.isSafeInteger(n) && n >= MIN_SECONDS && n <= MAX_SECONDS) return n + 0;
-  // 13 digits is what JavaScript and Java clocks print: milliseconds, not the seconds api.md wants.
-  const ms = Number.isSafeInteger(n) && n / 1000 >= MIN_SECONDS && n / 1000 <= MAX_SECONDS;
-  return new Invalid(`expected UNIX time in seconds, got ${shown}${ms ? ' (milliseconds?)' : ''}`);
+  if (isUnixSeconds(n)) return n + 0;
+  // Milliseconds are not the seconds the API wants (docs/api-contract.md R-EVENT-1); `format: x` reads them.
+  return new Invalid(`expected UNIX time in seconds, got ${shown}${isUnixMilliseconds(n) ? ' (milliseconds? read them with `format: x`)' : ''}`);
 }
 
 /**
- * `unix` → integer seconds since 1970 (api.md §2.5–2.6 `timestamp`). Without a `format`, a cell
+ * `unix` → integer seconds since 1970 (the events' and product events' `timestamp`: docs/api-contract.md R-EVENT-1, R-PEVT-3). Without a `format`, a cell
  * of digits is taken as seconds already; any other text is read like `datetime`. With a format,
  * every cell is read with it (so `yyyyMMdd` is not mistaken for seconds). Fractions of a second
  * are dropped (floor): an event is never dated after it happened.
  */
 export function unixValue(spec: DateSpec): Converter {
-  const expected = spec.format === undefined ? `expected UNIX seconds or ${ISO_DATE_TIME}` : `expected a date-time as ${spec.format}`;
+  const expected = spec.format === undefined ? `expected UNIX seconds or ${ISO_DATE_TIME}` : asFormat('a date-time', spec.format);
   const read = instantReader(spec, expected);
   const digitsAreSeconds = spec.format === undefined;
   return {

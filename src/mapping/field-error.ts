@@ -1,6 +1,6 @@
 /**
  * One problem with one field of one row: reported as `field: message`. A row collects all of
- * its field errors at once (issue 2: "every row gets all its errors at once").
+ * its field errors at once, so that one round of fixes is enough for a row.
  */
 export interface FieldError {
   /** Target field path as the mapping names it (`data.plan`, `order_products.0.currency`). */

@@ -29,6 +29,8 @@ export interface ResolvedField {
   readonly default?: unknown;
   readonly required: boolean;
   readonly empty: 'omit' | 'null';
+  /** As the mapping says; absent: see `trimsCell` (ids and non-string types are trimmed). */
+  readonly trim?: boolean;
 }
 
 /** What the engine needs of a whole mapping: its fields, its key columns, and its file for messages. */

@@ -1,7 +1,8 @@
-import { closest, distance } from 'fastest-levenshtein';
 import type { ResolvedField } from './field-spec.js';
 import { ConfigError } from '../errors.js';
-import { Invalid, quote, type Converter } from './_converter.js';
+import { didYouMean, nearest } from '../text/suggest.js';
+import { quote } from '../text/show.js';
+import { Invalid, type Converter } from './_converter.js';
 import { converterFor } from './parse-value.js';
 
 /** Returned by a field reader when the field is left out of the payload (`empty: omit`). */
@@ -44,27 +45,31 @@ function compileMap(field: ResolvedField, convert: Converter, map: NonNullable<R
   const keys = [...exact.keys()];
   const listed = keys.slice(0, LISTED_KEYS).map((k) => JSON.stringify(k)).join(', ');
   const allowed = keys.length > LISTED_KEYS ? `${listed} and ${keys.length - LISTED_KEYS} more` : listed;
-  const lowerKeys = keys.map((k) => k.toLowerCase());
 
   /** The mapped value; `undefined` when the cell is not a key. */
   const lookup = (text: string): unknown => exact.get(text) ?? (exact.has(text) ? null : folded.get(text.toLowerCase()));
   const notFound = (text: string): Invalid => {
-    let hint = '';
-    if (keys.length > 0) {
-      const near = closest(text.toLowerCase(), lowerKeys);
-      if (distance(text.toLowerCase(), near) <= Math.max(1, Math.floor(near.length / 3))) {
-        hint = ` (did you mean ${JSON.stringify(keys[lowerKeys.indexOf(near)])}?)`;
-      }
-    }
-    return new Invalid(`expected one of ${allowed}, got ${quote(text)}${hint}`);
+    return new Invalid(`expected one of ${allowed}, got ${quote(text)}${didYouMean(nearest(text, keys))}`);
   };
   return { lookup, notFound };
+}
+
+/** An id: a target `id` or ending in `_id` (`custom_id`, `user_custom_id`). */
+const ID_TARGET = /(?:^|[._])id$/;
+
+/**
+ * Whether spaces around a cell are removed: as the field says, else yes for ids (an id with a
+ * space becomes a different record, `/users-by-id/%20P2/`) and for every type but `string`.
+ */
+export function trimsCell(field: ResolvedField): boolean {
+  return field.trim ?? (field.type !== 'string' || ID_TARGET.test(field.target));
 }
 
 /**
  * Compile the rules of one `ResolvedField`:
  * - `constant`: used as it is, for every row;
- * - else the cell of `column`, trimmed (a `string` keeps its spaces unless `map` reads it);
+ * - else the cell of `column`, trimmed (a `string` keeps its spaces unless `map` reads it, it is
+ *   an id, or `trim: true`);
  * - `map` is applied first to the trimmed cell: a cell that is not a key is an error listing the
  *   keys; a `null` result is sent as `null`; other results are converted by `type`;
  * - an empty cell (only spaces, or a list with no elements) takes `default` (a string default is
@@ -80,7 +85,7 @@ export function fieldReader(field: ResolvedField): FieldReader {
     return typeof constant === 'object' && constant !== null ? () => structuredClone(constant) : () => constant;
   }
   const convert = converterFor(field);
-  const keepSpaces = field.type === 'string';
+  const keepSpaces = !trimsCell(field);
   const isList = field.type === 'list';
 
   let emptyValue: unknown = field.empty === 'null' ? null : OMIT;

@@ -1,6 +1,7 @@
 import { DateTime } from 'luxon';
 import { ConfigError } from '../errors.js';
-import { badTime, wallTime, type TimeReader } from './written-time.js';
+import { MAX_INSTANT, MIN_INSTANT, wallTime } from '../time/calendar.js';
+import { badTime, type TimeReader } from './written-time.js';
 
 const MINUTE = 60_000;
 
@@ -97,12 +98,31 @@ function numericReader(tokens: readonly FormatToken[], expected: string): TimeRe
 }
 
 /**
+ * luxon's tokens for a whole cell of UNIX time: `x` milliseconds (what JavaScript and Java clocks
+ * print), `X` seconds. Read here rather than by luxon, which cannot read them back in
+ * `checkDateFormat`'s round trip: ms per unit.
+ */
+const EPOCH_UNITS: Readonly<Record<string, number>> = { x: 1, X: 1000 };
+const INTEGER = /^[+-]?\d+$/;
+
+/** Cells of whole UNIX time units, years 0000–9999; the instant carries offset 0 (it is UTC by definition). */
+function epochReader(unit: number, expected: string): TimeReader {
+  return (text) => {
+    if (!INTEGER.test(text)) return badTime(expected, text);
+    const wall = Number(text) * unit + 0; // + 0: `-0` is 0
+    if (!Number.isSafeInteger(wall) || wall < MIN_INSTANT || wall > MAX_INSTANT) return badTime(expected, text, 'no such year');
+    return { wall, offset: 0 };
+  };
+}
+
+/**
  * Why a `format` cannot be used for dates, or `undefined` when it can: for the config loader.
  * A format must carry a full date: luxon fills a missing year from today's date, which would make
  * the same file map differently next year. Checked by writing a known date with the format and
  * reading it back.
  */
 export function checkDateFormat(format: string): string | undefined {
+  if (Object.hasOwn(EPOCH_UNITS, format)) return undefined;
   const probe = DateTime.fromObject({ year: 2031, month: 7, day: 15, hour: 13, minute: 45, second: 7 }, { ...LOCALE, zone: 'UTC' });
   let back: DateTime;
   try {
@@ -123,6 +143,7 @@ export function checkDateFormat(format: string): string | undefined {
  * @throws ConfigError when the format is unusable (see `checkDateFormat`).
  */
 export function formatReader(format: string, expected: string): TimeReader {
+  if (Object.hasOwn(EPOCH_UNITS, format)) return epochReader(EPOCH_UNITS[format]!, expected);
   const problem = checkDateFormat(format);
   if (problem !== undefined) throw new ConfigError('CONFIG_INVALID', problem);
   const tokens = tokensOf(format);

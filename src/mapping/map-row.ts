@@ -2,7 +2,7 @@ import type { MappingFields } from './field-spec.js';
 import { ConfigError } from '../errors.js';
 import { Invalid } from './_converter.js';
 import type { FieldError } from './field-error.js';
-import { fieldReader, OMIT, type FieldReader, type RowValues } from './field-value.js';
+import { fieldReader, OMIT, trimsCell, type FieldReader, type RowValues } from './field-value.js';
 import { compactArrays, compilePaths, setAt, targetOf, type CreatedArray, type PayloadPath } from './payload-path.js';
 
 export type { RowValues } from './field-value.js';
@@ -19,6 +19,8 @@ export interface MappedRow {
    * so that a message names the field as the mapping does.
    */
   readonly targetOf?: (field: string) => string;
+  /** Things changed on the way that the user should know of (spaces taken off an id), when any. */
+  readonly notes?: string[];
 }
 
 /** A mapping compiled for speed: call it once per row. */
@@ -28,6 +30,8 @@ interface CompiledField {
   readonly target: string;
   readonly read: FieldReader;
   readonly path: PayloadPath;
+  /** The column of a string field trimmed by default (an id): a cell with spaces gets a note. */
+  readonly trimmedColumn: string | undefined;
 }
 
 /**
@@ -56,6 +60,7 @@ export function compileMapping(mapping: MappingFields): RowMapper {
     target: field.target,
     read: readers[i] ?? (() => OMIT),
     path: compiledPaths.paths[i] ?? { keys: field.path },
+    trimmedColumn: field.type === 'string' && field.trim === undefined && field.map === undefined && trimsCell(field) ? field.column : undefined,
   }));
   const hasArrays = compiledPaths.paths.some((p) => p.keys.some((k) => typeof k === 'number'));
 
@@ -63,14 +68,22 @@ export function compileMapping(mapping: MappingFields): RowMapper {
     const payload: Record<string, unknown> = {};
     const errors: FieldError[] = [];
     const created: CreatedArray[] | undefined = hasArrays ? [] : undefined;
+    let notes: string[] | undefined;
     for (const field of fields) {
       const value = field.read(values);
       if (value === OMIT) continue;
       if (value instanceof Invalid) errors.push({ field: field.target, message: value.message });
-      else setAt(payload, field.path, value, created);
+      else {
+        setAt(payload, field.path, value, created);
+        if (field.trimmedColumn !== undefined && typeof value === 'string' && value !== values[field.trimmedColumn]) {
+          notes ??= [];
+          notes.push(`${field.target}: spaces around ${JSON.stringify(values[field.trimmedColumn])} were removed (set trim: false to keep them)`);
+        }
+      }
     }
     const moved = created !== undefined && created.length > 0 ? compactArrays(created) : undefined;
-    if (moved === undefined || moved.size === 0) return { payload, errors };
-    return { payload, errors, targetOf: (field) => targetOf(field, moved) };
+    const extra = notes === undefined ? {} : { notes };
+    if (moved === undefined || moved.size === 0) return { payload, errors, ...extra };
+    return { payload, errors, targetOf: (field) => targetOf(field, moved), ...extra };
   };
 }

@@ -1,4 +1,5 @@
-import { Invalid, quote, show, type Converter } from './_converter.js';
+import { quote, show } from '../text/show.js';
+import { Invalid, type Converter } from './_converter.js';
 
 const INTEGER = /^[+-]?\d+$/;
 const NUMBER = /^[+-]?(?:\d+(?:\.\d+)?|\.\d+)(?:[eE][+-]?\d+)?$/;
@@ -44,12 +45,33 @@ export const integerValue: Converter = {
   },
 };
 
-/** `number`: a JSON number: `-1.25`, `1e3`, `.5`. No hex, no `Infinity`, no thousands separators. */
+/** The significant digits of a number written in decimal: `-0012.300e5` → `123`. */
+function significant(text: string): string {
+  const mantissa = text.replace(/^[+-]/, '').replace(/[eE].*$/, '').replace('.', '');
+  return mantissa.replace(/^0+/, '').replace(/0+$/, '');
+}
+
+/**
+ * True when the text, read as a JSON number (a double), keeps every digit it was written with:
+ * `0.1` and `1.5e300` do, `9007199254740993` (becomes …992), `12345678901234567890` and `1e-400`
+ * (becomes 0) do not. The shortest form of the double that the text parses to is compared with
+ * the text's own digits.
+ */
+export function isExactNumber(text: string): boolean {
+  const n = Number(text);
+  return Number.isFinite(n) && significant(text) === significant(String(Math.abs(n)).replace(/e.*$/, ''));
+}
+
+/** What to do about a number a double cannot hold: the two types that keep every digit. */
+export const EXACT_TYPES_HINT = `a JSON number keeps about 15 significant digits: use type decimal to send it as text with every digit, or integer for whole numbers ${SAFE}`;
+
+/** `number`: a JSON number: `-1.25`, `1e3`, `.5`. No hex, no `Infinity`, no thousands separators, no digit lost. */
 export const numberValue: Converter = {
   text(text) {
     if (!NUMBER.test(text)) return new Invalid(`expected a number${hint(text)}, got ${quote(text)}`);
     const n = Number(text);
     if (!Number.isFinite(n)) return new Invalid(`expected a number, got ${quote(text)} (too large)`);
+    if (!isExactNumber(text)) return new Invalid(`expected a number that can be sent exactly, got ${quote(text)}, which would be sent as ${n + 0} (${EXACT_TYPES_HINT})`);
     return n + 0;
   },
   scalar(value) {
@@ -60,7 +82,7 @@ export const numberValue: Converter = {
 
 /**
  * `decimal`: a string with exactly `decimals` digits after the point (`12.5` → `"12.50"`), as the
- * API's order product `value` wants (api.md §2.3). The digits are kept as text, never passed
+ * API's order product `value` wants (a decimal string). The digits are kept as text, never passed
  * through a float. A value with more (non-zero) decimals than allowed is rejected rather than
  * rounded: silently rounding money is worse than asking the user to fix the file.
  * `12.340` with 2 decimals is fine (`"12.34"`): dropping trailing zeros changes nothing.

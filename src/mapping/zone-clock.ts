@@ -1,6 +1,6 @@
-import { distance } from 'fastest-levenshtein';
 import { IANAZone } from 'luxon';
 import { ConfigError } from '../errors.js';
+import { nearest } from '../text/suggest.js';
 
 const MINUTE = 60_000;
 const DAY = 86_400_000;
@@ -22,14 +22,7 @@ function nearestZone(name: string): string | undefined {
   if (wanted.length < 3) return undefined;
   const zones = ['UTC', ...Intl.supportedValuesOf('timeZone')];
   const city = zones.find((zone) => zone.toLowerCase().endsWith(`/${wanted}`));
-  if (city !== undefined) return city;
-  let best: string | undefined;
-  let bestDistance = 4;
-  for (const zone of zones) {
-    const d = distance(wanted, zone.toLowerCase());
-    if (d < bestDistance) [best, bestDistance] = [zone, d];
-  }
-  return best;
+  return city ?? nearest(wanted, zones, 3);
 }
 
 /** The UTC day a zone changes its offset on: the offset before and after the instant `at`. */

@@ -7,6 +7,8 @@ import { newFileSummary, summarise, totalsOf, type FileSummary, type RunSummary 
 import { resourceDef } from '../resources/index.js';
 import type { RunClassifier, SourceClassifier } from '../sync/index.js';
 import type { Transport } from '../transport/index.js';
+import type { ReportLine } from '../report/report-line.js';
+import { reorderByLine } from '../sort/by-line.js';
 import { cascadeOf } from './cascade.js';
 import { displayPath } from './display-path.js';
 import { FailedParents } from './failed-parents.js';
@@ -69,7 +71,7 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
   const mappings = inDependencyOrder(job.mappings);
   const rejectsPaths = planOutputs(job, mappings, options);
   const syncs: (SourceClassifier | undefined)[] = [];
-  const totals = await validationPass(mappings, options, (index, mapping, header) => (syncs[index] = deps.sync?.forSource(index, mapping, header, displayPath(mapping.source.path, options.cwd))));
+  const totals = await validationPass(mappings, options, signal, (index, mapping, header) => (syncs[index] = deps.sync?.forSource(index, mapping, header, displayPath(mapping.source.path, options.cwd))));
   const state = new RunState(() => `resume with: engage-import resume ${displayPath(ledger.runDir, options.cwd)}`);
   const invalidTotal = totals.reduce((n, t) => n + t.invalid, 0);
   if (options.failOnInvalid && invalidTotal > 0) state.stop({ kind: 'invalid', count: invalidTotal });
@@ -104,13 +106,21 @@ async function stage(run: Run, index: number, mapping: ResolvedMapping, rows: nu
   const source = opened!.source;
   const info = { index, mapping, def, file };
   const cascade = cascadeOf(def, file, run.parents);
-  const reject = (row: { readonly fields: readonly string[] }, message: string) => run.rejects?.write(mapping, source, row.fields, message);
+  const reject = (row: { readonly fields: readonly string[]; readonly line: number; readonly raw?: string | undefined }, message: string) => run.rejects?.write(mapping, source, row.fields, message, row.line, row.raw);
   const strategy = sendEachRow(info, { transport, ledger, state: run.state, gate: run.gate, cascade, reject });
   // Lines wait for every earlier line; the window bounds memory when one slow row holds back the rest.
   const windowSize = Math.max(256, run.options.concurrency * 16);
-  await runStage({ stage: info, source, strategy, cascade, ledger, state: run.state, inFlight: run.inFlight, windowSize, options: run.options, summary, progress: bar, resumed: run.resumed, sync: run.syncs[index], writeLine: async (line) => {
+  // Rows sent in time order (`order: timestamp`) still reach the report in input order.
+  const write = async (line: ReportLine) => {
     await run.report.write(line);
-  }, reject });
+  };
+  const reordered = mapping.order === 'timestamp' ? reorderByLine(write) : undefined;
+  const writeLine = reordered ? async (line: ReportLine) => reordered.push(line) : write;
+  try {
+    await runStage({ stage: info, source, strategy, cascade, ledger, state: run.state, inFlight: run.inFlight, windowSize, options: run.options, summary, progress: bar, resumed: run.resumed, sync: run.syncs[index], writeLine, reject });
+  } finally {
+    await reordered?.end();
+  }
   if (run.state.failure !== undefined) throw run.state.failure;
   bar.finish();
   const after = transport.stats();

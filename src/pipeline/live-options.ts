@@ -1,10 +1,13 @@
 import type { RequestOptions } from '../resources/index.js';
+import type { ProtectedPath } from './output-paths.js';
 
 /** Everything a live run needs besides the job; defaults are resolved by the CLI. */
 export interface LiveImportOptions extends RequestOptions {
   readonly cwd: string;
   readonly report: string;
   readonly rejects?: string | undefined;
+  /** Files and folders no output may overwrite besides the job's inputs (the key file, the state directory). */
+  readonly protect?: readonly ProtectedPath[] | undefined;
   readonly limit?: number | undefined;
   /** Requests per second for the whole run. Default 10, the service's limit. */
   readonly rate: number;

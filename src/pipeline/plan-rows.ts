@@ -14,6 +14,8 @@ export type PlannedRow =
       readonly payload: Readonly<Record<string, unknown>>;
       readonly call: ApiCall;
       readonly idempotent: boolean;
+      /** What was changed on the way (spaces taken off an id): the report says it. */
+      readonly notes?: readonly string[];
     }
   | {
       readonly status: 'invalid';
@@ -24,6 +26,8 @@ export type PlannedRow =
       readonly payload?: Readonly<Record<string, unknown>>;
       /** `field: message; field: message`, or the CSV parser's message for a malformed record. */
       readonly message: string;
+      /** A record the parser could not split (a quote error): its text as in the file, for the rejects. */
+      readonly raw?: string;
     };
 
 export interface PlanOptions extends RequestOptions {
@@ -42,8 +46,9 @@ export function createPlanner(mapping: ResolvedMapping, header: readonly string[
   const keyColumns = mapping.key.map((k) => header.indexOf(k));
   return (item) => {
     // The key names the row even in a malformed record, when its columns are where the header says.
-    const key = keyColumns.length === 1 ? (item.fields[keyColumns[0]!] ?? '') : keyColumns.map((i) => item.fields[i] ?? '').join('|');
-    if (item.kind === 'malformed') return { status: 'invalid', line: item.line, key, fields: item.fields, message: item.message };
+    // Trimmed, as ids are: the report names the record the API gets.
+    const key = keyColumns.length === 1 ? (item.fields[keyColumns[0]!] ?? '').trim() : keyColumns.map((i) => (item.fields[i] ?? '').trim()).join('|');
+    if (item.kind === 'malformed') return { status: 'invalid', line: item.line, key, fields: item.fields, message: item.message, ...(item.raw !== undefined && { raw: item.raw }) };
     const mapped = mapper(item.values);
     let errors = def.validate(mapped.payload, mapping.operation);
     const targetOf = mapped.targetOf;
@@ -59,7 +64,7 @@ export function createPlanner(mapping: ResolvedMapping, header: readonly string[
     }
     if (errors.length > 0) return { status: 'invalid', line: item.line, key, fields: item.fields, payload: mapped.payload, message: formatFieldErrors(errors) };
     const call = def.toRequest(mapped.payload, mapping.operation, options);
-    return { status: 'valid', line: item.line, key, fields: item.fields, payload: mapped.payload, call, idempotent };
+    return { status: 'valid', line: item.line, key, fields: item.fields, payload: mapped.payload, call, idempotent, ...(mapped.notes && { notes: mapped.notes }) };
   };
 }
 

@@ -31,7 +31,7 @@ export interface StageRun {
   readonly progress: StageProgress;
   readonly writeLine: (line: ReportLine) => Promise<void>;
   /** Writes a row to the rejects file. */
-  readonly reject: (row: { readonly fields: readonly string[] }, message: string) => Promise<void> | undefined;
+  readonly reject: (row: { readonly fields: readonly string[]; readonly line: number; readonly raw?: string | undefined }, message: string) => Promise<void> | undefined;
   /**
    * Whether the ledger held rows when the run began (a resume): only then may a row have an
    * outcome before this stage reaches it, so a new run skips the lookup per row. Default true.
@@ -96,7 +96,7 @@ function decideWithoutSending(run: StageRun, row: PlannedRow & { readonly file: 
   }
   // Parents are all in earlier stages, whose lines are all written: the cascade is complete.
   const blocked = run.cascade.blockedBy(row.payload);
-  if (blocked !== undefined) return settled({ ...base, status: 'skipped', message: blocked }, run.cascade.failed(row, 'skipped'));
+  if (blocked !== undefined) return skippedRow(run, row, base, blocked);
   if (run.state.stopReason !== undefined) {
     // A row resent with --resend-unknown that did not go: still in doubt, as the ledger says.
     const doubt = doubtBefore(before, row.idempotent);
@@ -104,6 +104,12 @@ function decideWithoutSending(run: StageRun, row: PlannedRow & { readonly file: 
     return settled({ ...base, status: 'not_sent', message: run.state.stopReason });
   }
   return undefined;
+}
+
+/** A child of a parent that did not make it: skipped, and in the rejects, so that it goes again with its fixed parent. */
+async function skippedRow(run: StageRun, row: PlannedRow, base: ReturnType<typeof baseLine>, blocked: string): Promise<Settled> {
+  await run.reject(row, blocked);
+  return settled({ ...base, status: 'skipped', message: blocked }, run.cascade.failed(row, 'skipped'));
 }
 
 async function invalidRow(run: StageRun, row: Extract<PlannedRow, { status: 'invalid' }>, base: ReturnType<typeof baseLine>): Promise<Settled> {

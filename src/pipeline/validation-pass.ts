@@ -12,10 +12,12 @@ export interface FileCounts {
 /**
  * The local validation of the whole job before any request: totals for progress,
  * `--fail-on-invalid`, and a broken mapping or an undecodable file fails before anything is sent.
+ * The counts of a pass stopped by `signal` are partial; they only size the progress bars.
  */
 export async function validationPass(
   mappings: readonly ResolvedMapping[],
   options: PlanOptions,
+  signal?: AbortSignal,
   /**
    * The sync classifier of each file (run order). Files that need a first reading of their keys
    * (entities: the later row wins) get it here, in the reading the run does anyway.
@@ -31,6 +33,8 @@ export async function validationPass(
       let rows = 0;
       let invalid = 0;
       for await (const row of planRows(mapping, source, options)) {
+        // A Ctrl-C here stops the reading at once: the run then reports every row not_sent.
+        if (signal?.aborted) break;
         rows++;
         if (row.status === 'invalid') invalid++;
         else note?.note(row);

@@ -1,8 +1,7 @@
 import { once } from 'node:events';
-import { finished } from 'node:stream/promises';
 import iconv from 'iconv-lite';
 import { csvLineFormatter } from './_csv-line.js';
-import { openOutputFile } from './_output-file.js';
+import { openOutputFile, outputError } from './_output-file.js';
 
 export interface CsvFileWriter {
   /**
@@ -26,7 +25,8 @@ const BATCH_ROWS = 512;
 
 /** A streaming RFC 4180 writer (csv-stringify's format, in batches) into a file, with backpressure. */
 export function createCsvFileWriter(path: string, options: CsvFileWriterOptions): CsvFileWriter {
-  const file = openOutputFile(path);
+  const output = openOutputFile(path);
+  const file = output.stream;
   const encoding = options.encoding ?? 'utf-8';
   // One encoder for the whole file: a fresh `iconv.encode` per batch would write a UTF-16 BOM
   // in front of every batch.
@@ -34,7 +34,7 @@ export function createCsvFileWriter(path: string, options: CsvFileWriterOptions)
   const format = csvLineFormatter(options.delimiter ?? ',');
   let failure: Error | undefined;
   file.on('error', (e) => {
-    failure = e;
+    failure ??= outputError(path, e);
   });
   let batch = format(options.header);
   let rows = 1;
@@ -53,15 +53,16 @@ export function createCsvFileWriter(path: string, options: CsvFileWriterOptions)
       if (failure) return Promise.reject(failure);
       batch += format(row);
       if (++rows < BATCH_ROWS || !flush()) return undefined;
-      return once(file, 'drain').then(() => undefined);
+      return once(file, 'drain').then(
+        () => undefined,
+        (e: unknown) => Promise.reject(outputError(path, e)),
+      );
     },
     async close() {
       flush();
       const tail = encoder?.end();
       if (tail !== undefined && tail.length > 0) file.write(tail);
-      file.end();
-      await finished(file);
-      if (failure) throw failure;
+      await output.close();
     },
   };
 }

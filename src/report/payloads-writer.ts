@@ -1,6 +1,5 @@
 import { once } from 'node:events';
-import { finished } from 'node:stream/promises';
-import { openOutputFile } from './_output-file.js';
+import { openOutputFile, outputError } from './_output-file.js';
 
 /** One request a valid row would send (dry run `--payloads`), for reviewing a migration. */
 export interface PayloadLine {
@@ -19,15 +18,15 @@ export interface PayloadsWriter {
 
 /** NDJSON, one request a line, streamed with backpressure. */
 export function createPayloadsWriter(path: string): PayloadsWriter {
-  const out = openOutputFile(path);
+  const output = openOutputFile(path);
+  const out = output.stream;
   return {
     async write(l) {
       const text = `${JSON.stringify({ file: l.file, line: l.line, method: l.method, path: l.path, body: l.body })}\n`;
-      if (!out.write(text)) await once(out, 'drain');
+      if (!out.write(text)) await once(out, 'drain').catch((e: unknown) => Promise.reject(outputError(path, e)));
     },
     async close() {
-      out.end();
-      await finished(out);
+      await output.close();
     },
   };
 }

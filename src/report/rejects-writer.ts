@@ -14,13 +14,25 @@ export interface RejectsSource {
  * fed back with the same mapping. That is why a rejects file keeps the source's delimiter and
  * encoding, and why the original cells are NOT formula-neutralised (a leading `-` is a negative
  * number that must survive the round trip); only the `error` column, which we wrote, is.
+ *
+ * Rows come out in input order even when they are decided out of order (a live run's requests
+ * finish in any order): each file holds back up to REORDER_WINDOW rows and writes the lowest line
+ * first. A row decided after that many later rows would be written late, not lost.
  */
 export interface RejectsWriter {
-  write(mapping: ResolvedMapping, source: RejectsSource, fields: readonly string[], error: string): Promise<void>;
+  /**
+   * `line`: where the record starts in its file; rows are written in that order. `raw`: the text
+   * of a record the parser could not split (a quote error); it goes whole into the first column,
+   * so nothing of it is lost, instead of the few cells read before the error.
+   */
+  write(mapping: ResolvedMapping, source: RejectsSource, fields: readonly string[], error: string, line?: number, raw?: string): Promise<void>;
   /** Files written, for the summary. */
   readonly files: () => readonly string[];
   close(): Promise<void>;
 }
+
+/** Rows each rejects file holds back to put them in input order: far more than a run has in flight. */
+const REORDER_WINDOW = 10_000;
 
 /**
  * Where each mapping's rejects go. `path` itself for a single mapping; for a job (several sources
@@ -46,12 +58,19 @@ export function rejectsFiles(path: string, perSource: boolean, mappings: readonl
   return files;
 }
 
-/** Writes each mapping's invalid and failed rows to its file of `rejectsFiles`, opened at its first row. */
+interface Pending {
+  readonly line: number;
+  readonly seq: number;
+  readonly cells: string[];
+}
+
+/** Writes each mapping's invalid, failed and skipped rows to its file of `rejectsFiles`, opened at its first row. */
 export function createRejectsWriter(files: ReadonlyMap<string, string>): RejectsWriter {
   /** `errorAt`: the column the error goes in, after the source's own columns (its own `error` one excluded). */
-  const writers = new Map<string, { out: CsvFileWriter; errorAt: number; file: string }>();
+  const writers = new Map<string, { out: CsvFileWriter; errorAt: number; delimiter: string; file: string; held: Pending[] }>();
+  let seq = 0;
   return {
-    async write(mapping, { header, delimiter }, fields, error) {
+    async write(mapping, { header, delimiter }, fields, error, line, raw) {
       let w = writers.get(mapping.mappingFile);
       if (!w) {
         const file = files.get(mapping.mappingFile);
@@ -62,20 +81,48 @@ export function createRejectsWriter(files: ReadonlyMap<string, string>): Rejects
         const errorAt = header.at(-1) === ERROR_COLUMN && !readsIt ? header.length - 1 : header.length;
         const columns = errorAt < header.length ? header : [...header, ERROR_COLUMN];
         const out = createCsvFileWriter(file, { header: columns, delimiter, encoding: mapping.source.encoding });
-        w = { out, errorAt, file };
+        w = { out, errorAt, delimiter, file, held: [] };
         writers.set(mapping.mappingFile, w);
       }
-      // A malformed record may have more or fewer fields than the header: pad short ones so that
-      // `error` stays in its column; long ones keep every field so nothing the user typed is lost.
-      const kept = w.errorAt < header.length && fields.length === header.length ? fields.slice(0, w.errorAt) : fields;
-      const cells = kept.length < w.errorAt ? [...kept, ...Array<string>(w.errorAt - kept.length).fill('')] : [...kept];
-      await w.out.write([...cells, neutraliseFormula(error)]);
+      const cells = [...cellsOf(raw === undefined ? fields : [raw], w.errorAt, header.length, w.delimiter), neutraliseFormula(error)];
+      if (line === undefined) {
+        await w.out.write(cells);
+        return;
+      }
+      insertSorted(w.held, { line, seq: seq++, cells });
+      if (w.held.length > REORDER_WINDOW) await w.out.write(w.held.shift()!.cells);
     },
     files: () => [...writers.values()].map((w) => w.file),
     async close() {
-      await Promise.all([...writers.values()].map((w) => w.out.close()));
+      await Promise.all(
+        [...writers.values()].map(async (w) => {
+          for (const p of w.held.splice(0)) await w.out.write(p.cells);
+          await w.out.close();
+        }),
+      );
     },
   };
+}
+
+/**
+ * The source cells of a rejects line: exactly `errorAt` of them, so that `error` is always the
+ * column named `error`. A short (malformed) record is padded; the fields of a long one beyond the
+ * last column are joined back into it with the delimiter, so nothing the user typed is lost and
+ * the line reads as it did once that column is fixed. A rejects file fed back drops its old error.
+ */
+function cellsOf(fields: readonly string[], errorAt: number, width: number, delimiter: string): string[] {
+  const own = fields.length === width ? fields.slice(0, errorAt) : fields;
+  if (own.length === errorAt) return [...own];
+  if (own.length < errorAt) return [...own, ...Array<string>(errorAt - own.length).fill('')];
+  if (errorAt === 0) return [];
+  return [...own.slice(0, errorAt - 1), own.slice(errorAt - 1).join(delimiter)];
+}
+
+/** Keeps `held` sorted by line, rows of one line in the order they came. */
+function insertSorted(held: Pending[], p: Pending): void {
+  let at = held.length;
+  while (at > 0 && held[at - 1]!.line > p.line) at--;
+  held.splice(at, 0, p);
 }
 
 const ERROR_COLUMN = 'error';

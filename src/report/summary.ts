@@ -104,7 +104,7 @@ export function formatSummary(summary: RunSummary): string {
   const rows = ROW_STATUSES.reduce((n, s) => n + t[s], 0);
   const head = summary.mode === 'dry-run' ? 'Dry run (nothing was sent)' : 'Import';
   const totals = ROW_STATUSES.filter((s) => t[s] > 0).map((s) => `${s} ${number.format(t[s])}`).join(', ');
-  lines.unshift(`${head}: ${number.format(rows)} rows in ${summary.files.length} file${summary.files.length === 1 ? '' : 's'}: ${totals || 'no rows'}`);
+  lines.unshift(`${head}: ${number.format(rows)} row${rows === 1 ? '' : 's'} in ${summary.files.length} file${summary.files.length === 1 ? '' : 's'}: ${totals || 'no rows'}`);
   if (summary.limit !== undefined) lines.push(`  (--limit: at most ${number.format(summary.limit)} rows read per file)`);
   if (summary.mode === 'dry-run') lines.push(`Live import: ${formatEstimate(summary.requests, summary.rate)}`);
   for (const note of summary.notes ?? []) lines.push(`Note: ${note}`);

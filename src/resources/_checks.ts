@@ -1,27 +1,13 @@
 import { codes } from 'currency-codes';
 import type { FieldError } from '../mapping/field-error.js';
+import { show } from '../text/show.js';
 import { didYouMean } from '../text/suggest.js';
-import { daysInMonth, MAX_INSTANT, MIN_INSTANT } from '../time/calendar.js';
+import { isUnixMilliseconds, isUnixSeconds, wallTime } from '../time/calendar.js';
+import { type IsoFields, readIsoFields } from '../time/iso-8601.js';
 import type { Payload } from './resource-def.js';
 
 /** A rule for one value: the message when the value breaks it, else `undefined`. */
 export type Rule = (value: unknown) => string | undefined;
-
-/** Longest piece of a value quoted in a message: a whole JSON blob would drown the report. */
-const MAX_SHOWN = 60;
-
-/** The bad value as the user should recognise it: text JSON-quoted, anything else as JSON. */
-export function show(value: unknown): string {
-  const cut = (text: string) => (text.length > MAX_SHOWN ? `${text.slice(0, MAX_SHOWN)}…` : text);
-  if (typeof value === 'string') return JSON.stringify(cut(value));
-  let text: string;
-  try {
-    text = JSON.stringify(value) ?? String(value);
-  } catch {
-    text = String(value); // a cycle or a BigInt: not from the mapping engine, but never throw
-  }
-  return cut(text);
-}
 
 /** `undefined` (left out by the mapping) and `null` (`empty: null`) both mean "no value" for a required field. */
 export const isGiven = (value: unknown): boolean => value !== undefined && value !== null;
@@ -56,41 +42,38 @@ export function stringOfAtMost(max: number): Rule {
 }
 
 
-const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
+/** The fields of `v` when it is text in the tool's ISO 8601 grammar (src/time/iso-8601.ts), else `undefined`. */
+const isoFields = (v: unknown): IsoFields | undefined => (typeof v === 'string' ? readIsoFields(v) : undefined);
+
+/** Whether the fields name a time that exists: a real day, hour, minute and second, an offset within ±18:00. */
+const exists = (f: IsoFields): boolean =>
+  typeof wallTime(f.year, f.month, f.day, f.hour, f.minute, f.second, f.ms) === 'number' && !Number.isNaN(f.offset);
+
 /** `YYYY-MM-DD` as the API's date fields take it (R-DEAL-2 `expected_close_date`), a day that exists. */
 export const date: Rule = (v) => {
-  const m = typeof v === 'string' ? DATE.exec(v) : null;
-  if (m === null) return `expected a date as YYYY-MM-DD, got ${show(v)}`;
-  const month = Number(m[2]);
-  if (month < 1 || month > 12 || Number(m[3]) < 1 || Number(m[3]) > daysInMonth(Number(m[1]), month)) {
-    return `expected a date as YYYY-MM-DD, got ${show(v)} (no such day)`;
-  }
-  return undefined;
+  const f = isoFields(v);
+  if (f === undefined || f.hasTime) return `expected a date as YYYY-MM-DD, got ${show(v)}`;
+  return exists(f) ? undefined : `expected a date as YYYY-MM-DD, got ${show(v)} (no such day)`;
 };
 
 // An offset is required: without one the service would read the time in its own zone, which the
 // user cannot see (the mapping engine always writes `…Z`).
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-](\d{2}):?(\d{2}))$/i;
 const EXPECTED_DATE_TIME = 'expected an ISO 8601 date-time with an offset such as 2026-03-29T14:30:00Z';
 /** ISO 8601 date-time with `Z` or an offset (R-PUSH-4 `eta`, R-DEAL-2 `won_at`, `lost_at`). */
 export const datetime: Rule = (v) => {
-  const m = typeof v === 'string' ? DATE_TIME.exec(v) : null;
-  if (m === null) return `${EXPECTED_DATE_TIME}, got ${show(v)}`;
-  const [year, month, day, hour, minute, second, offH, offM] = m.slice(1).map((s) => (s === undefined ? 0 : Number(s))) as number[];
-  const ok =
-    month! >= 1 && month! <= 12 && day! >= 1 && day! <= daysInMonth(year!, month!) && hour! <= 23 && minute! <= 59 && second! <= 59 && offH! <= 23 && offM! <= 59;
-  return ok ? undefined : `${EXPECTED_DATE_TIME}, got ${show(v)} (no such time)`;
+  const f = isoFields(v);
+  if (f === undefined || !f.hasTime || f.offset === undefined) return `${EXPECTED_DATE_TIME}, got ${show(v)}`;
+  return exists(f) ? undefined : `${EXPECTED_DATE_TIME}, got ${show(v)} (no such time)`;
 };
 
-// The range the mapping engine's `unix` type writes (years 0000–9999): beyond it a value in
-// milliseconds is far more likely than an event in the year 50 000.
-const MIN_SECONDS = MIN_INSTANT / 1000;
-const MAX_SECONDS = Math.floor(MAX_INSTANT / 1000);
-/** UNIX time in whole seconds (R-EVENT-1, R-PEVT-3 `timestamp`). */
+/**
+ * UNIX time in whole seconds (R-EVENT-1, R-PEVT-3 `timestamp`), in the range the mapping engine's
+ * `unix` type writes (years 0000–9999): beyond it a value in milliseconds is far more likely than
+ * an event in the year 50 000.
+ */
 export const unixSeconds: Rule = (v) => {
-  if (Number.isSafeInteger(v) && (v as number) >= MIN_SECONDS && (v as number) <= MAX_SECONDS) return undefined;
-  const ms = Number.isSafeInteger(v) && (v as number) / 1000 >= MIN_SECONDS && (v as number) / 1000 <= MAX_SECONDS;
-  return `expected UNIX time in whole seconds, got ${show(v)}${ms ? ' (milliseconds?)' : ''}`;
+  if (isUnixSeconds(v)) return undefined;
+  return `expected UNIX time in whole seconds, got ${show(v)}${isUnixMilliseconds(v) ? ' (milliseconds?)' : ''}`;
 };
 
 const CURRENCIES: ReadonlySet<string> = new Set(codes());

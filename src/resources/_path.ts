@@ -1,4 +1,5 @@
-import { show, type Rule } from './_checks.js';
+import { show } from '../text/show.js';
+import type { Rule } from './_checks.js';
 
 // A lone surrogate makes encodeURIComponent throw (URIError): reject it as data instead.
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;

@@ -1,4 +1,5 @@
-import { integer, isGiven, nonEmptyString, show, type Issues } from './_checks.js';
+import { show } from '../text/show.js';
+import { integer, isGiven, nonEmptyString, type Issues } from './_checks.js';
 import { pathSegment } from './_path.js';
 import { pushRef } from './_refs.js';
 import type { EntityRef, Payload } from './resource-def.js';

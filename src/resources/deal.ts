@@ -1,5 +1,6 @@
 import type { Operation } from '../config/mapping-schema.js';
-import { currency, date, datetime, integer, isPlainObject, Issues, listOf, nonEmptyString, number, show, string, type Rule } from './_checks.js';
+import { show } from '../text/show.js';
+import { currency, date, datetime, integer, isPlainObject, Issues, listOf, nonEmptyString, number, string, type Rule } from './_checks.js';
 import { pushRef, pushRefs, uniqueRefs } from './_refs.js';
 import type { ApiCall, EntityRef, Payload, ResourceDef } from './resource-def.js';
 

@@ -1,4 +1,5 @@
-import { Issues, jsonObject, nonEmptyString, show, unixSeconds, type Rule } from './_checks.js';
+import { show } from '../text/show.js';
+import { Issues, jsonObject, nonEmptyString, unixSeconds, type Rule } from './_checks.js';
 import { encodeSegment, encodeSlashed, pathSegment, slashedPath } from './_path.js';
 import { pushRef } from './_refs.js';
 import { checkUserRef, pushUserRefs, userKeyOf } from './_user-ref.js';
@@ -10,7 +11,10 @@ import type { ApiCall, EntityRef, ResourceDef } from './resource-def.js';
 const FIELDS: ReadonlySet<string> = new Set(['user_id', 'user_custom_id', 'custom_id', 'data', 'event_type', 'timestamp']);
 const UNKNOWN = 'is not a field of a product event (custom_id, user_id or user_custom_id, data, event_type, timestamp); custom values go under data.';
 
-/** The product's custom id travels in the path: as one segment, or as the slashed tail of §4.3. */
+/**
+ * The product's custom id travels in the path: as one segment, or as the slashed tail of the
+ * alternative endpoint (docs/api-contract.md R-PEVT-2).
+ */
 const productCustomId: Rule = (v) => nonEmptyString(v) ?? (typeof v === 'string' && v.includes('/') ? slashedPath(v) : pathSegment(v));
 
 /** One of the closed list, with the nearest type suggested (`add_to_cart` → `add to cart`). */

@@ -1,4 +1,5 @@
-import { boolean, datetime, integer, isPlainObject, Issues, nonEmptyString, show, string, type Rule } from './_checks.js';
+import { show } from '../text/show.js';
+import { boolean, datetime, integer, isPlainObject, Issues, nonEmptyString, string, type Rule } from './_checks.js';
 import type { ApiCall, Payload, ResourceDef } from './resource-def.js';
 
 /**

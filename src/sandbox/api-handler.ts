@@ -15,6 +15,7 @@
  * waits it out after the decision, so the write (if any) happens when the request arrives.
  * Deciding is synchronous: no request can interleave with another's validation and write.
  */
+import { bodyDepth } from './body-depth.js';
 import { authenticate } from './api-key.js';
 import { detail, jsonParseError, methodNotAllowed, NOT_FOUND, SERVER_ERROR_HTML, unsupportedMediaType } from './errors.js';
 import type { Fault, FaultDice, FaultSettings } from './faults.js';
@@ -63,6 +64,8 @@ export interface ApiDeps {
 }
 
 const JSON_TYPE = 'application/json';
+/** Nesting a request body may have: a 400 beyond it, like any body the parser cannot take. */
+const MAX_BODY_DEPTH = 256;
 const METHODS = new Set<string>(['GET', 'POST', 'PUT', 'PATCH']);
 
 export function decideApiRequest(req: ApiRequestIn, deps: ApiDeps): ApiDecision {
@@ -71,10 +74,15 @@ export function decideApiRequest(req: ApiRequestIn, deps: ApiDeps): ApiDecision 
   const delayMs = deps.dice.delay(settings);
   let parsed: { ok: true; value: unknown } | { ok: false; reason: string } | undefined;
   if (req.bodyText.trim() !== '') {
-    try {
-      parsed = { ok: true, value: JSON.parse(req.bodyText) as unknown };
-    } catch (error) {
-      parsed = { ok: false, reason: (error as Error).message };
+    if (bodyDepth(req.bodyText, MAX_BODY_DEPTH) > MAX_BODY_DEPTH) {
+      // Refused before parsing: the request log and the state dump would recurse through it.
+      parsed = { ok: false, reason: `nesting deeper than ${MAX_BODY_DEPTH} levels` };
+    } else {
+      try {
+        parsed = { ok: true, value: JSON.parse(req.bodyText) as unknown };
+      } catch (error) {
+        parsed = { ok: false, reason: (error as Error).message };
+      }
     }
   }
   const loggedBody = parsed?.ok ? parsed.value : null;

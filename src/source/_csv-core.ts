@@ -1,8 +1,8 @@
 import { Parser, type CsvError, type Info } from 'csv-parse';
 
 /**
- * The synchronous parser at the heart of csv-parse (`lib/api/index.js`, the "pure core" that
- * CONVENTIONS points to), without the stream shell around it. csv-parse 6 does not export it by
+ * The synchronous parser at the heart of csv-parse (`lib/api/index.js`, its pure core: state in,
+ * records out, no I/O), without the stream shell around it. csv-parse 6 does not export it by
  * path, but every `Parser` carries it as `parser.api`; csv-parse is pinned (6.2.1) and
  * test/source/csv-core.test.ts checks this shape.
  *

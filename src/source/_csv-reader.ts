@@ -2,17 +2,23 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import type { Delimiter } from '../config/mapping-schema.js';
 import { SourceError } from '../errors.js';
+import type { CsvError } from 'csv-parse';
 import { createCsvCore, type CsvCore } from './_csv-core.js';
 import { detectDelimiter } from './_detect-delimiter.js';
 import { createTranscoder, resolveEncoding, Undecodable, type ResolvedEncoding, type Transcoder } from './_encoding.js';
 import { validateHeader } from './_header.js';
 import { locateUndecodable } from './_locate-undecodable.js';
+import { sniffMismatch, SNIFF_BYTES } from './_sniff.js';
 import { RecordBounds } from './_record-bounds.js';
-import { rowValuesFor, type RowValues } from './_row-values.js';
+import { recordLengthMessage } from './_record-length.js';
+import { rowValuesFor, type RowBuilder } from './_row-values.js';
 import type { SourceItem } from './source-item.js';
 
 /** Bytes read from the file at a time: enough to amortise a read, small enough to stay streaming. */
 const CHUNK_BYTES = 64 * 1024;
+/** `sep=;` and its line break: the first line Excel writes to name the delimiter. */
+const SEP_LINE = /^sep=([^\r\n"])(?:\r\n|\n|\r)/;
+const SEP_LINE_BYTES = 8;
 /** `auto` looks this far for the end of the header line before it decides on what it has. */
 const HEADER_SCAN_BYTES = 1024 * 1024;
 /**
@@ -68,13 +74,15 @@ export class CsvReader implements AsyncIterator<SourceItem> {
   private fed = 0;
   private overlong: Overlong | undefined;
   private bounds = new RecordBounds(0x2c);
-  private values: RowValues = () => ({});
+  private values: RowBuilder = () => ({});
   private width = 0;
   private headerSeen = false;
   /** Records of `bounds` already turned into items (or the header). */
   private taken = 0;
   private readonly skips: Skip[] = [];
   private out: SourceItem[] = [];
+  /** Fed bytes still needed for the raw text of a record not yet taken (see `rawText`). */
+  private kept: { readonly at: number; readonly bytes: Buffer }[] = [];
   private outPos = 0;
   private fileEnded = false;
   private parsed = false;
@@ -105,6 +113,7 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     }
     const reader = new CsvReader(path, file, encoding, createTranscoder(encoding), tuning.chunkBytes ?? CHUNK_BYTES, tuning.maxRecordBytes ?? MAX_RECORD_BYTES);
     try {
+      await reader.sniff();
       await reader.readHeader(delimiter);
     } catch (error) {
       reader.close();
@@ -139,24 +148,56 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     this.file.close().catch(noop);
   }
 
+  /** A file that would decode and still be misread (see sniffMismatch) fails before its header. */
+  private async sniff(): Promise<void> {
+    const head = Buffer.alloc(SNIFF_BYTES);
+    let bytesRead: number;
+    try {
+      // A read at position 0 does not move the file position the reader goes on from.
+      ({ bytesRead } = await this.file.read(head, 0, SNIFF_BYTES, 0));
+    } catch (error) {
+      throw new SourceError('CSV_READ', `${this.path}: ${ioReason(error, 'cannot read the file')}`, { cause: error });
+    }
+    const problem = sniffMismatch(head.subarray(0, bytesRead), this.encoding, this.name);
+    if (problem !== undefined) throw new SourceError('CSV_ENCODING', problem);
+  }
+
   private async readHeader(delimiter: Delimiter): Promise<void> {
     const first: Buffer[] = [];
+    // Excel writes `sep=;` as a first line to name the delimiter, and reads it so: the line is
+    // skipped, its character is the delimiter, and the header is on line 2.
+    let start = await this.nextUtf8();
+    while (start !== undefined && start.length < SEP_LINE_BYTES) {
+      const more = await this.nextUtf8();
+      if (more === undefined) break;
+      start = Buffer.concat([start, more]);
+    }
+    const sep = start === undefined ? null : SEP_LINE.exec(start.subarray(0, SEP_LINE_BYTES).toString('latin1'));
+    let firstLine = 1;
+    if (sep !== null && start !== undefined) {
+      start = start.subarray(sep[0].length);
+      delimiter = sep[1] as Delimiter;
+      firstLine = 2;
+    }
+    if (start !== undefined && start.length > 0) first.push(start);
     if (delimiter === 'auto') {
-      let seen = 0;
+      let seen = start?.length ?? 0;
+      let found = detectDelimiter(first.length === 0 ? Buffer.alloc(0) : first[0]!);
+      this.delimiter = found.delimiter;
       for (;;) {
+        if (found.complete || seen >= HEADER_SCAN_BYTES) break;
         const bytes = await this.nextUtf8();
         if (bytes === undefined) break;
         first.push(bytes);
         seen += bytes.length;
-        const found = detectDelimiter(first.length === 1 ? bytes : Buffer.concat(first));
+        found = detectDelimiter(Buffer.concat(first));
         this.delimiter = found.delimiter;
-        if (found.complete || seen >= HEADER_SCAN_BYTES) break;
       }
       if (first.length === 0) this.delimiter = ',';
     } else {
       this.delimiter = delimiter;
     }
-    this.bounds = new RecordBounds(this.delimiter.charCodeAt(0));
+    this.bounds = new RecordBounds(this.delimiter.charCodeAt(0), firstLine);
     this.startCore(0);
     for (const bytes of first) this.feed(bytes);
     while (!this.headerSeen && !this.parsed) await this.step();
@@ -190,13 +231,14 @@ export class CsvReader implements AsyncIterator<SourceItem> {
   }
 
   private startCore(base: number): void {
-    this.core = createCsvCore({ delimiter: this.delimiter, onSkip: (error) => this.onSkip(error.message) });
+    this.core = createCsvCore({ delimiter: this.delimiter, onSkip: (error) => this.onSkip(this.withColumn(error)) });
     this.coreBase = base;
   }
 
   private feed(bytes: Buffer): void {
     const from = this.fed;
     this.fed += bytes.length;
+    this.kept.push({ at: from, bytes });
     this.bounds.scan(bytes);
     if (this.overlong === undefined) this.parse(bytes);
     else this.resume(bytes, from);
@@ -262,6 +304,25 @@ export class CsvReader implements AsyncIterator<SourceItem> {
   private compact(): void {
     this.bounds.drop(this.taken);
     this.taken = 0;
+    // Keep only the bytes from the first record not yet taken (none while a record is over the bound).
+    const need = this.overlong !== undefined ? this.fed : (this.bounds.starts[0] ?? this.bounds.openRecord?.offset ?? this.fed);
+    let drop = 0;
+    while (drop < this.kept.length && this.kept[drop]!.at + this.kept[drop]!.bytes.length <= need) drop++;
+    if (drop > 0) this.kept.splice(0, drop);
+  }
+
+  /** Record k's text as the file has it, without its line break; `undefined` if its bytes were let go. */
+  private rawText(k: number): string | undefined {
+    const start = this.bounds.starts[k];
+    const end = this.bounds.ends[k];
+    if (start === undefined || end === undefined || this.kept.length === 0 || this.kept[0]!.at > start) return undefined;
+    const parts: Buffer[] = [];
+    for (const { at, bytes } of this.kept) {
+      if (at >= end) break;
+      if (at + bytes.length <= start) continue;
+      parts.push(bytes.subarray(Math.max(0, start - at), Math.min(bytes.length, end - at)));
+    }
+    return Buffer.concat(parts).toString('utf8').replace(/(?:\r\n|\n|\r)$/, '');
   }
 
   /** csv-parse pushes a record: pair it with its bounds, first reporting the ones it skipped. */
@@ -285,8 +346,7 @@ export class CsvReader implements AsyncIterator<SourceItem> {
         : {
             kind: 'malformed',
             line,
-            // csv-parse's own wording (CSV_RECORD_INCONSISTENT_FIELDS_LENGTH), with our line.
-            message: `${this.name} line ${line}: Invalid Record Length: expect ${this.width}, got ${record.length}`,
+            message: `${this.name} line ${line}: ${recordLengthMessage(this.header, record.length)}`,
             fields: record,
           },
     );
@@ -298,6 +358,20 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     this.width = record.length;
     this.values = rowValuesFor(record);
     this.headerSeen = true;
+  }
+
+  /**
+   * csv-parse numbers fields from 0 (`a quote is found on field 2` is the third column): say it
+   * as a user counts, with the header's name when there is one. A closing-quote error names no
+   * field at all: it gets the column too.
+   */
+  private withColumn(error: CsvError): string {
+    const index = (error as { column?: unknown }).column;
+    if (typeof index !== 'number') return error.message;
+    const name = this.headerSeen ? this.header[index] : undefined;
+    const column = `column ${index + 1}${name === undefined ? '' : ` (${JSON.stringify(name)})`}`;
+    if (/ on field \S+ at line/.test(error.message)) return error.message.replace(/ on field \S+ at line/, ` in ${column} at line`);
+    return error.message.replace(/^Invalid Closing Quote: (.*?) at line/, `Invalid Closing Quote: $1 in ${column} at line`);
   }
 
   private onSkip(message: string): void {
@@ -316,7 +390,8 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     }
     const reason = first === undefined ? 'the record cannot be parsed' : relined(first.message, this.bounds.problemLines[k]!);
     if (!this.headerSeen) throw new SourceError('CSV_READ', `${this.name} line ${line}: the header cannot be read: ${reason}`);
-    this.out.push({ kind: 'malformed', line, message: this.malformed(k, reason), fields: first?.fields ?? [] });
+    const raw = this.rawText(k);
+    this.out.push({ kind: 'malformed', line, message: this.malformed(k, reason), fields: first?.fields ?? [], ...(raw !== undefined && { raw }) });
     return k + 1;
   }
 

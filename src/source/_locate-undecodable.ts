@@ -3,7 +3,7 @@ import iconv from 'iconv-lite';
 import type { ResolvedEncoding } from './_encoding.js';
 
 /** Where the first undecodable bytes of a file are. */
-export interface Undecodable {
+export interface UndecodableAt {
   /** Line of the bad bytes (CRLF, LF and CR end a line, as everywhere in the reader). */
   readonly line: number;
   /** Offset of the bad bytes in the file; absent for multi-byte iconv code pages. */
@@ -16,15 +16,16 @@ export interface Undecodable {
 
 /**
  * Only runs after the fast pass has found that the file does not decode: it reads the file again
- * from the start and checks it byte by byte to say exactly where (a fatal TextDecoder only says
- * "somewhere in this chunk"). `undefined` if it finds nothing (the fast pass is the authority).
+ * from the start to say exactly where (a fatal TextDecoder only says "somewhere in this chunk"):
+ * UTF-8 and UTF-16 by bisecting with that same decoder, code pages byte by byte through iconv-lite
+ * (which has no fatal mode). `undefined` if it finds nothing (the fast pass is the authority).
  */
-export async function locateUndecodable(path: string, encoding: ResolvedEncoding): Promise<Undecodable | undefined> {
+export async function locateUndecodable(path: string, encoding: ResolvedEncoding): Promise<UndecodableAt | undefined> {
   const scanner =
     encoding.kind === 'utf-8'
-      ? utf8Scanner()
+      ? decoderScanner('utf-8')
       : encoding.kind === 'utf-16'
-        ? utf16Scanner(encoding.endian)
+        ? decoderScanner(encoding.endian === 'bom' ? 'utf-16' : `utf-16${encoding.endian}`)
         : encoding.singleByte
           ? singleByteScanner(encoding.name)
           : multiByteScanner(encoding.name);
@@ -43,9 +44,9 @@ export async function locateUndecodable(path: string, encoding: ResolvedEncoding
 
 interface Scanner {
   /** The first problem in `chunk` (which starts at file offset `base`), counting its line breaks on `lines`. */
-  scan(chunk: Buffer, base: number, lines: LineCounter): Undecodable | undefined;
+  scan(chunk: Buffer, base: number, lines: LineCounter): UndecodableAt | undefined;
   /** A character left open by the end of the file. */
-  end(lines: LineCounter): Undecodable | undefined;
+  end(lines: LineCounter): UndecodableAt | undefined;
 }
 
 interface LineCounter {
@@ -73,93 +74,75 @@ function lineCounter(): LineCounter {
   };
 }
 
-function withBytes(found: Undecodable, chunk: Buffer, base: number): Undecodable {
-  if (found.offset === undefined || found.length === undefined) return found;
+function withBytes(found: UndecodableAt, chunk: Buffer, base: number): UndecodableAt {
+  if (found.bytes !== undefined || found.offset === undefined || found.length === undefined) return found;
   const from = found.offset - base;
   return from < 0 ? found : { ...found, bytes: Buffer.from(chunk.subarray(from, from + found.length)) };
 }
 
-/** Well-formed UTF-8 (Unicode table 3-7): the same bytes a fatal TextDecoder refuses. */
-function utf8Scanner(): Scanner {
-  let need = 0;
-  let low = 0x80;
-  let high = 0xbf;
-  let start = 0;
-  let startLine = 1;
-  let length = 0;
-  const lead = (b: number): boolean => {
-    if (b >= 0xc2 && b <= 0xdf) need = 1;
-    else if (b >= 0xe0 && b <= 0xef) {
-      need = 2;
-      if (b === 0xe0) low = 0xa0;
-      if (b === 0xed) high = 0x9f;
-    } else if (b >= 0xf0 && b <= 0xf4) {
-      need = 3;
-      if (b === 0xf0) low = 0x90;
-      if (b === 0xf4) high = 0x8f;
-    } else return false;
-    return true;
+/**
+ * UTF-8 and UTF-16 through the same fatal `TextDecoder` as the fast pass (so both refuse the same
+ * bytes), with a bisection to find where: a fresh decoder in stream mode refuses a prefix of the
+ * bytes exactly when the prefix holds an invalid sequence (an unfinished one at its end is held
+ * over, not refused), so the shortest refused prefix ends on the byte that showed the sequence was
+ * bad. The bad sequence then starts at the last character boundary before that byte: the longest
+ * shorter prefix that decodes completely (flushed). Bytes left unfinished at the end of a chunk are
+ * carried into the next one, so a sequence cut by a chunk boundary is found whole.
+ */
+function decoderScanner(encoding: 'utf-8' | 'utf-16le' | 'utf-16be' | 'utf-16'): Scanner {
+  const unit = encoding === 'utf-8' ? 1 : 2; // where a character may start: any byte, or an even one
+  let label = encoding;
+  const fresh = () => new TextDecoder(label, { fatal: true, ignoreBOM: true });
+  const decodes = (bytes: Uint8Array, stream: boolean): string | undefined => {
+    try {
+      return fresh().decode(bytes, { stream });
+    } catch {
+      return undefined;
+    }
   };
+  /** Bytes a valid decoded text came from: it round-trips exactly. */
+  const sizeOf = (text: string): number => (unit === 1 ? Buffer.byteLength(text, 'utf8') : text.length * 2);
+  /** The bad sequence in `buf` (which starts on a character boundary, at file offset `base`) that byte `shown` showed bad. */
+  const badAt = (buf: Buffer, base: number, shown: number, lines: LineCounter): UndecodableAt => {
+    let start = shown - (shown % unit);
+    while (start > 0 && decodes(buf.subarray(0, start), false) === undefined) start -= unit;
+    // UTF-8 names the bytes that began the sequence (the byte that broke it may start the next);
+    // UTF-16 names the code unit (a lone surrogate), or the odd byte the file ends on.
+    const length = unit === 1 ? Math.max(1, shown - start) : Math.min(2, buf.length - start);
+    const before = fresh().decode(buf.subarray(0, start));
+    for (let i = 0; i < before.length; i++) lines.see(before.charCodeAt(i));
+    return { line: lines.line, offset: base + start, length, bytes: Buffer.from(buf.subarray(start, start + length)) };
+  };
+  let carry: Buffer = Buffer.alloc(0);
+  let carryBase = 0;
   return {
     scan(chunk, base, lines) {
-      for (let i = 0; i < chunk.length; i++) {
-        const b = chunk[i]!;
-        if (need === 0) {
-          if (b < 0x80) {
-            lines.see(b);
-            continue;
-          }
-          start = base + i;
-          startLine = lines.line;
-          length = 1;
-          if (!lead(b)) return { line: startLine, offset: start, length };
-          continue;
+      // UTF-16 with its order left to the BOM: big-endian only after FE FF, as the fast pass reads it.
+      if (label === 'utf-16') label = chunk[0] === 0xfe && chunk[1] === 0xff ? 'utf-16be' : 'utf-16le';
+      const buf = carry.length === 0 ? chunk : Buffer.concat([carry, chunk]);
+      const bufBase = carry.length === 0 ? base : carryBase;
+      const text = decodes(buf, true);
+      if (text === undefined) {
+        // Shortest refused prefix: its last byte is where the sequence showed it was bad.
+        let low = 1;
+        let high = buf.length;
+        while (low < high) {
+          const mid = (low + high) >>> 1;
+          if (decodes(buf.subarray(0, mid), true) === undefined) high = mid;
+          else low = mid + 1;
         }
-        // The sequence so far is what is wrong; this byte may start the next one.
-        if (b < low || b > high) return { line: startLine, offset: start, length };
-        low = 0x80;
-        high = 0xbf;
-        need--;
-        length++;
+        return badAt(buf, bufBase, low - 1, lines);
       }
+      const size = sizeOf(text);
+      for (let i = 0; i < text.length; i++) lines.see(text.charCodeAt(i));
+      carry = Buffer.from(buf.subarray(size));
+      carryBase = bufBase + size;
       return undefined;
     },
-    end: () => (need > 0 ? { line: startLine, offset: start, length } : undefined),
-  };
-}
-
-function utf16Scanner(endian: 'le' | 'be' | 'bom'): Scanner {
-  let order: 'le' | 'be' | undefined = endian === 'bom' ? undefined : endian;
-  let odd: number | undefined; // first byte of a unit cut by a chunk boundary
-  let high: { offset: number; line: number; length: 2 } | undefined; // a high surrogate waiting for its low half
-  let offset = 0;
-  return {
-    scan(chunk, base, lines) {
-      for (let i = 0; i < chunk.length; i++) {
-        if (odd === undefined) {
-          odd = chunk[i]!;
-          offset = base + i;
-          continue;
-        }
-        const b0 = odd;
-        const b1 = chunk[i]!;
-        odd = undefined;
-        if (order === undefined) order = b0 === 0xfe && b1 === 0xff ? 'be' : 'le';
-        const unit = order === 'le' ? b0 | (b1 << 8) : (b0 << 8) | b1;
-        if (high !== undefined) {
-          if (unit >= 0xdc00 && unit <= 0xdfff) {
-            high = undefined;
-            continue;
-          }
-          return high;
-        }
-        if (unit >= 0xd800 && unit <= 0xdbff) high = { offset, line: lines.line, length: 2 };
-        else if (unit >= 0xdc00 && unit <= 0xdfff) return { offset, line: lines.line, length: 2 };
-        else lines.see(unit);
-      }
-      return undefined;
+    end(lines) {
+      if (carry.length === 0) return undefined;
+      return badAt(carry, carryBase, carry.length, lines);
     },
-    end: (lines) => high ?? (odd !== undefined ? { offset, line: lines.line, length: 1 } : undefined),
   };
 }
 
@@ -180,7 +163,7 @@ function singleByteScanner(name: string): Scanner {
 
 function multiByteScanner(name: string): Scanner {
   const decoder = iconv.getDecoder(name);
-  const look = (text: string, lines: LineCounter): Undecodable | undefined => {
+  const look = (text: string, lines: LineCounter): UndecodableAt | undefined => {
     for (let i = 0; i < text.length; i++) {
       const unit = text.charCodeAt(i);
       if (unit === 0xfffd) return { line: lines.line };

@@ -29,6 +29,8 @@ const NUL = 0x00;
 export class RecordBounds {
   /** Byte offset just after each record's line break (or the end of the file), in fed bytes. */
   readonly ends: number[] = [];
+  /** Byte offset of each record's first byte, in fed bytes. */
+  readonly starts: number[] = [];
   /** Line on which each record starts (1-based, CRLF, LF and CR each end a line). */
   readonly lines: number[] = [];
   /** Line on which each record ends: more than its start for quoted line breaks, or a quote error read through. */
@@ -49,7 +51,13 @@ export class RecordBounds {
   /** A CR or an in-quote `"` that ended the previous chunk: it needs the next byte to be understood. */
   private carry: Buffer | undefined;
 
-  constructor(private readonly delimiter: number) {}
+  /** `firstLine`: the line the first byte fed is on (2 when a `sep=` line was taken off). */
+  constructor(
+    private readonly delimiter: number,
+    firstLine = 1,
+  ) {
+    this.line = firstLine;
+  }
 
   /** The record under way (started, not ended yet): where it starts. */
   get openRecord(): { readonly offset: number; readonly line: number } | undefined {
@@ -62,6 +70,7 @@ export class RecordBounds {
   /** Remove the first `count` queued records (taken by the reader). */
   drop(count: number): void {
     this.ends.splice(0, count);
+    this.starts.splice(0, count);
     this.lines.splice(0, count);
     this.lastLines.splice(0, count);
     this.problemLines.splice(0, count);
@@ -86,8 +95,8 @@ export class RecordBounds {
       const p = Math.min(nextLf, nextCr, nextQuote);
       if (p >= n) break;
       const b = buf[p]!;
-      // Any byte other than a line break after a boundary starts a record (api.md has nothing to
-      // say here; csv-parse's skip_empty_lines does).
+      // Any byte other than a line break after a boundary starts a record, as csv-parse's
+      // skip_empty_lines has it.
       if (!this.inRecord && (p > at || b === QUOTE)) this.startRecord(this.base + at);
       let next: number;
       if (b === QUOTE) {
@@ -180,6 +189,7 @@ export class RecordBounds {
 
   private endRecord(end: number, lastLine: number): void {
     this.ends.push(end);
+    this.starts.push(this.startOffset);
     this.lines.push(this.startLine);
     this.lastLines.push(lastLine);
     this.problemLines.push(this.problemLine);

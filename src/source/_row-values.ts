@@ -1,5 +1,7 @@
-/** Builds `{ [header[i]]: fields[i] }` for a record with exactly as many fields as the header. */
-export type RowValues = (fields: readonly string[]) => Record<string, string>;
+import type { RowValues } from '../mapping/field-value.js';
+
+/** Builds a row's `RowValues`, `{ [header[i]]: fields[i] }`, for a record with exactly as many fields as the header. */
+export type RowBuilder = (fields: readonly string[]) => RowValues;
 
 /**
  * One object literal per header, compiled once per file: every row then gets an object of one
@@ -10,7 +12,7 @@ export type RowValues = (fields: readonly string[]) => Record<string, string>;
  * (valid JavaScript for any string), as a computed key so that a column named `__proto__` is a
  * column and not the object's prototype. Names are unique (the header was checked before).
  */
-export function rowValuesFor(header: readonly string[]): RowValues {
+export function rowValuesFor(header: readonly string[]): RowBuilder {
   const props = header.map((name, i) => `${name === '__proto__' ? `[${JSON.stringify(name)}]` : JSON.stringify(name)}: f[${i}]`);
-  return new Function('f', `return { ${props.join(', ')} };`) as RowValues;
+  return new Function('f', `return { ${props.join(', ')} };`) as RowBuilder;
 }

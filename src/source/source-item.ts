@@ -1,3 +1,4 @@
+import type { RowValues } from '../mapping/field-value.js';
 /**
  * One record of the file after the header. `line` is the line on which the record STARTS, counted
  * as an editor does (the header is usually line 1; CRLF, LF and CR each end a line; blank lines
@@ -5,7 +6,7 @@
  * the original columns back.
  */
 export type SourceItem =
-  | { readonly kind: 'row'; readonly line: number; readonly values: Record<string, string>; readonly fields: readonly string[] }
+  | { readonly kind: 'row'; readonly line: number; readonly values: RowValues; readonly fields: readonly string[] }
   | {
       readonly kind: 'malformed';
       readonly line: number;
@@ -13,4 +14,6 @@ export type SourceItem =
       readonly message: string;
       /** All fields for a wrong field count; for a quote error, the fields read before it; maybe []. */
       readonly fields: readonly string[];
+      /** For a quote error: the record's text as it is in the file (without its line break), when under the record bound. */
+      readonly raw?: string;
     };

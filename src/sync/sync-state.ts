@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { makeFolders } from '../report/make-folders.js';
+import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ResourceName } from '../config/mapping-schema.js';
 import { SyncError } from '../errors.js';
@@ -76,7 +77,7 @@ export class SyncState {
     const place = { file, cwd: options.cwd ?? process.cwd() };
     const write = options.mode === 'write';
     if (!write && !existsSync(file)) return undefined;
-    if (write) mkdirSync(dirname(file), { recursive: true });
+    if (write) makeFolders(dirname(file));
     const db = openStateDb(place, write ? 'create' : 'existing', job);
     try {
       if (options.check ?? true) quickCheckState(db, place);

@@ -102,7 +102,9 @@ export function createBulkClient(options: BulkClientOptions): BulkClient {
           if (outcome.status !== undefined && outcome.status < 500) return { kind: 'refused', status: outcome.status, message: outcome.message };
           return { kind: 'unknown', message: `${outcome.message}; the upload may have created an import` };
         case 'unknown':
-          return { kind: 'unknown', message: outcome.message };
+          // The transport's advice (check the account, resume --resend-unknown) is for one row; an
+          // upload's rows are settled by uploading them again, which the upsert makes safe.
+          return { kind: 'unknown', message: `${outcome.message.split('; ')[0]}; the upload may have created an import` };
         case 'not_sent':
           return { kind: 'not_sent', message: outcome.message, mayHaveApplied: outcome.mayHaveApplied };
       }

@@ -1,4 +1,4 @@
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import iconv from 'iconv-lite';
 import { describe, expect, it } from 'vitest';
@@ -28,7 +28,51 @@ describe('output files', () => {
     mkdirSync(join(dir, 'taken'));
     const r = await runCli(['validate', 'm.yaml', '--report', 'taken'], { cwd: dir });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`engage-import: cannot write ${join(dir, 'taken')}: it is a directory\n`);
+    expect(r.stderr).toBe('engage-import: --report taken is a folder: name a file (for example taken/report.csv)\n');
+  });
+
+  it('an output named with a trailing slash is refused instead of creating a file of that name', async () => {
+    const dir = tmpTree({ 'm.yaml': USERS, 'users.csv': CSV });
+    const r = await runCli(['validate', 'm.yaml', '--report', 'somedir/'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('engage-import: --report somedir/ is a folder: name a file (for example somedir/report.csv)\n');
+    expect(existsSync(join(dir, 'somedir'))).toBe(false);
+  });
+
+  it('an output that is a hard link to the input is refused (same device and inode), and the input is kept', async () => {
+    const dir = tmpTree({ 'm.yaml': USERS, 'users.csv': CSV });
+    linkSync(join(dir, 'users.csv'), join(dir, 'hl.csv'));
+    const r = await runCli(['validate', 'm.yaml', '--report', 'hl.csv'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toBe('engage-import: --report hl.csv is the CSV read by m.yaml: writing it would destroy what the run reads; name another file\n');
+    expect(readFileSync(join(dir, 'users.csv'), 'utf8')).toBe(CSV);
+  });
+
+  it('a report is written beside its target and renamed at the end: no temporary file is left, the old report is replaced whole', async () => {
+    const dir = tmpTree({ 'm.yaml': USERS, 'users.csv': CSV, 'out/report.csv': 'old report\n' });
+    const r = await runCli(['validate', 'm.yaml', '--report', 'out/report.csv'], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(readdirSync(join(dir, 'out'))).toEqual(['report.csv']);
+    expect(readFileSync(join(dir, 'out/report.csv'), 'utf8').split('\n')[0]).toBe('file,line,resource,key,status,http_status,id,message');
+  });
+
+  it.runIf(existsSync('/dev/full'))('a disk that fails while the report is written (/dev/full) is exit 3 with the reason, not an internal error', async () => {
+    const dir = tmpTree({ 'm.yaml': USERS, 'users.csv': CSV });
+    const r = await runCli(['validate', 'm.yaml', '--report', '/dev/full'], { cwd: dir });
+    expect(r.stderr).toBe('engage-import: cannot write /dev/full: no space left on the device\n');
+    expect(r.code).toBe(3);
+  });
+});
+
+describe('signals in a dry run', () => {
+  it('a Ctrl-C stops validate at once: exit 130, the report written with the rows read, the summary says so', async () => {
+    const dir = tmpTree({ 'm.yaml': USERS, 'users.csv': CSV });
+    const controller = new AbortController();
+    controller.abort('SIGINT');
+    const r = await runCli(['validate', 'm.yaml'], { cwd: dir, signal: controller.signal });
+    expect(r.code).toBe(130);
+    expect(r.stderr).toContain('Stopped early: interrupted (SIGINT): the report holds every row read before it; run the command again to check the rest');
+    expect(readFileSync(join(dir, 'out/report.csv'), 'utf8')).toBe('file,line,resource,key,status,http_status,id,message\n');
   });
 });
 
@@ -79,5 +123,28 @@ describe('numeric options', () => {
     const r = await runCli(argv, { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe(`engage-import: ${message}\nRun 'engage-import --help' for the commands and options.\n`);
+  });
+});
+
+describe('spaces around ids', () => {
+  it('are removed from an id and the report line says so', async () => {
+    const dir = tmpTree({ 'm.yaml': USERS, 'users.csv': 'cid,email\n P2 ,p@x\nP3,q@x\n' });
+    const r = await runCli(['validate', 'm.yaml'], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(readFileSync(join(dir, 'out/report.csv'), 'utf8').split('\n').slice(1, 3)).toEqual([
+      'users.csv,2,user,P2,valid,,,"custom_id: spaces around "" P2 "" were removed (set trim: false to keep them)"',
+      'users.csv,3,user,P3,valid,,,',
+    ]);
+  });
+});
+
+describe('a record the parser cannot split', () => {
+  it('goes to the rejects whole, in its first column, not as the few cells read before the quote error', async () => {
+    const dir = tmpTree({ 'm.yaml': USERS, 'users.csv': 'cid,email\nA1,a@x\nB2,x"y,z\nC3,c@x\n' });
+    const r = await runCli(['validate', 'm.yaml', '--rejects', 'rej.csv'], { cwd: dir });
+    expect(r.code).toBe(1);
+    const rejects = readFileSync(join(dir, 'rej.csv'), 'utf8');
+    expect(rejects.split('\n')[0]).toBe('cid,email,error');
+    expect(rejects.split('\n')[1]).toBe(`"B2,x""y,z",,"users.csv line 3: Invalid Opening Quote: a quote is found in column 2 (""email"") at line 3, value is ""x"""`);
   });
 });

@@ -24,7 +24,7 @@ describe('engage-import validate', () => {
     const message = (file: string, line: string) => rows.find((x) => x.file === file && x.line === line)?.message;
     expect(message('samples/product-events.csv', '8')).toBe('event_type: "add_to_cart" is not an event type (did you mean "add to cart"?)');
     expect(message('samples/deals.csv', '12')).toBe('currency: "EURO" is not an ISO 4217 currency code (did you mean "EUR"?)');
-    expect(message('samples/products.csv', '13')).toBe('products.csv line 13: Invalid Record Length: expect 6, got 7');
+    expect(message('samples/products.csv', '13')).toBe('products.csv line 13: 7 fields, but the header has 6 columns: field 7 is beyond the last column, 6 ("image") (a delimiter inside a value that is not quoted?)');
     expect(message('samples/webpush-campaigns.csv', '6')).toBe('messages.0.title: is required');
   });
 

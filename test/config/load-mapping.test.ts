@@ -106,3 +106,33 @@ describe('checkHeader', () => {
     expect(() => checkHeader(m, ['event_id', 'customer', 'event', 'at', 'plan'])).not.toThrow();
   });
 });
+
+describe('hostile mapping files', () => {
+  const USERS = 'resource: user\nsource: { file: u.csv }\nkey: cid\nfields:\n  custom_id: cid\n';
+
+  it.each([
+    ['constructor.prototype.x', 'constructor'],
+    ['__proto__.x', '__proto__'],
+    ['data.prototype', 'prototype'],
+  ])('refuses the target %s at its line, and no object gains a property', async (target, segment) => {
+    const message = await loadError(`${USERS}  ${target}: cid\n`);
+    expect(message).toBe(`<dir>/m.yaml:6: fields.${target}: target ${JSON.stringify(target)} uses ${JSON.stringify(segment)}, a name JavaScript objects reserve; no API field is called that`);
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+
+  it('refuses a bare __proto__ key instead of dropping it', async () => {
+    expect(await loadError(`${USERS}  __proto__: cid\n`)).toBe('<dir>/m.yaml:6: the key "__proto__" is a name JavaScript objects reserve; no field or value can be called that');
+  });
+
+  it('refuses an alias bomb with a config error, not an internal one', async () => {
+    const levels = ['a: &a [x,x,x,x,x,x,x,x,x]'];
+    for (const n of ['b', 'c', 'd', 'e', 'f']) levels.push(`${n}: &${n} [${Array(9).fill(`*${String.fromCharCode(n.charCodeAt(0) - 1)}`).join(',')}]`);
+    const message = await loadError(`${levels.join('\n')}\n${USERS}`);
+    expect(message).toMatch(/^<dir>\/m.yaml: its aliases \(\*name\) expand to too much/);
+  });
+
+  it('refuses a file nested thousands of levels deep before parsing it', async () => {
+    const message = await loadError(`${USERS}  data.x: { column: cid, default: ${'['.repeat(100_000)}${']'.repeat(100_000)} }\n`);
+    expect(message).toBe('<dir>/m.yaml: lists or objects nested more than 64 levels deep; a mapping needs a few');
+  });
+});

@@ -91,11 +91,12 @@ describe('init on generated files', () => {
     expect(payloads[1].timestamp).toBe(Date.UTC(2026, 5, 25, 8) / 1000);
   });
 
-  it('UNIX milliseconds are named and left for the user (the API wants seconds)', async () => {
-    const cwd = tmp({ 'pe.csv': 'sku,customer_id,action,ts\nS1,C1,view,1767600000000\n' });
-    const { mapping } = await initThenValidate(cwd, 'pe.csv', 'product-event');
-    expect(mapping).toMatch(/TO DECIDE: these look like UNIX time in milliseconds/);
-    expect(mapping).toContain('timestamp: is required (line 2)');
+  it('UNIX milliseconds are read with `format: x` and sent as the seconds the API wants', async () => {
+    const cwd = tmp({ 'pe.csv': 'sku,customer_id,action,ts\nS1,C1,view,1767600000999\n' });
+    const { mapping, payloads } = await initThenValidate(cwd, 'pe.csv', 'product-event');
+    expect(mapping).not.toContain('TO DECIDE');
+    expect(mapping).toContain("UNIX time in milliseconds (13 digits, years 2000–2100)\n  timestamp: { column: ts, type: unix, format: x, required: true }");
+    expect(payloads[0].timestamp).toBe(1767600000);
   });
 
   it.each([

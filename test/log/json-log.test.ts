@@ -105,7 +105,7 @@ describe('--log-format json (canary)', () => {
     const lines = v.stderr.trimEnd().split('\n').map((l) => JSON.parse(l));
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ level: 'info', event: 'summary', summary: { mode: 'dry-run', totals: { valid: 11, invalid: 3 } } });
-    expect(lines[0].summary.files[0].errors[0]).toEqual({ status: 'invalid', message: 'Invalid Record Length: expect 6, got …', count: 1, lines: [13] });
+    expect(lines[0].summary.files[0].errors[0]).toEqual({ status: 'invalid', message: '7 fields, but the header has 6 columns: field 7 is beyond the last column, 6 ("image") (a delimiter inside a value that is not quoted?)', count: 1, lines: [13] });
     const bad = await runCli(['validate', 'missing.yaml', '--log-format=json'], { cwd: ROOT });
     expect(bad.code).toBe(2);
     expect(JSON.parse(bad.stderr)).toMatchObject({ level: 'error', event: 'message' });

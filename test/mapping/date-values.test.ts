@@ -92,6 +92,8 @@ const datetimes: Case[] = [
   ['2026-03-29T14:30:60Z', {}, bad(`expected ${ISO_DT}, got "2026-03-29T14:30:60Z" (no such second)`)],
   ['0000-01-01T00:00:00+01:00', {}, bad(`expected ${ISO_DT}, got "0000-01-01T00:00:00+01:00" (no such year)`)],
   ['2026-03-29Z', {}, bad(`expected ${ISO_DT}, got "2026-03-29Z"`)],
+  ['1767604364123', { format: 'x' }, ok('2026-01-05T09:12:44.123Z')],
+  ['1767604364123', { format: 'x', timezone: 'Pacific/Kiritimati' }, ok('2026-01-05T09:12:44.123Z')], // UTC by definition
   ['29.03.2026 25:00', { format: 'dd.MM.yyyy HH:mm' }, bad('expected a date-time as dd.MM.yyyy HH:mm, got "29.03.2026 25:00" (no such hour)')],
 ];
 
@@ -107,7 +109,14 @@ const unixes: Case[] = [
   ['2026-03-29 01:30', { timezone: 'Europe/Warsaw' }, ok(Date.UTC(2026, 2, 29, 0, 30) / 1000)],
   ['2026-03-29 02:30', { timezone: 'Europe/Warsaw' }, bad('"2026-03-29 02:30" does not exist in Europe/Warsaw (the clocks skip it)')],
   ['20260105', { format: 'yyyyMMdd' }, ok(Date.UTC(2026, 0, 5) / 1000)],
-  ['1767604364000', {}, bad('expected UNIX time in seconds, got "1767604364000" (milliseconds?)')],
+  ['1767604364000', {}, bad('expected UNIX time in seconds, got "1767604364000" (milliseconds? read them with `format: x`)')],
+  // UNIX milliseconds (`x`, as luxon names them) and seconds (`X`): fractions of a second dropped (floor).
+  ['1767604364999', { format: 'x' }, ok(1767604364)],
+  ['-1', { format: 'x' }, ok(-1)],
+  ['1767604364', { format: 'X' }, ok(1767604364)],
+  ['2026-01-05T09:12:44Z', { format: 'x' }, bad('expected UNIX time in milliseconds, got "2026-01-05T09:12:44Z"')],
+  ['1767604364000.5', { format: 'x' }, bad('expected UNIX time in milliseconds, got "1767604364000.5"')],
+  ['253402300800000', { format: 'x' }, bad('expected UNIX time in milliseconds, got "253402300800000" (no such year)')],
   ['99999999999999999', {}, bad('expected UNIX time in seconds, got "99999999999999999"')],
   ['1767604364.5', {}, bad(`${ISO_UNIX}, got "1767604364.5"`)],
   ['02/04/2026 14:05', {}, bad(`${ISO_UNIX}, got "02/04/2026 14:05"`)],

@@ -119,3 +119,16 @@ describe('a field that cannot be compiled', () => {
     expect(() => fieldReader(field(spec))).toThrow(message);
   });
 });
+
+describe('trim', () => {
+  it.each([
+    ['custom_id', undefined, ' P2 ', 'P2'],
+    ['user_custom_id', undefined, '\tP2 ', 'P2'],
+    ['data.note', undefined, ' hello ', ' hello '],
+    ['data.note', true, ' hello ', 'hello'],
+    ['custom_id', false, ' P2 ', ' P2 '],
+  ] as const)('%s with trim %s reads %j as %j', (target, trim, cell, value) => {
+    const read = fieldReader(field({ target, ...(trim !== undefined ? { trim } : {}) }));
+    expect(read({ c: cell })).toBe(value);
+  });
+});

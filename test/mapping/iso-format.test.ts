@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { isoDate, isoDateTime } from '../../src/mapping/iso-format.js';
-import { MAX_INSTANT, MIN_INSTANT } from '../../src/mapping/written-time.js';
+import { MAX_INSTANT, MIN_INSTANT } from '../../src/time/calendar.js';
 
 describe('isoDate and isoDateTime', () => {
   it.each([

@@ -2,7 +2,8 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { Invalid } from '../../src/mapping/_converter.js';
 import { isoReader } from '../../src/mapping/iso-time.js';
-import { badTime, wallTime, type TimeReader } from '../../src/mapping/written-time.js';
+import { badTime, type TimeReader } from '../../src/mapping/written-time.js';
+import { wallTime } from '../../src/time/calendar.js';
 
 const H = 3_600_000;
 const read = isoReader('expected an ISO date');

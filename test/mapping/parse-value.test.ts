@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { SCALAR_TYPES, type ResolvedField } from '../../src/mapping/field-spec.js';
 import { parseValue } from '../helpers/parse-value.js';
-import { MAX_INSTANT, MIN_INSTANT } from '../../src/mapping/written-time.js';
+import { MAX_INSTANT, MIN_INSTANT } from '../../src/time/calendar.js';
 import { field } from './_fields.js';
 
 describe('parseValue', () => {

@@ -111,6 +111,21 @@ describe('the skipped cascade follows input order, not answer order', () => {
   });
 });
 
+describe('rejects of a live run', () => {
+  it('hold the skipped rows with their reason, in input order whatever answered first, so fixing the parent lets them go round again', async () => {
+    const { dir, options, job } = await contactsThenEvents('custom_id,email\nC-1,bad\nC-2,bad\nC-3,good@x\n', 'id,user\nE1,C-2\nE2,C-3\nE3,C-1\n');
+    const transport = fakeTransport(async (req) => {
+      const body = req.body as { email?: string; custom_id?: string };
+      // C-1 answers last: its reject comes after C-2's but belongs before it.
+      if (body.email === 'bad') await delay(body.custom_id === 'C-1' ? 60 : 5);
+      return body.email === 'bad' ? { kind: 'failed', status: 400, message: 'email: Enter a valid email address.', attempts: 1 } : ok('9');
+    });
+    await runLiveImport(job, { ...options, rejects: join(dir, 'rej.csv') }, { transport, ledger: memoryLedger(), progress: SILENT, signal: new AbortController().signal });
+    expect(readFileSync(join(dir, 'rej.contacts.csv'), 'utf8')).toBe('custom_id,email,error\nC-1,bad,email: Enter a valid email address.\nC-2,bad,email: Enter a valid email address.\n');
+    expect(readFileSync(join(dir, 'rej.events.csv'), 'utf8')).toBe(`id,user,error\nE1,C-2,"depends on user custom_id 'C-2', which failed at contacts.csv line 3"\nE3,C-1,"depends on user custom_id 'C-1', which failed at contacts.csv line 2"\n`);
+  });
+});
+
 describe('a broken ledger stops the run like a 401', () => {
   it('nothing more is sent, every later row is reported not_sent, and the run ends fatal (exit 3)', async () => {
     const { dir, options, job } = await contactsThenEvents('custom_id,email\nC1,a@x\nC2,b@x\nC3,c@x\n', 'id,user\nE1,C1\nE2,C2\n');

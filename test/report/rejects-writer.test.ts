@@ -34,4 +34,25 @@ describe('createRejectsWriter', () => {
     expect(readFileSync(join(dir, 'rejects.a.csv'), 'utf8')).toBe('x,y,z,error\n1,,,"Invalid Record Length: expect 3, got 1"\n');
     expect(readFileSync(join(dir, 'rejects.b.csv'), 'utf8')).toBe("q,error\n=1+1,'-bad\n");
   });
+
+  it('writes rows in input order whatever order they were decided in', async () => {
+    const path = join(tmpTree(), 'rejects.csv');
+    const m = mapping('x', ',', 'utf-8');
+    const w = createRejectsWriter(rejectsFiles(path, false, [m]));
+    const source = { header: ['id'], delimiter: ',' };
+    await w.write(m, source, ['c'], 'third', 9);
+    await w.write(m, source, ['a'], 'first', 2);
+    await w.write(m, source, ['b'], 'parent line 2 failed: second', 5);
+    await w.close();
+    expect(readFileSync(path, 'utf8')).toBe('id,error\na,first\nb,parent line 2 failed: second\nc,third\n');
+  });
+
+  it('puts the error of a record with too many fields in the named error column, its extra fields kept in the last column', async () => {
+    const path = join(tmpTree(), 'rejects.csv');
+    const m = mapping('x', ',', 'utf-8');
+    const w = createRejectsWriter(rejectsFiles(path, false, [m]));
+    await w.write(m, { header: ['id', 'name'], delimiter: ',' }, ['1', 'Ann', 'extra', 'more'], 'Invalid Record Length: columns 2, got 4', 2);
+    await w.close();
+    expect(readFileSync(path, 'utf8')).toBe('id,name,error\n1,"Ann,extra,more","Invalid Record Length: columns 2, got 4"\n');
+  });
 });

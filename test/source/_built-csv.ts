@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { recordLengthMessage } from '../../src/source/_record-length.js';
 
 /** A CSV file built from known records, with what the reader must yield for each. */
 export interface Built {
@@ -41,7 +42,8 @@ export const builtCsv: fc.Arbitrary<Built> = fc
     const quote = (cell: string, alone: boolean) =>
       /[",;\t|\r\n]/.test(cell) || (alone && cell === '') ? `"${cell.replaceAll('"', '""')}"` : cell;
     const serialise = (cells: string[]) => cells.map((c) => quote(c, cells.length === 1)).join(delimiter);
-    let text = serialise(Array.from({ length: width }, (_, i) => `c${i}`)) + '\n';
+    const header = Array.from({ length: width }, (_, i) => `c${i}`);
+    let text = serialise(header) + '\n';
     const expected: Built['expected'] = [];
     records.forEach((r, i) => {
       const count = r.kind === 'short' ? width - 1 : r.kind === 'long' ? width + 1 : width;
@@ -51,10 +53,10 @@ export const builtCsv: fc.Arbitrary<Built> = fc
       const line = lineAt(text, start);
       if (r.kind === 'quote') {
         text += ['x"y', ...cells.slice(1).map((c) => quote(c, false))].join(delimiter);
-        expected.push([line, malformed(line, lineAt(text, text.length), `Invalid Opening Quote: a quote is found on field 0 at line ${line}, value is "x"`)]);
+        expected.push([line, malformed(line, lineAt(text, text.length), `Invalid Opening Quote: a quote is found in column 1 ("c0") at line ${line}, value is "x"`)]);
       } else {
         text += serialise(cells);
-        expected.push([line, count === width ? cells : `data.csv line ${line}: Invalid Record Length: expect ${width}, got ${count}`]);
+        expected.push([line, count === width ? cells : `data.csv line ${line}: ${recordLengthMessage(header, count)}`]);
       }
       if (i < records.length - 1 || finalLineBreak || unclosedAtEnd) text += r.end + r.blanks.join('');
     });

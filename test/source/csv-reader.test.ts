@@ -82,7 +82,7 @@ describe('CsvReader: records over the size bound', () => {
         [2, ['1', 'a']],
         [3, 'data.csv lines 3–32: Max Record Size: record exceed the maximum number of tolerated bytes of 64 on line 3 (the parser read lines 3–32 as this one record: check its quotes)'],
         [34, ['3', 'b"c']],
-        [35, 'data.csv line 35: Invalid Opening Quote: a quote is found on field 1 at line 35, value is "x"'],
+        [35, 'data.csv line 35: Invalid Opening Quote: a quote is found in column 2 ("v") at line 35, value is "x"'],
       ]);
     }
   });

@@ -236,10 +236,10 @@ describe('openCsv: malformed records', () => {
     const items = await collect(source.items);
     expect(seen(items)).toEqual([
       [2, ['1', 'Ann', 'Paris']],
-      [3, 'malformed.csv line 3: Invalid Record Length: expect 3, got 2'],
-      [4, 'malformed.csv line 4: Invalid Record Length: expect 3, got 4'],
+      [3, 'malformed.csv line 3: 2 fields, but the header has 3 columns: column 3 ("city") is missing'],
+      [4, 'malformed.csv line 4: 4 fields, but the header has 3 columns: field 4 is beyond the last column, 3 ("city") (a delimiter inside a value that is not quoted?)'],
       // The quote opened on line 5 runs on until csv-parse meets the next quote, on line 7.
-      [5, 'malformed.csv lines 5–7: Invalid Closing Quote: got "F" at line 7 instead of delimiter, record delimiter, trimable character (if activated) or comment (the parser read lines 5–7 as this one record: check its quotes)'],
+      [5, 'malformed.csv lines 5–7: Invalid Closing Quote: got "F" in column 2 ("name") at line 7 instead of delimiter, record delimiter, trimable character (if activated) or comment (the parser read lines 5–7 as this one record: check its quotes)'],
       [8, ['7', 'Gus', 'Bonn']],
       // Unclosed at the end: the rest of the file is this one record, reported once.
       [9, 'malformed.csv lines 9–10: Quote Not Closed: the parsing is finished with an opening quote at line 9 (the parser read lines 9–10 as this one record: check its quotes)'],
@@ -248,9 +248,9 @@ describe('openCsv: malformed records', () => {
   });
 
   it.each([
-    ['too few fields', 'a,b,c\n1,2\n', [2, 'data.csv line 2: Invalid Record Length: expect 3, got 2']],
-    ['too many fields', 'a,b\n1,2,3\n', [2, 'data.csv line 2: Invalid Record Length: expect 2, got 3']],
-    ['a quote inside an unquoted field', 'a,b\n1,x"y\n', [2, 'data.csv line 2: Invalid Opening Quote: a quote is found on field 1 at line 2, value is "x"']],
+    ['too few fields', 'a,b,c\n1,2\n', [2, 'data.csv line 2: 2 fields, but the header has 3 columns: column 3 ("c") is missing']],
+    ['too many fields', 'a,b\n1,2,3\n', [2, 'data.csv line 2: 3 fields, but the header has 2 columns: field 3 is beyond the last column, 2 ("b") (a delimiter inside a value that is not quoted?)']],
+    ['a quote inside an unquoted field', 'a,b\n1,x"y\n', [2, 'data.csv line 2: Invalid Opening Quote: a quote is found in column 2 ("b") at line 2, value is "x"']],
     [
       'an unclosed quote at the end, opened on the second line of its record',
       'a,b,c\n1,"multi\nline","open\nrest\n',
@@ -265,7 +265,7 @@ describe('openCsv: malformed records', () => {
     const { items } = await read('a,b\r\n1,"x\r\ny\r\nz"\r\n2,x"y\r\n');
     expect(seen(items)).toEqual([
       [2, ['1', 'x\r\ny\r\nz']],
-      [5, 'data.csv line 5: Invalid Opening Quote: a quote is found on field 1 at line 5, value is "x"'],
+      [5, 'data.csv line 5: Invalid Opening Quote: a quote is found in column 2 ("b") at line 5, value is "x"'],
     ]);
   });
 });
@@ -381,7 +381,7 @@ describe('openCsv: properties', () => {
           skip_empty_lines: true,
           skip_records_with_error: true,
         });
-        const pushed = items.filter((i) => i.kind === 'row' || i.message.includes('Invalid Record Length'));
+        const pushed = items.filter((i) => i.kind === 'row' || i.message.includes(', but the header has '));
         expect([source.header, ...pushed.map((i) => i.fields)]).toEqual(parsed);
       }),
       { numRuns: 500 },
@@ -411,5 +411,21 @@ describe('openCsv: properties', () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe('openCsv: the raw text of a record the parser cannot split', () => {
+  it.each([
+    ['a quote inside a field', 'a,b\n1,x"y\n2,z\n', { line: 2, raw: '1,x"y' }],
+    ['an unclosed quote that swallows the rest of the file', 'a,b\n1,"x\r\n2,y\r\n3,z\r\n', { line: 2, raw: '1,"x\r\n2,y\r\n3,z' }],
+  ])('%s: kept whole', async (_name, text, expected) => {
+    for (const chunkBytes of [undefined, 1, 3]) {
+      const dir = tmpTree({ 'data.csv': text });
+      const { CsvReader } = await import('../../src/source/_csv-reader.js');
+      const reader = await CsvReader.open(join(dir, 'data.csv'), 'utf-8', ',', chunkBytes === undefined ? {} : { chunkBytes });
+      const items = await collect({ [Symbol.asyncIterator]: () => reader.iterate() });
+      const bad = items.find((i) => i.kind === 'malformed');
+      expect(bad && { line: bad.line, raw: 'raw' in bad ? bad.raw : undefined }).toEqual(expected);
+    }
   });
 });

@@ -93,7 +93,7 @@ export function readDeal(body: Record<string, unknown>, state: SandboxState): { 
   const attributes: Record<string, unknown> = {};
   for (const [key, value] of bodyEntries(body)) {
     if (READ_ONLY.has(key) || LINKED.has(key)) continue;
-    const read = SIMPLE[key];
+    const read = Object.hasOwn(SIMPLE, key) ? SIMPLE[key] : undefined;
     if (read === undefined) {
       attributes[key] = value;
       continue;
@@ -110,7 +110,7 @@ export function readDeal(body: Record<string, unknown>, state: SandboxState): { 
     else errors.participants = ids.errors;
   }
 
-  // user_id / user_custom_id: the deal's user, by either identifier (§7.4); user_id wins when both are given.
+  // user_id / user_custom_id: the deal's user, by either identifier; user_id wins when both are given.
   let user: UserRecord | null | undefined;
   if ('user_custom_id' in body) {
     const value = body.user_custom_id;
@@ -120,7 +120,7 @@ export function readDeal(body: Record<string, unknown>, state: SandboxState): { 
       if (!text.ok) errors.user_custom_id = [text.error];
       else {
         user = state.userByCustomId(text.value);
-        // §7.4: "`object does not exist` / `does not exist`": the framework's wording for a lookup by slug.
+        // `object does not exist` / `does not exist`: the framework's wording for a lookup by slug.
         if (user === undefined) errors.user_custom_id = [`Object with custom_id=${text.value} does not exist.`];
       }
     }
@@ -195,7 +195,7 @@ function readIdList(value: unknown, exists: (id: number) => boolean): { ok: true
   return errors.length > 0 ? { ok: false, errors } : { ok: true, value: ids };
 }
 
-/** `products_custom_id`: product custom ids that must exist (§7.4 "object does not exist"). */
+/** `products_custom_id`: product custom ids that must exist ("object does not exist" otherwise). */
 function readCustomIdList(value: unknown, state: SandboxState): { ok: true; value: number[] } | { ok: false; errors: string[] } {
   if (value === null) return { ok: false, errors: [MESSAGES.null] };
   const list = readList(value);

@@ -39,7 +39,7 @@ export function readContact(body: Record<string, unknown>, state: EndpointReques
   const attributes: Record<string, unknown> = {};
   for (const [field, value] of bodyEntries(body)) {
     if (field === 'custom_id' || READ_ONLY.has(field)) continue;
-    if (field in CONTACT_FIELDS) {
+    if (Object.hasOwn(CONTACT_FIELDS, field)) {
       const read = value === null ? { ok: true as const, value: null } : CONTACT_FIELDS[field as ContactField](value);
       if (read.ok) change[field as ContactField] = read.value;
       else errors[field] = [read.error];

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_INSTANT, MIN_INSTANT, wallTime } from '../../src/mapping/written-time.js';
+import { isUnixMilliseconds, isUnixSeconds, MAX_INSTANT, MIN_INSTANT, wallTime } from '../../src/time/calendar.js';
 
 describe('wallTime', () => {
   it.each([
@@ -33,5 +33,22 @@ describe('wallTime', () => {
   it('bounds instants to the years 0000–9999', () => {
     expect(new Date(MIN_INSTANT).toISOString()).toBe('0000-01-01T00:00:00.000Z');
     expect(new Date(MAX_INSTANT).toISOString()).toBe('9999-12-31T23:59:59.999Z');
+  });
+});
+
+describe('UNIX time within years 0000–9999', () => {
+  it.each([
+    [0, true, false],
+    [-86_400, true, false],
+    [1_767_604_364, true, false],
+    [1_767_604_364_000, false, true],
+    [1_767_604_364.5, false, false],
+    ['1767604364', false, false],
+    [Math.floor(MAX_INSTANT / 1000) + 1, false, true],
+    [MIN_INSTANT / 1000 - 1, false, true],
+    [MAX_INSTANT + 1, false, false],
+  ])('%j: seconds %s, milliseconds %s', (n, seconds, ms) => {
+    expect(isUnixSeconds(n)).toBe(seconds);
+    expect(!seconds && isUnixMilliseconds(n)).toBe(ms);
   });
 });

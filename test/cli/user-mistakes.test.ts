@@ -1,0 +1,91 @@
+import { chmodSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { checkStateDir } from '../../src/cli/output-args.js';
+import { ConfigError } from '../../src/errors.js';
+import { runCli } from '../helpers/run-cli.js';
+import { tmpTree } from '../helpers/tmp.js';
+
+const USERS = 'resource: user\nsource: { file: users.csv }\nkey: cid\nfields: { custom_id: cid, email: email }\n';
+const CSV = 'cid,email\nA1,a@x\n';
+
+/**
+ * Ordinary mistakes, as a careless user makes them: each is refused with one line naming what
+ * to change, never an internal error (exit 70) or a stack trace.
+ */
+describe('user mistakes are usage errors, never internal ones', () => {
+  const bomb = ['a: &a [x,x,x,x,x,x,x,x,x]', ...['b', 'c', 'd', 'e', 'f'].map((n) => `${n}: &${n} [${Array(9).fill(`*${String.fromCharCode(n.charCodeAt(0) - 1)}`).join(',')}]`)].join('\n');
+  it.each([
+    ['--report given twice', ['validate', 'm.yaml', '--report', 'a.csv', '--report', 'b.csv'], 2, '--report was given 2 times ("a.csv", "b.csv"): give it once'],
+    ['--rejects given twice', ['validate', 'm.yaml', '--rejects', 'a.csv', '--rejects=b.csv'], 2, '--rejects was given 2 times ("a.csv", "b.csv"): give it once'],
+    ['--input given twice', ['validate', 'm.yaml', '--input', 'users.csv', '--input', 'users.csv'], 2, '--input was given 2 times ("users.csv", "users.csv"): give it once'],
+    ['--limit given twice', ['validate', 'm.yaml', '--limit', '1', '--limit', '2'], 2, '--limit was given 2 times ("1", "2"): give it once'],
+    ['--state-dir given twice', ['import', 'm.yaml', '--state-dir', 'a', '--state-dir', 'b'], 2, '--state-dir was given 2 times ("a", "b"): give it once'],
+    ['--report naming a folder', ['validate', 'm.yaml', '--report', 'out/'], 2, '--report out/ is a folder: name a file (for example out/report.csv)'],
+    ['a YAML alias bomb as the mapping', ['validate', 'bomb.yaml'], 2, 'its aliases (*name) expand to too much'],
+    ['a mapping target through the prototype', ['validate', 'proto.yaml'], 2, 'target "constructor.prototype.polluted" uses "constructor"'],
+    ['a gzip file as the CSV', ['validate', 'm.yaml', '--input', 'users.csv.gz'], 2, 'users.csv.gz is a gzip-compressed file, not a CSV'],
+  ])('%s', async (_name, argv, code, message) => {
+    const dir = tmpTree({
+      'm.yaml': USERS,
+      'users.csv': CSV,
+      'users.csv.gz': Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0]),
+      'bomb.yaml': `${bomb}\n${USERS}`,
+      'proto.yaml': `${USERS.replace('email: email }', 'email: email, constructor.prototype.polluted: cid }')}`,
+    });
+    const r = await runCli(argv, { cwd: dir });
+    expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
+    expect(r.stderr).toContain(message);
+    expect(r.stderr.trimEnd().split('\n').length).toBeLessThanOrEqual(2);
+    expect(r.code).toBe(code);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+});
+
+describe('--state-dir checked before a ledger is opened there', () => {
+  it('a file is refused, naming the option', () => {
+    const dir = tmpTree({ 'state': 'not a folder' });
+    expect(() => checkStateDir(dir, 'state')).toThrow(new ConfigError('USAGE', '--state-dir state is a file, not a folder: name a folder where run ledgers can be kept'));
+  });
+
+  it('a folder that cannot be created (/proc/1) is refused at once, not retried forever', () => {
+    expect(() => checkStateDir('/', '/proc/1/engage')).toThrow(/^--state-dir \/proc\/1\/engage: run ledgers cannot be written there \(/);
+  });
+
+  it.runIf(process.getuid?.() !== 0)('a read-only folder is refused', () => {
+    const dir = tmpTree();
+    chmodSync(dir, 0o500);
+    try {
+      expect(() => checkStateDir(dir, '.')).toThrow(/run ledgers cannot be written there \(permission denied\)/);
+    } finally {
+      chmodSync(dir, 0o700);
+    }
+  });
+
+  it('a writable folder is created and left empty', () => {
+    const dir = tmpTree();
+    expect(checkStateDir(dir, 'a/b')).toBe(join(dir, 'a/b'));
+  });
+});
+
+describe('events list', () => {
+  let server: Server | undefined;
+  afterEach(() => new Promise<void>((r) => (server ? server.close(() => r()) : r())));
+
+  it('prints names with control characters escaped and leaves out a null item, instead of crashing', async () => {
+    server = createServer((_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ count: 3, next: null, previous: null, results: [{ id: 1, name: '\u001b[2Jevil\r\nok\tfake' }, null, { id: 2, name: 'plain' }] }));
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/public/`;
+    const dir = tmpTree();
+    writeFileSync(join(dir, 'key'), 'k'.repeat(64));
+    const r = await runCli(['events', 'list', '--api-key-file', 'key', '--base-url', url], { cwd: dir });
+    expect(r.stdout).toBe('1\t\\u001b[2Jevil\\u000d\\u000aok\\u0009fake\n2\tplain\n');
+    expect(r.stderr).toBe('2 event definitions\nengage-import: 1 item of the list was not an event definition (null or not an object) and was left out\n');
+    expect(r.code).toBe(0);
+  });
+});
