@@ -1,12 +1,9 @@
-export { canonicalJson } from './canonical-json.js';
-export { requestHash, identityHash } from './request-hash.js';
-export { createSyncKeyer, entityKeyOf, type KeyedRow, type SyncKey, type SyncKind } from './sync-key.js';
-export { classifyRow, mappingChangeNote, SYNC_STATUSES, type Classification, type SyncMode, type SyncStatus } from './classify.js';
+export { createSyncKeyer, type SyncKey } from './sync-key.js';
+export { type Classification, type SyncMode } from './classify.js';
 export { mappingFingerprint } from './mapping-fingerprint.js';
-export { RunKeys, type RowPlace } from './run-keys.js';
-export { SyncState, type StoredEntry, type ResourceCount, type OpenStateOptions } from './sync-state.js';
-export { syncStateFile, listSyncStateFiles, SYNC_FOLDER } from './state-file.js';
+export { SyncState } from './sync-state.js';
+export { syncStateFile, listSyncStateFiles } from './state-file.js';
 export { exportState, importState } from './state-transfer.js';
-export { catchUp, type OpenFeed } from './catch-up.js';
+export { catchUp } from './catch-up.js';
 export type { LedgerSyncFeed, SyncDelta } from './ledger-feed.js';
-export { createRunClassifier, createSendAllClassifier, type RunClassifier, type SourceClassifier, type ClassifiedRow } from './sync-preview.js';
+export { createRunClassifier, createSendAllClassifier, type RunClassifier, type SourceClassifier } from './sync-preview.js';

@@ -106,8 +106,8 @@ export class SyncState {
     const groups = new Map<string, { resource: ResourceName; kind: SyncKind; at: number[] }>();
     keys.forEach((k, i) => {
       const id = `${k.kind}\u0000${k.resource}`;
-      let g = groups.get(id);
-      if (g === undefined) groups.set(id, (g = { resource: k.resource, kind: k.kind, at: [] }));
+      const g = groups.get(id) ?? { resource: k.resource, kind: k.kind, at: [] };
+      groups.set(id, g);
       g.at.push(i);
     });
     guardState(this.place, () => {

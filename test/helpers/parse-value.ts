@@ -1,1 +1,1 @@
-export { parseValue, type ValueResult } from '../../src/mapping/parse-value.js';
+export { parseValue } from '../../src/mapping/parse-value.js';
