@@ -11,7 +11,7 @@ import type { CliIo } from './command.js';
 import type { JobArgs } from './common-options.js';
 import { readApiKey, readBaseUrl } from './credentials.js';
 import { EXIT } from './exit-codes.js';
-import type { LiveArgs } from './live-options.js';
+import { bulkOptionsOf, type LiveArgs } from './live-options.js';
 import { liveRunHooks } from './live-run-hooks.js';
 import { printSummary } from './print-summary.js';
 import { runIdentity, type PayloadOptions } from './run-identity.js';
@@ -123,6 +123,7 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
           concurrency: args.concurrency,
           failOnInvalid: args['fail-on-invalid'],
           resendUnknown: args['resend-unknown'],
+          bulk: { ...bulkOptionsOf(args), ...(io.clock && { sleep: io.clock.sleep, now: io.clock.now }) },
           dealUpdateMethod: args['deal-update-method'],
         },
         { transport, ledger: ledgerOfRun, progress, signal: io.signal },

@@ -16,9 +16,11 @@ import type { Progress } from './progress.js';
 import { RunState } from './run-state.js';
 import { runStage } from './run-stage.js';
 import { Semaphore } from './semaphore.js';
-import { FirstRequestGate, sendEachRow } from './send-row.js';
+import { FirstRequestGate } from './send-row.js';
+import { checkBulkHeaders } from './bulk-choice.js';
+import { chooseStrategy } from './choose-strategy.js';
 import { inDependencyOrder } from './stage-order.js';
-import { validationPass } from './validation-pass.js';
+import { validationPass, type FileCounts } from './validation-pass.js';
 
 export interface LiveImportDeps {
   readonly transport: Transport;
@@ -59,6 +61,7 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
   const { ledger, progress, signal } = deps;
   const mappings = inDependencyOrder(job.mappings);
   const rejectsPaths = planOutputs(job, mappings, options);
+  checkBulkHeaders(mappings, options.bulk);
   const totals = await validationPass(mappings, options);
   const state = new RunState(() => `resume with: engage-import resume ${displayPath(ledger.runDir, options.cwd)}`);
   const invalidTotal = totals.reduce((n, t) => n + t.invalid, 0);
@@ -71,7 +74,7 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
   const rejects = rejectsPaths ? createRejectsWriter(rejectsPaths) : undefined;
   const run: Run = { job, options, deps, state, report, rejects, parents: new FailedParents(), inFlight: new Semaphore(options.concurrency), gate: new FirstRequestGate(), files: [] };
   try {
-    for (const [index, mapping] of mappings.entries()) await stage(run, index, mapping, totals[index]?.rows ?? 0);
+    for (const [index, mapping] of mappings.entries()) await stage(run, index, mapping, totals[index] ?? { rows: 0, invalid: 0 });
   } finally {
     signal.removeEventListener('abort', onSignal);
     progress.stop();
@@ -81,7 +84,7 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
 }
 
 /** One mapping's stage, with its counters and progress. */
-async function stage(run: Run, index: number, mapping: ResolvedMapping, rows: number): Promise<void> {
+async function stage(run: Run, index: number, mapping: ResolvedMapping, { rows, invalid }: FileCounts): Promise<void> {
   const { transport, ledger, progress } = run.deps;
   const def = resourceDef(mapping.resource);
   const file = displayPath(mapping.source.path, run.options.cwd);
@@ -95,12 +98,18 @@ async function stage(run: Run, index: number, mapping: ResolvedMapping, rows: nu
   const info = { index, mapping, def, file };
   const cascade = cascadeOf(def, file, run.parents);
   const reject = (row: { readonly fields: readonly string[] }, message: string) => run.rejects?.write(mapping, source, row.fields, message);
-  const strategy = sendEachRow(info, { transport, ledger, state: run.state, gate: run.gate, cascade, reject });
+  const chosen = chooseStrategy(info, { transport, ledger, state: run.state, gate: run.gate, cascade, reject }, { validRows: rows - invalid, bulk: run.options.bulk, inFlight: run.inFlight, signal: run.deps.signal, cwd: run.options.cwd });
+  const strategy = chosen.strategy;
   // Lines wait for every earlier line; the window bounds memory when one slow row holds back the rest.
   const windowSize = Math.max(256, run.options.concurrency * 16);
-  await runStage({ stage: info, source, strategy, cascade, ledger, state: run.state, inFlight: run.inFlight, windowSize, options: run.options, summary, progress: bar, writeLine: async (line) => {
-    await run.report.write(line);
-  }, reject });
+  try {
+    await runStage({ stage: info, source, strategy, cascade, ledger, state: run.state, inFlight: run.inFlight, windowSize, options: run.options, summary, progress: bar, writeLine: async (line) => {
+      await run.report.write(line);
+    }, reject });
+  } finally {
+    chosen.close();
+  }
+  summary.bulk = chosen.bulkStats();
   if (run.state.failure !== undefined) throw run.state.failure;
   bar.finish();
   const after = transport.stats();

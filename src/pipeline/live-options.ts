@@ -1,4 +1,5 @@
 import type { RequestOptions } from '../resources/index.js';
+import type { BulkOptions } from './bulk-options.js';
 
 /** Everything a live run needs besides the job; defaults are resolved by the CLI. */
 export interface LiveImportOptions extends RequestOptions {
@@ -14,4 +15,6 @@ export interface LiveImportOptions extends RequestOptions {
   readonly failOnInvalid: boolean;
   /** Resend rows whose request may have been applied before a crash (resume only). */
   readonly resendUnknown: boolean;
+  /** The bulk import path; absent: every row per row (tests, callers that predate it). */
+  readonly bulk?: BulkOptions | undefined;
 }
