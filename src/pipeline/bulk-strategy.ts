@@ -275,7 +275,9 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
   }
 
   return {
-    holds: options.chunkRows * 2,
+    // One chunk's rows wait for their import; the next chunk is read while that import runs only
+    // as far as the window allows (its rows are in memory until their lines are written).
+    holds: options.chunkRows + 256,
     upsert: true,
     stats,
     send,
