@@ -9,7 +9,7 @@ import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { parse } from 'csv-parse';
 
-/** The service's limit for one file (public-facts: "at most 200 MB"). */
+/** The service's limit for one file (docs/api-contract.md R-BULK-1: at most 200 MB). */
 export const MAX_CHUNK_BYTES = 200 * 1024 * 1024;
 
 export interface ChunkFileWriter {
