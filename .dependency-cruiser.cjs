@@ -19,6 +19,7 @@ const LAYERS = [
   'resources', // one file per API resource: local checks, endpoints, idempotency
   'report', // report, rejects and payloads writers, summary
   'transport', // HTTP, rate limit, retries
+  'bulk', // bulk CSV import pieces: chunk files, reading an import's report, bisection (pure but for files)
   'ledger', // the SQLite run ledger
   'sync', // incremental sync state, kept beside the ledger
   'pipeline', // plan, dry run, live import

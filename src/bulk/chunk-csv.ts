@@ -2,7 +2,7 @@
  * The CSV a bulk upload carries: UTF-8, comma-separated, a header of the API's field names
  * (users, products) or of the names a deal mapping gives per field (`bulk_header:`, because the
  * deal importer's names are not published), one line per valid payload. Multi-value cells join
- * their values with `|` (public-facts). Pure: the caller streams the lines into the chunk file.
+ * their values with `|` (docs/api-contract.md R-BULK-3). Pure: the caller streams the lines into the chunk file.
  *
  * A bulk cell cannot say everything a JSON body can: an empty cell means "no value" to the
  * importer, so a payload that sends `null`, `""` or `[]` (to clear a field) cannot go by bulk
@@ -12,7 +12,7 @@
  */
 import { stringify } from 'csv-stringify/sync';
 
-/** Values of a multi-value cell are separated by this (public-facts: "Multi-value cells separate their values with `|`"). */
+/** Values of a multi-value cell are separated by this (docs/api-contract.md R-BULK-3: multi-value cells separate their values with `|`). */
 export const BULK_LIST_SEPARATOR = '|';
 
 /** One column of a chunk file: the payload's top-level key and the header the importer knows it by. */

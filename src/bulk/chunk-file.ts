@@ -9,7 +9,7 @@ import { createReadStream, createWriteStream, type WriteStream } from 'node:fs';
 import { finished } from 'node:stream/promises';
 import { parse } from 'csv-parse';
 
-/** The service's limit for one file (public-facts: "at most 200 MB"). */
+/** The service's limit for one file (docs/api-contract.md R-BULK-1: at most 200 MB). */
 export const MAX_CHUNK_BYTES = 200 * 1024 * 1024;
 
 export interface ChunkFileWriter {
@@ -36,6 +36,7 @@ export function createChunkFileWriter(path: string, header: string, maxBytes = M
   });
   let rows = 0;
   let bytes = Buffer.byteLength(header);
+  let draining: Promise<void> | undefined;
   file.write(header);
   return {
     get rows() {
@@ -49,7 +50,12 @@ export function createChunkFileWriter(path: string, header: string, maxBytes = M
       if (failure) return Promise.reject(failure);
       rows++;
       bytes += Buffer.byteLength(line);
-      return file.write(line) ? undefined : once(file, 'drain').then(() => undefined);
+      if (file.write(line)) return undefined;
+      // One wait for the drain, shared by every write made while the file is behind.
+      draining ??= once(file, 'drain').then(() => {
+        draining = undefined;
+      });
+      return draining;
     },
     async close() {
       file.end();

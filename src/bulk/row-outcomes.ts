@@ -9,7 +9,7 @@
  */
 import type { ImportStatusReport, ListedRowError } from '../transport/bulk-answers.js';
 
-/** The service lists at most this many failed rows per import (public-facts). */
+/** The service lists at most this many failed rows per import (docs/api-contract.md R-BULK-9). */
 export const MAX_LISTED_ROWS = 50;
 
 /** A row of the chunk, in upload order: the key the service may echo back. */

@@ -12,7 +12,7 @@ import type { CliIo } from './command.js';
 import type { JobArgs } from './common-options.js';
 import { readApiKey, readBaseUrl } from './credentials.js';
 import { EXIT } from './exit-codes.js';
-import type { LiveArgs } from './live-options.js';
+import { bulkOptionsOf, type LiveArgs } from './live-options.js';
 import { liveRunHooks } from './live-run-hooks.js';
 import { checkSyncState, openRunSync, type RunSync, type RunSyncMode } from './live-sync.js';
 import { printSummary } from './print-summary.js';
@@ -150,6 +150,7 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
           concurrency: args.concurrency,
           failOnInvalid: args['fail-on-invalid'],
           resendUnknown: args['resend-unknown'],
+          bulk: { ...bulkOptionsOf(args), ...(io.clock && { sleep: io.clock.sleep, now: io.clock.now }) },
           dealUpdateMethod: args['deal-update-method'],
         },
         { transport, ledger: ledgerOfRun, progress, signal: io.signal, sync: sync.classifier },

@@ -1,5 +1,6 @@
 import type { Argv } from 'yargs';
 import { withAlertOptions, type AlertArgs } from './alert-options.js';
+import { DEFAULT_BULK, type BulkOptions } from '../pipeline/bulk-options.js';
 import { positiveNumber, wholeNumber } from './number-options.js';
 
 /** Options of the live import and resume: connection, pacing, retries, state. */
@@ -23,7 +24,11 @@ export function withLiveOptions(y: Argv) {
     .option('request-timeout', { type: 'number', default: 30, coerce: positiveNumber('--request-timeout'), describe: 'Seconds to wait for an answer; 3 timeouts in a row stop the run (exit 3)' })
     .option('fail-on-invalid', { type: 'boolean', default: false, describe: 'Send nothing when any row is invalid' })
     .option('state-dir', { type: 'string', describe: 'Where run ledgers are kept, one folder per run (default: .engage-import beside the job file; for `resume` without a job, in the current folder)' })
-    .option('resend-unknown', { type: 'boolean', default: false, describe: 'On resume, resend rows in doubt (in flight at a crash, or unknown): check the account first, a resend may duplicate them' });
+    .option('resend-unknown', { type: 'boolean', default: false, describe: 'On resume, resend rows in doubt (in flight at a crash, or unknown): check the account first, a resend may duplicate them' })
+    .option('bulk', { choices: ['auto', 'always', 'never'] as const, default: 'auto' as const, describe: 'CSV import endpoints for contacts, products (auto: stages with at least --bulk-min-rows valid rows) and deals (always, or `bulk: true` in the mapping); a mapping\'s `bulk:` overrides' })
+    .option('bulk-min-rows', { type: 'number', default: DEFAULT_BULK.minRows, coerce: wholeNumber('--bulk-min-rows', 1), describe: 'With --bulk auto: valid rows a contacts or products stage needs to go by bulk import' })
+    .option('bulk-chunk-rows', { type: 'number', default: DEFAULT_BULK.chunkRows, coerce: wholeNumber('--bulk-chunk-rows', 1), describe: 'Rows per bulk upload (a file also stays under the 200 MB limit)' })
+    .option('bulk-timeout', { type: 'number', default: DEFAULT_BULK.timeoutMs / 60_000, coerce: positiveNumber('--bulk-timeout'), describe: 'Minutes one bulk import is waited for; then its rows are unknown (the message names the import id)' });
 }
 
 export type LiveArgs = AlertArgs & {
@@ -41,4 +46,11 @@ export type LiveArgs = AlertArgs & {
   /** `import` only: send only new and changed rows (`resume` goes on in the mode the run started with). */
   incremental?: boolean | undefined;
   'full-refresh'?: boolean | undefined;
+  bulk: 'auto' | 'always' | 'never';
+  'bulk-min-rows': number;
+  'bulk-chunk-rows': number;
+  'bulk-timeout': number;
 };
+
+/** The live run's bulk options from the command line. */
+export const bulkOptionsOf = (args: LiveArgs): BulkOptions => ({ mode: args.bulk, minRows: args['bulk-min-rows'], chunkRows: args['bulk-chunk-rows'], timeoutMs: args['bulk-timeout'] * 60_000 });

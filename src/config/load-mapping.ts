@@ -33,6 +33,7 @@ export function resolveMapping(doc: ConfigDocument, overrides: MappingOverrides 
   if (!iconv.encodingExists(encoding)) at(['source', 'encoding'], `unknown encoding ${JSON.stringify(encoding)}`);
 
   const fields: ResolvedField[] = [];
+  const bulkHeaders: Record<string, string> = {};
   for (const [target, spec] of Object.entries(file.fields)) {
     const f: FieldObjectInput = typeof spec === 'string' ? { column: spec } : spec;
     const where = ['fields', target];
@@ -46,6 +47,12 @@ export function resolveMapping(doc: ConfigDocument, overrides: MappingOverrides 
     if (f.decimals !== undefined && type !== 'decimal') at([...where, 'decimals'], '`decimals` applies to type decimal only');
     const dated = ['date', 'datetime', 'unix'].includes(type) || (type === 'list' && ['date', 'datetime', 'unix'].includes(f.items ?? ''));
     if ((f.format !== undefined || f.timezone !== undefined) && !dated) at(where, '`format` and `timezone` apply to date, datetime and unix only');
+    if (f.bulk_header !== undefined) {
+      // One CSV column carries the whole top-level field: its parts must agree on the header.
+      const top = path[0]!;
+      if (bulkHeaders[top] !== undefined && bulkHeaders[top] !== f.bulk_header) at([...where, 'bulk_header'], `field ${JSON.stringify(top)} already has bulk_header ${JSON.stringify(bulkHeaders[top])}`);
+      else bulkHeaders[top] = f.bulk_header;
+    }
     const badZone = f.timezone === undefined ? undefined : checkTimezone(f.timezone);
     if (badZone !== undefined) at([...where, 'timezone'], badZone);
     const field: ResolvedField = {
@@ -78,6 +85,11 @@ export function resolveMapping(doc: ConfigDocument, overrides: MappingOverrides 
     }
   }
   checkPathConflicts(fields, at);
+  if (file.resource === 'deal' && file.bulk === true) {
+    const missing = [...new Set(fields.map((f) => f.path[0]!))].filter((top) => bulkHeaders[top] === undefined);
+    // The deal importer's header names are not published: the mapping must give them.
+    if (missing.length > 0) at(['bulk'], `a deal mapping with \`bulk: true\` needs \`bulk_header:\` on every field; missing for ${missing.join(', ')}`);
+  }
   if (problems.length > 0) throw new ConfigError('CONFIG_INVALID', problems.join('\n'));
 
   const source = overrides.input !== undefined
@@ -92,6 +104,8 @@ export function resolveMapping(doc: ConfigDocument, overrides: MappingOverrides 
     fields,
     ...(file.order !== undefined ? { order: file.order } : {}),
     ...(file.identity !== undefined ? { identity: file.identity } : {}),
+    ...(file.bulk !== undefined ? { bulk: file.bulk } : {}),
+    ...(Object.keys(bulkHeaders).length > 0 ? { bulkHeaders } : {}),
   };
 }
 

@@ -46,6 +46,8 @@ export const FieldObjectSchema = z
      * ending in `_id`) and for every type but `string`; false for other strings, which keep them.
      */
     trim: z.boolean().optional(),
+    /** Deals sent by bulk import: the CSV header the deal importer knows this field by (its names are not published). */
+    bulk_header: z.string().min(1).optional(),
   })
   .refine((f) => (f.column === undefined) !== (f.value === undefined), {
     message: 'give exactly one of `column` and `value`',
@@ -84,8 +86,16 @@ export const MappingFileSchema = z
      * across nightly exports. Default: the exact request (any changed cell makes a new event).
      */
     identity: z.array(z.string().min(1)).min(1).optional(),
+    /**
+     * Contacts, products, deals: `true` sends the stage through the CSV import endpoint whatever
+     * its size, `false` always per row. Default: `--bulk` decides (deals only with `always`).
+     */
+    bulk: z.boolean().optional(),
   })
   .superRefine((m, ctx) => {
+    if (m.bulk !== undefined && !['user', 'product', 'deal'].includes(m.resource)) {
+      ctx.addIssue({ code: 'custom', path: ['bulk'], message: `\`bulk\` applies to contacts, products and deals only; ${m.resource} rows have no bulk import endpoint` });
+    }
     if (m.resource === 'deal' && m.operation === undefined) {
       ctx.addIssue({ code: 'custom', path: ['operation'], message: 'a deal mapping needs `operation`: create, update or update_or_create' });
     }
@@ -114,4 +124,8 @@ export interface ResolvedMapping extends MappingFields {
   readonly order?: 'timestamp' | undefined;
   /** Events only: source columns that identify an event across runs (incremental sync); absent: the request itself. */
   readonly identity?: readonly string[];
+  /** The mapping's `bulk:` choice; absent: `--bulk` decides. */
+  readonly bulk?: boolean;
+  /** Top-level field → the CSV header a bulk upload gives it (`bulk_header:`); deals need one per field to go by bulk. */
+  readonly bulkHeaders?: Readonly<Record<string, string>>;
 }

@@ -19,9 +19,11 @@ import type { Progress } from './progress.js';
 import { RunState } from './run-state.js';
 import { runStage } from './run-stage.js';
 import { Semaphore } from './semaphore.js';
-import { FirstRequestGate, sendEachRow } from './send-row.js';
+import { FirstRequestGate } from './send-row.js';
+import { checkBulkHeaders } from './bulk-choice.js';
+import { chooseStrategy } from './choose-strategy.js';
 import { inDependencyOrder } from './stage-order.js';
-import { validationPass } from './validation-pass.js';
+import { validationPass, type FileCounts } from './validation-pass.js';
 
 export interface LiveImportDeps {
   readonly transport: Transport;
@@ -71,6 +73,7 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
   const mappings = inDependencyOrder(job.mappings);
   const rejectsPaths = planOutputs(job, mappings, options);
   const syncs: (SourceClassifier | undefined)[] = [];
+  checkBulkHeaders(mappings, options.bulk);
   const totals = await validationPass(mappings, options, signal, (index, mapping, header) => (syncs[index] = deps.sync?.forSource(index, mapping, header, displayPath(mapping.source.path, options.cwd))));
   const state = new RunState(() => `resume with: engage-import resume ${displayPath(ledger.runDir, options.cwd)}`);
   const invalidTotal = totals.reduce((n, t) => n + t.invalid, 0);
@@ -83,7 +86,7 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
   const rejects = rejectsPaths ? createRejectsWriter(rejectsPaths) : undefined;
   const run: Run = { job, options, deps, state, report, rejects, parents: new FailedParents(), inFlight: new Semaphore(options.concurrency), gate: new FirstRequestGate(), files: [], syncs, resumed: Object.values(ledger.counts()).some((n) => n > 0) };
   try {
-    for (const [index, mapping] of mappings.entries()) await stage(run, index, mapping, totals[index]?.rows ?? 0);
+    for (const [index, mapping] of mappings.entries()) await stage(run, index, mapping, totals[index] ?? { rows: 0, invalid: 0 });
   } finally {
     signal.removeEventListener('abort', onSignal);
     progress.stop();
@@ -93,7 +96,7 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
 }
 
 /** One mapping's stage, with its counters and progress. */
-async function stage(run: Run, index: number, mapping: ResolvedMapping, rows: number): Promise<void> {
+async function stage(run: Run, index: number, mapping: ResolvedMapping, { rows, invalid }: FileCounts): Promise<void> {
   const { transport, ledger, progress } = run.deps;
   const def = resourceDef(mapping.resource);
   const file = displayPath(mapping.source.path, run.options.cwd);
@@ -107,7 +110,8 @@ async function stage(run: Run, index: number, mapping: ResolvedMapping, rows: nu
   const info = { index, mapping, def, file };
   const cascade = cascadeOf(def, file, run.parents);
   const reject = (row: { readonly fields: readonly string[]; readonly line: number; readonly raw?: string | undefined }, message: string) => run.rejects?.write(mapping, source, row.fields, message, row.line, row.raw);
-  const strategy = sendEachRow(info, { transport, ledger, state: run.state, gate: run.gate, cascade, reject });
+  const chosen = chooseStrategy(info, { transport, ledger, state: run.state, gate: run.gate, cascade, reject }, { validRows: rows - invalid, bulk: run.options.bulk, inFlight: run.inFlight, signal: run.deps.signal, cwd: run.options.cwd });
+  const strategy = chosen.strategy;
   // Lines wait for every earlier line; the window bounds memory when one slow row holds back the rest.
   const windowSize = Math.max(256, run.options.concurrency * 16);
   // Rows sent in time order (`order: timestamp`) still reach the report in input order.
@@ -120,7 +124,9 @@ async function stage(run: Run, index: number, mapping: ResolvedMapping, rows: nu
     await runStage({ stage: info, source, strategy, cascade, ledger, state: run.state, inFlight: run.inFlight, windowSize, options: run.options, summary, progress: bar, resumed: run.resumed, sync: run.syncs[index], writeLine, reject });
   } finally {
     await reordered?.end();
+    chosen.close();
   }
+  summary.bulk = chosen.bulkStats();
   if (run.state.failure !== undefined) throw run.state.failure;
   bar.finish();
   const after = transport.stats();

@@ -1,5 +1,6 @@
 import type { RequestOptions } from '../resources/index.js';
 import type { ProtectedPath } from './output-paths.js';
+import type { BulkOptions } from './bulk-options.js';
 
 /** Everything a live run needs besides the job; defaults are resolved by the CLI. */
 export interface LiveImportOptions extends RequestOptions {
@@ -17,4 +18,6 @@ export interface LiveImportOptions extends RequestOptions {
   readonly failOnInvalid: boolean;
   /** Resend rows whose request may have been applied before a crash (resume only). */
   readonly resendUnknown: boolean;
+  /** The bulk import path; absent: every row per row (tests, callers that predate it). */
+  readonly bulk?: BulkOptions | undefined;
 }

@@ -19,6 +19,8 @@ export const settled = (line: ReportLine, effect?: () => void): Settled => ({ li
  */
 export class ReportWindow {
   readonly #pending: Promise<Settled>[] = [];
+  /** Lines pushed and settled (not yet written), so the stage knows whether the head is waiting. */
+  readonly #ready = new WeakSet<Promise<Settled>>();
   readonly #size: number;
   readonly #write: (s: Settled) => Promise<void>;
 
@@ -34,7 +36,15 @@ export class ReportWindow {
 
   /** A line known now, or one that settles later (a row in flight). */
   push(line: Settled | Promise<Settled>): void {
-    this.#pending.push(Promise.resolve(line));
+    const pending = Promise.resolve(line);
+    this.#pending.push(pending);
+    void pending.then(() => this.#ready.add(pending), () => undefined);
+  }
+
+  /** Whether the oldest line has settled (writing it does not wait for a row in flight). */
+  get headReady(): boolean {
+    const head = this.#pending[0];
+    return head !== undefined && this.#ready.has(head);
   }
 
   /** Writes the oldest line, waiting for it to settle. */

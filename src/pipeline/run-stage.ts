@@ -47,7 +47,8 @@ export interface StageRun {
  * run stopped are `not_sent`; the others go to the strategy, at most `concurrency` in flight.
  */
 export async function runStage(run: StageRun): Promise<void> {
-  const window = new ReportWindow(run.windowSize, async ({ line, effect }: Settled) => {
+  const batching = run.strategy.holds !== undefined;
+  const window = new ReportWindow(Math.max(run.windowSize, run.strategy.holds ?? 0), async ({ line, effect }: Settled) => {
     effect?.();
     run.summary.counts[line.status]++;
     run.summary.errors.add(line.status, line.line, line.message);
@@ -58,7 +59,8 @@ export async function runStage(run: StageRun): Promise<void> {
   for await (const { row: plannedRow, verdict } of withSyncVerdicts(planned, run.sync)) {
     const row = { ...plannedRow, file: run.stage.file, ...(verdict && { sync: verdict }) };
     while (window.full) {
-      await run.strategy.flush?.();
+      // A batching strategy is asked to move only when the oldest line still waits for it.
+      if (!window.headReady) await run.strategy.flush?.('window_full');
       await window.writeHead();
     }
     const before = row.status === 'valid' && run.resumed !== false ? run.ledger.get(run.stage.index, row.line) : undefined;
@@ -67,10 +69,15 @@ export async function runStage(run: StageRun): Promise<void> {
       window.push(await now);
       continue;
     }
+    if (batching) {
+      window.push(guarded(run, row as SendableRow, before));
+      continue;
+    }
     await run.inFlight.acquire();
     window.push(guarded(run, row as SendableRow, before).finally(() => run.inFlight.release()));
   }
-  await run.strategy.flush?.();
+  // A batching strategy settles everything it holds here: the next stage starts only after.
+  await run.strategy.flush?.('stage_end');
   // A stage finishes before the next begins, so that dependents find their parents.
   await window.drain();
 }
@@ -79,7 +86,7 @@ export async function runStage(run: StageRun): Promise<void> {
 function decideWithoutSending(run: StageRun, row: PlannedRow & { readonly file: string }, before: LedgerEntry | undefined, verdict: SyncVerdict | undefined): Promise<Settled> | Settled | undefined {
   const base = baseLine(run.stage, row);
   if (row.status === 'invalid') return invalidRow(run, row, base);
-  const decision = resumeDecision(before?.state, row.idempotent, run.options.resendUnknown);
+  const decision = resumeDecision(before?.state, row.idempotent || run.strategy.upsert === true, run.options.resendUnknown);
   if (decision.kind === 'report' && before !== undefined) {
     // Resumed run: this row has its outcome already; never send it again.
     const effect = before.state === 'ok' ? run.cascade.succeeded(row, before.id ?? undefined) : before.state === 'failed' ? run.cascade.failed(row, 'failed') : undefined;

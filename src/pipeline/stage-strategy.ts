@@ -35,5 +35,21 @@ export interface StageInfo {
  */
 export interface StageStrategy {
   send(row: SendableRow, before: LedgerEntry | undefined): Promise<Settled>;
-  flush?(): Promise<void>;
+  /**
+   * `window_full`: the stage waits for its oldest line; settle what holds it (or wait for it).
+   * `stage_end`: no row follows; send everything held and let it all settle.
+   */
+  flush?(reason: 'window_full' | 'stage_end'): Promise<void>;
+  /**
+   * A batching strategy: rows it may hold before they can settle. The stage's report window is at
+   * least this large, and its rows do not take the run's in-flight slots (the strategy paces its
+   * own requests).
+   */
+  readonly holds?: number;
+  /**
+   * The strategy applies rows by an upsert (a bulk import): a row in flight at a crash may be sent
+   * again even when its per-row request is not idempotent; the strategy itself decides what to do
+   * with the rows it cannot send that way.
+   */
+  readonly upsert?: boolean;
 }

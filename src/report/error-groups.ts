@@ -40,6 +40,8 @@ const VALUE_PATTERNS: readonly [RegExp, string][] = [
   [new RegExp(String.raw`\bpk ${JSON_STRING}`, 'g'), 'pk …'],
   [/'[^']*'(?= does not exist)/g, '…'],
   [/\b(custom_id|id) ?= ?\S+?(?=\.?(?:\s|$))/g, '$1=…'],
+  // A bulk row names its import; one service message is one kind whichever import said it.
+  [/\bbulk import [0-9a-f-]{8,}/gi, 'bulk import …'],
 ];
 
 /** A row's message is `field: message; field: message`: split on `; ` outside quoted values. */

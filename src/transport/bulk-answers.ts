@@ -31,7 +31,7 @@ export interface ImportStatusReport {
   readonly totalCount: number | undefined;
   readonly succeeded: number | undefined;
   readonly failed: number | undefined;
-  /** At most the first 50 failed rows (public-facts). */
+  /** At most the first 50 failed rows (docs/api-contract.md R-BULK-9). */
   readonly rowsWithErrors: readonly ListedRowError[];
 }
 

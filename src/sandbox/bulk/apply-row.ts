@@ -1,8 +1,8 @@
 /**
  * One row of a bulk CSV import, applied with the per-row endpoints' own checks (so both paths
  * refuse the same rows): contacts through `readContact`, products through `readProductFields`,
- * deals through `readDeal`. Each is an upsert (public-facts.md: the importer "creates or
- * updates records automatically"): contacts by `custom_id`, else by email; products and deals by
+ * deals through `readDeal`. Each is an upsert (docs/api-contract.md R-BULK-5: the importer creates or
+ * updates records): contacts by `custom_id`, else by email; products and deals by
  * `custom_id`. An empty cell gives no value for its field, as a field left out of a request.
  */
 import type { FieldErrorMap } from '../errors.js';
@@ -15,7 +15,7 @@ import { readContact, readContactKey, upsertContact } from '../routes/users.js';
 import type { SandboxState } from '../state.js';
 import type { ImportKind, ImportRequestOptions } from './import-store.js';
 
-/** Multi-value cells separate their values with `|` (public-facts.md). */
+/** Multi-value cells separate their values with `|` (docs/api-contract.md R-BULK-3). */
 const MULTI_VALUE_SEPARATOR = '|';
 
 /** The row's outcome: applied, or refused with field errors in the flat format. */

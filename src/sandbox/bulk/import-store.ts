@@ -23,7 +23,7 @@ export interface RowWithErrors {
   readonly errors: Readonly<Record<string, unknown>>;
 }
 
-/** At most this many failed rows are listed (public-facts: "a maximum first 50 rows"). */
+/** At most this many failed rows are listed (docs/api-contract.md R-BULK-9: the first 50 failed rows at most). */
 export const MAX_ROWS_WITH_ERRORS = 50;
 
 /** What the upload asked for besides the file; the sandbox keeps it for tests to read. */
@@ -55,7 +55,7 @@ export interface ImportRecord {
   readonly options: ImportRequestOptions;
 }
 
-/** The status object as `GET /import/status/` answers it (public-facts.md field order). */
+/** The status object as `GET /import/status/` answers it (docs/api-contract.md R-BULK-7, in its field order). */
 export function statusOf(record: ImportRecord): Record<string, unknown> {
   return {
     id: record.id,

@@ -1,6 +1,6 @@
 /**
- * Runs one accepted import in the background at `bulkRowsPerS` rows a second (public-facts.md:
- * the docs' example imported about 450 rows/s): rows are applied in order, in batches, with the
+ * Runs one accepted import in the background at `bulkRowsPerS` rows a second (docs/api-contract.md
+ * R-BULK-10: the docs' example imported about 450 rows/s): rows are applied in order, in batches, with the
  * injected `sleep` between batches, so tests run an import at once and benches at any speed.
  * Each row goes through `applyRow` (the per-row endpoints' checks) and is logged as an `IMPORT`
  * entry; the first 50 failures are listed in `rows_with_errors`. A seeded bulk fault stops the

@@ -1,6 +1,6 @@
 /**
  * The bulk CSV upload endpoints, `POST /users/import/`, `/products/import/`, `/deals/import/`
- * (public-facts.md "Bulk CSV import endpoints"). The body is `multipart/form-data`, read as a
+ * (docs/api-contract.md R-BULK-1 … R-BULK-6). The body is `multipart/form-data`, read as a
  * stream with busboy: the file is kept once (its chunks, up to 200 MB) while its records are
  * counted and its header read, and the form fields are checked once the body has ended. The
  * order of checks is the other endpoints' (path, auth, rate limit, method, body, faults), so a
@@ -19,7 +19,7 @@ import type { SandboxState } from '../state.js';
 import { csvParser, SEPARATORS, type SeparatorName } from './csv-records.js';
 import type { ImportKind, ImportRecord, ImportRequestOptions } from './import-store.js';
 
-/** public-facts.md: "a CSV file, UTF-8, at most 200 MB". */
+/** docs/api-contract.md R-BULK-1: a CSV file, UTF-8, at most 200 MB. */
 export const MAX_UPLOAD_BYTES = 200 * 1024 * 1024;
 
 /** The kind of import a decoded API path uploads to, or undefined. */

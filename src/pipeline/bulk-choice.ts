@@ -1,0 +1,55 @@
+/**
+ * Which stages go through the CSV import endpoints. Contacts and products go by bulk in `auto`
+ * when the stage has at least `minRows` valid rows; deals only when asked (`--bulk always` or the
+ * mapping's `bulk: true`), because the deal importer's header names are not published and the
+ * mapping must give them (`bulk_header:`). A mapping's `bulk:` overrides `--bulk`. Events,
+ * product events and web push campaigns have no import endpoint: always per row.
+ */
+import type { ResolvedMapping } from '../config/mapping-schema.js';
+import { ConfigError } from '../errors.js';
+import { bulkColumns, type BulkColumn } from '../bulk/chunk-csv.js';
+import type { BulkKind } from '../transport/bulk-client.js';
+import type { BulkOptions } from './bulk-options.js';
+
+const KINDS: Partial<Record<ResolvedMapping['resource'], BulkKind>> = { user: 'users', product: 'products', deal: 'deals' };
+
+export interface BulkPlan {
+  readonly kind: BulkKind;
+  readonly columns: readonly BulkColumn[];
+  /** The fields of a listed failed row that may echo the row's key, in order of preference. */
+  readonly keyFields: readonly string[];
+  /** The payload fields whose value identifies the row to the importer (the chunk row's key). */
+  readonly keyOf: (payload: Readonly<Record<string, unknown>>) => string | undefined;
+}
+
+/** The bulk plan of a stage, or undefined when it goes per row. */
+export function bulkPlanOf(mapping: ResolvedMapping, validRows: number, options: BulkOptions | undefined): BulkPlan | undefined {
+  const kind = KINDS[mapping.resource];
+  if (kind === undefined || options === undefined) return undefined;
+  const wanted = mapping.bulk ?? (options.mode === 'always' || (options.mode === 'auto' && kind !== 'deals' && validRows >= options.minRows));
+  if (!wanted || validRows === 0) return undefined;
+  const resource = mapping.resource as 'user' | 'product' | 'deal';
+  const columns = bulkColumns(resource, mapping.fields.map((f) => f.target), mapping.bulkHeaders ?? {});
+  if ('missingHeaders' in columns) {
+    throw new ConfigError('CONFIG_INVALID', `${mapping.mappingFile}: deals go by bulk import (--bulk always) but the deal importer's header names are not published: give \`bulk_header:\` for ${columns.missingHeaders.join(', ')}, or run with --bulk auto`);
+  }
+  const header = (field: string) => columns.columns.find((c) => c.field === field)?.header ?? field;
+  const keys = kind === 'users' ? ['custom_id', 'email'] : ['custom_id'];
+  return {
+    kind,
+    columns: columns.columns,
+    keyFields: keys.map(header),
+    keyOf: (payload) => {
+      for (const k of keys) {
+        const v = payload[k];
+        if (typeof v === 'string' || typeof v === 'number') return String(v);
+      }
+      return undefined;
+    },
+  };
+}
+
+/** Refuses, before anything is sent, a run whose deals must go by bulk without their headers. */
+export function checkBulkHeaders(mappings: readonly ResolvedMapping[], options: BulkOptions | undefined): void {
+  for (const m of mappings) if (m.resource === 'deal') bulkPlanOf(m, 1, options);
+}

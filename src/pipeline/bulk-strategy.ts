@@ -1,0 +1,316 @@
+/**
+ * The bulk strategy: a stage's rows through the API's CSV import endpoint (docs/api-contract.md
+ * R-BULK-1 … R-BULK-9), each row still with its own report line and status.
+ *
+ * Rows are written as they come into a chunk file in the run folder (`bulk/`); the file, not
+ * memory, holds a chunk's CSV. A chunk is closed at `chunkRows`, at the 200 MB limit, or when a
+ * row's key is already in it (the import's report could not tell two rows with one key apart).
+ * A closed chunk is recorded in the ledger (its rows, then their intents), uploaded, its import id
+ * recorded, polled, and settled row by row (`settleChunk`: failures the import did not list are
+ * found by uploading the unknown rows again in smaller chunks). Chunks go one after the other.
+ * A row whose payload a CSV cell cannot carry (`null`, `""`, `[]`, a list value holding `|`) is
+ * sent per row instead, so both paths give it the same status.
+ *
+ * Resume: a row in flight at a crash whose chunk has a recorded import id joins that chunk again,
+ * and the import is polled, not uploaded again; a chunk without an id is uploaded again (upsert).
+ */
+import { openAsBlob } from 'node:fs';
+import { access, mkdir } from 'node:fs/promises';
+import { basename, join } from 'node:path';
+import { headerLine, payloadLine } from '../bulk/chunk-csv.js';
+import { createChunkFileWriter, writeSubChunk, type ChunkFileWriter } from '../bulk/chunk-file.js';
+import { settleChunk, type ImportAttempt, type RowSettlement } from '../bulk/settle-chunk.js';
+import type { BulkChunkRecord, BulkChunks } from '../ledger/bulk-chunks.js';
+import type { LedgerEntry, Outcome } from '../ledger/index.js';
+import { HttpError } from '../errors.js';
+import { createBulkClient, type BulkClient, type UploadOutcome, type WaitOutcome } from '../transport/bulk-client.js';
+import { IN_DOUBT_MESSAGE } from '../transport/in-doubt.js';
+import type { BulkPlan } from './bulk-choice.js';
+import type { BulkOptions } from './bulk-options.js';
+import { settled, type Settled } from './report-window.js';
+import type { Semaphore } from './semaphore.js';
+import { baseLine, sendEachRow, type SendDeps } from './send-row.js';
+import type { SendableRow, StageInfo, StageStrategy } from './stage-strategy.js';
+
+export interface BulkDeps extends SendDeps {
+  readonly plan: BulkPlan;
+  readonly chunks: BulkChunks;
+  /** Where chunk files are written (in the run folder, so a resume can cut sub-chunks from them). */
+  readonly dir: string;
+  readonly options: BulkOptions;
+  /** Slots for the rows sent per row. */
+  readonly inFlight: Semaphore;
+  /** Stops polling (SIGINT/SIGTERM); the import goes on at the service and a resume polls it. */
+  readonly signal?: AbortSignal | undefined;
+}
+
+/** What the summary line of a bulk stage shows. */
+export interface BulkStats {
+  /** Rows that went in a chunk. */
+  readonly rows: number;
+  /** Imports the service accepted (first uploads and re-uploads). */
+  readonly imports: number;
+}
+
+interface Member {
+  readonly row: SendableRow;
+  readonly position: number;
+  readonly resolve: (s: Settled) => void;
+}
+
+type Batch =
+  | { readonly kind: 'fresh'; readonly file: string; readonly writer: ChunkFileWriter; readonly members: Member[]; readonly keys: Set<string>; readonly keyList: (string | undefined)[]; done?: Promise<void> }
+  | { readonly kind: 'resumed'; readonly record: BulkChunkRecord; readonly members: Member[]; done?: Promise<void> };
+
+export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { readonly stats: BulkStats } {
+  const { plan, chunks, ledger, state, options } = deps;
+  const perRow = sendEachRow(stage, deps);
+  const client: BulkClient = createBulkClient({ transport: deps.transport, timeoutMs: options.timeoutMs, ...(options.pollDelaysMs && { pollDelaysMs: options.pollDelaysMs }), ...(options.sleep && { sleep: options.sleep }), ...(options.now && { now: options.now }), ...(deps.signal && { signal: deps.signal }) });
+  const header = headerLine(plan.columns);
+  const open: Batch[] = [];
+  let filling: Extract<Batch, { kind: 'fresh' }> | undefined;
+  let resuming: Extract<Batch, { kind: 'resumed' }> | undefined;
+  let chain: Promise<void> = mkdir(deps.dir, { recursive: true }).then(() => undefined);
+  let files = 0;
+  const stats = { rows: 0, imports: 0 };
+
+  /** Starts a batch's upload or poll after the batches before it: one import at a time. */
+  const close = (batch: Batch) => {
+    if (batch === filling) filling = undefined;
+    if (batch === resuming) resuming = undefined;
+    if (batch.done !== undefined) return;
+    const work = chain
+      .then(() => (batch.kind === 'fresh' ? runFresh(batch) : runResumed(batch)))
+      .catch((error: unknown) => {
+        // A bug: stop the run; rows not yet answered say so (an answered row keeps its line).
+        state.stop({ kind: 'bug', error });
+        each(batch.members, (m) => settled({ ...baseLine(stage, m.row), status: 'unknown', message: `stopped on an error while this row's bulk import was handled: ${error instanceof Error ? error.message : String(error)}` }));
+      });
+    batch.done = work.finally(() => open.splice(open.indexOf(batch), 1));
+    chain = work;
+  };
+
+  const member = (batch: Batch, row: SendableRow, position: number) =>
+    new Promise<Settled>((resolve) => {
+      batch.members.push({ row, position, resolve });
+    });
+
+  function send(row: SendableRow, before: LedgerEntry | undefined): Promise<Settled> {
+    if (before?.state === 'intent') {
+      const record = chunks.chunkOf(stage.index, row.line);
+      if (record?.importId != null) {
+        // In flight at a crash, its import known: wait for that import, never upload again.
+        if (resuming !== undefined && resuming.record.chunk !== record.chunk) close(resuming);
+        if (resuming === undefined) {
+          resuming = { kind: 'resumed', record, members: [] };
+          open.push(resuming);
+        }
+        stats.rows++;
+        return member(resuming, row, positionIn(record, row.line));
+      }
+    }
+    const line = payloadLine(plan.columns, row.payload);
+    if (!line.ok) return sendPerRow(row, before);
+    const key = plan.keyOf(row.payload);
+    if (filling !== undefined && ((key !== undefined && filling.keys.has(key)) || !filling.writer.fits(line.text))) close(filling);
+    if (filling === undefined) {
+      const file = join(deps.dir, `${stage.index}-${String(++files).padStart(5, '0')}-${ledger.runId}.csv`);
+      filling = { kind: 'fresh', file, writer: createChunkFileWriter(file, header), members: [], keys: new Set(), keyList: [] };
+      open.push(filling);
+    }
+    const batch = filling;
+    if (key !== undefined) batch.keys.add(key);
+    batch.keyList.push(key);
+    // Written now, in input order; the stream buffers, and the report window bounds how much.
+    void batch.writer.write(line.text)?.catch(() => undefined);
+    const answer = member(batch, row, batch.members.length);
+    stats.rows++;
+    if (batch.members.length >= options.chunkRows) close(batch);
+    return answer;
+  }
+
+  /** A row a CSV cell cannot carry: per row, in the run's in-flight slots. */
+  async function sendPerRow(row: SendableRow, before: LedgerEntry | undefined): Promise<Settled> {
+    // Not in a chunk: its per-row request was in flight at the crash, and that is no upsert.
+    if (before?.state === 'intent' && !row.idempotent) return settled({ ...baseLine(stage, row), status: 'unknown', message: IN_DOUBT_MESSAGE });
+    await deps.inFlight.acquire();
+    try {
+      return await perRow.send(row, before);
+    } finally {
+      deps.inFlight.release();
+    }
+  }
+
+  async function runFresh(batch: Extract<Batch, { kind: 'fresh' }>): Promise<void> {
+    await batch.writer.close();
+    const { members } = batch;
+    if (state.stopReason !== undefined) return each(members, (m) => settled({ ...baseLine(stage, m.row), status: 'not_sent', message: state.stopReason }));
+    let chunk: number;
+    try {
+      // The chunk's rows, then their intents, are committed before the upload leaves.
+      chunk = chunks.recordChunk(stage.index, batch.file, members.map((m) => m.row.line), batch.keyList);
+      await Promise.all(members.map((m) => ledger.recordIntent(stage.index, m.row.line)));
+    } catch (error) {
+      state.ledgerBroke(error);
+      await Promise.all(members.map((m) => ledger.forget(stage.index, m.row.line).catch(() => undefined)));
+      return each(members, (m) => settled({ ...baseLine(stage, m.row), status: 'not_sent', message: state.stopReason }));
+    }
+    const first = await upload(batch.file, chunk);
+    if (first === 'not_sent') {
+      await Promise.all(members.map((m) => ledger.forget(stage.index, m.row.line).catch(() => undefined)));
+      return each(members, (m) => settled({ ...baseLine(stage, m.row), status: 'not_sent', message: state.stopReason ?? 'the upload did not leave' }));
+    }
+    await settleAll(batch.file, batch.keyList, first, members);
+  }
+
+  async function runResumed(batch: Extract<Batch, { kind: 'resumed' }>): Promise<void> {
+    const { record, members } = batch;
+    const importId = record.importId!;
+    const first = await waitFor(importId);
+    await settleAll(record.file, record.keys.map((k) => k ?? undefined), first, members);
+  }
+
+  /** Settles the chunk's rows (bisecting unnamed failures), then records and reports each member. */
+  async function settleAll(file: string, keys: readonly (string | undefined)[], first: ImportAttempt & { readonly stopped?: boolean }, members: readonly Member[]): Promise<void> {
+    if (first.kind === 'given_up' && first.stopped) {
+      // Interrupted while waiting: the intents stay, so a resume polls this import.
+      return each(members, (m) => settled({ ...baseLine(stage, m.row), status: 'unknown', message: `${first.message}; resume to wait for it` }));
+    }
+    const outcomes = await settleChunk(keys.map((key) => ({ key })), first, {
+      keyFields: plan.keyFields,
+      uploadAndWait: async (positions) => {
+        const sub = join(deps.dir, `${basename(file, '.csv')}-${++files}.csv`);
+        try {
+          await access(file);
+          await writeSubChunk(file, positions, sub);
+        } catch (error) {
+          return { kind: 'given_up', message: `the chunk file to upload again is gone: ${(error as Error).message}`, importId: undefined };
+        }
+        const attempt = await upload(sub, undefined);
+        return attempt === 'not_sent' ? { kind: 'given_up', message: `not uploaded again: ${state.stopReason ?? 'the run stopped'}`, importId: undefined } : attempt;
+      },
+    });
+    await Promise.all(members.map(async (m) => m.resolve(await settleRow(m.row, outcomes[m.position] ?? { kind: 'unknown', message: 'not in its chunk', importId: undefined }))));
+  }
+
+  /** Uploads one file and waits for its import; the chunk's import id is recorded as soon as it is known. */
+  async function upload(file: string, chunk: number | undefined): Promise<(ImportAttempt & { readonly stopped?: boolean }) | 'not_sent'> {
+    if (state.stopReason !== undefined) return 'not_sent';
+    let answer: UploadOutcome;
+    try {
+      answer = await client.upload({ kind: plan.kind, file: await openAsBlob(file), fileName: basename(file) });
+    } catch (error) {
+      // 401 and the other answers no request can get past: the file was refused, nothing imported.
+      if (!(error instanceof HttpError)) throw error;
+      state.stop({ kind: 'api', message: error.message });
+      return 'not_sent';
+    }
+    const stopped = deps.transport.stopped();
+    if (stopped !== undefined) state.stop({ kind: 'api', message: stopped.message });
+    switch (answer.kind) {
+      case 'refused':
+        return { kind: 'refused', message: answer.message };
+      case 'unknown':
+        return { kind: 'given_up', message: answer.message, importId: undefined };
+      case 'not_sent':
+        return answer.mayHaveApplied ? { kind: 'given_up', message: `${answer.message}; the upload may have created an import`, importId: undefined } : 'not_sent';
+      case 'accepted':
+        stats.imports++;
+        if (chunk !== undefined) {
+          try {
+            chunks.recordImport(chunk, answer.importId);
+          } catch (error) {
+            state.ledgerBroke(error);
+          }
+        }
+        return waitFor(answer.importId);
+    }
+  }
+
+  async function waitFor(importId: string): Promise<ImportAttempt & { readonly stopped?: boolean }> {
+    let wait: WaitOutcome;
+    try {
+      wait = await client.waitForImport(importId);
+    } catch (error) {
+      if (!(error instanceof HttpError)) throw error;
+      state.stop({ kind: 'api', message: error.message });
+      return { kind: 'given_up', message: `import ${importId}: ${error.message}`, importId, stopped: true };
+    }
+    if (wait.kind === 'ended') return { kind: 'ended', importId, report: wait.report };
+    const message = wait.message.includes(importId) ? wait.message : `import ${importId}: ${wait.message}`;
+    return { kind: 'given_up', message, importId, stopped: wait.kind === 'stopped' };
+  }
+
+  /** One row's outcome: in the ledger first, then its report line and its effect on later stages. */
+  async function settleRow(row: SendableRow, outcome: RowSettlement): Promise<Settled> {
+    const base = baseLine(stage, row);
+    const by = outcome.importId === undefined ? 'bulk import' : `bulk import ${outcome.importId}`;
+    const record = async (entry: Outcome): Promise<string> => {
+      try {
+        await ledger.recordOutcome(stage.index, row.line, entry);
+        return '';
+      } catch (error) {
+        return ` (the run's ledger could not record this answer: ${state.ledgerBroke(error)}; a resume will report this row as in doubt)`;
+      }
+    };
+    switch (outcome.kind) {
+      case 'ok': {
+        const message = `imported by ${by}`;
+        // Bulk ok outcomes are recorded here, and only here; the row's sync key goes with it, so the
+        // next incremental run knows the import accepted it.
+        const note = await record({ state: 'ok', message, sync: row.sync?.key });
+        return settled({ ...base, status: 'ok', message: message + note }, deps.cascade.succeeded(row, undefined));
+      }
+      case 'failed': {
+        const message = `${by}: ${outcome.message}`;
+        const note = await record({ state: 'failed', message });
+        await deps.reject(row, outcome.message);
+        return settled({ ...base, status: 'failed', message: message + note }, deps.cascade.failed(row, 'failed'));
+      }
+      case 'unknown': {
+        const message = outcome.message.includes(outcome.importId ?? '\u0000') ? outcome.message : `${by}: ${outcome.message}`;
+        const note = await record({ state: 'unknown', message });
+        return settled({ ...base, status: 'unknown', message: message + note });
+      }
+    }
+  }
+
+  return {
+    // One chunk's rows wait for their import; the next chunk is read while that import runs only
+    // as far as the window allows (its rows are in memory until their lines are written).
+    holds: options.chunkRows + 256,
+    upsert: true,
+    stats,
+    send,
+    async flush(reason) {
+      if (reason === 'stage_end') {
+        if (resuming !== undefined) close(resuming);
+        if (filling !== undefined) close(filling);
+        while (open.length > 0) await open[0]!.done;
+        await chain;
+        return;
+      }
+      // The oldest open batch holds the window's head: start it if it is still filling, wait for it.
+      const oldest = open[0];
+      if (oldest === undefined) return;
+      close(oldest);
+      await oldest.done;
+    },
+  };
+}
+
+const positions = new WeakMap<BulkChunkRecord, Map<number, number>>();
+
+/** A line's position in a recorded chunk (its row in the chunk file). */
+function positionIn(record: BulkChunkRecord, line: number): number {
+  let map = positions.get(record);
+  if (map === undefined) {
+    map = new Map(record.lines.map((l, i) => [l, i]));
+    positions.set(record, map);
+  }
+  return map.get(line) ?? -1;
+}
+
+function each(members: readonly Member[], line: (m: Member) => Settled): void {
+  for (const m of members) m.resolve(line(m));
+}

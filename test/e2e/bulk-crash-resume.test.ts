@@ -1,0 +1,66 @@
+/**
+ * kill -9 of a real importer process while it polls a bulk import, then `resume`: the import
+ * whose id the ledger recorded is polled, not uploaded again; the chunk never uploaded goes now;
+ * every input row ends with exactly one report line and its own status.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { parse } from 'csv-parse/sync';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { tmpTree } from '../helpers/tmp.js';
+
+const ROOT = resolve(import.meta.dirname, '../..');
+const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
+
+let sandbox: Sandbox | undefined;
+afterEach(async () => {
+  await sandbox?.close();
+  sandbox = undefined;
+});
+
+function importer(args: string[], env: NodeJS.ProcessEnv, cwd: string): ChildProcess {
+  return spawn(process.execPath, ['--import', TSX, join(ROOT, 'src/cli/bin.ts'), ...args], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+}
+const exited = (child: ChildProcess) => new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+
+describe('bulk import: kill -9 while polling, then resume', () => {
+  it('polls the recorded import instead of uploading it again, uploads the rest, reports every row once', async () => {
+    const lines = ['customer_id,email,tier,shoe_size'];
+    for (let i = 0; i < 600; i++) lines.push(`C-${i},c${i}@example.com,gold,${i % 20 === 3 ? '42' : ''}`);
+    const dir = tmpTree({
+      'contacts.csv': `${lines.join('\n')}\n`,
+      'contacts.yaml': 'resource: user\nsource: { file: contacts.csv }\nkey: customer_id\nfields:\n  custom_id: customer_id\n  email: email\n  tier: tier\n  shoe_size: shoe_size\n',
+      'job.yaml': 'mappings: [contacts.yaml]\n',
+    });
+    // 300 rows at 150 rows/s: each import runs 2 s, so the importer is killed while it polls the first.
+    sandbox = await startSandbox({ port: 0, rate: 0, bulkRowsPerS: 150, fixtures: { userAttributes: ['tier'] } });
+    const env = { ...process.env, ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const common = ['--report', 'report.csv', '--state-dir', 'state', '--rate', '1000', '--quiet', '--bulk', 'always', '--bulk-chunk-rows', '300'];
+    const polls = () => sandbox!.requests.filter((q) => q.method === 'GET' && q.path.includes('import/status')).length;
+    const uploads = () => sandbox!.requests.filter((q) => q.method === 'POST' && q.path.endsWith('users/import/'));
+
+    const first = importer(['import', 'job.yaml', ...common], env, dir);
+    const firstExit = exited(first);
+    while (polls() === 0 && first.exitCode === null) await new Promise((r) => setTimeout(r, 5));
+    first.kill('SIGKILL');
+    expect(await firstExit).toBe(null);
+    expect(uploads()).toHaveLength(1);
+
+    const second = importer(['resume', ...common], env, dir);
+    let stderr = '';
+    second.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
+    expect(await exited(second), stderr).toBe(1); // some rows failed, as they should
+
+    // The first chunk went once (the resume polled its import); the second went in the resume.
+    expect(uploads()).toHaveLength(2);
+    const report = parse(readFileSync(join(dir, 'report.csv')), { columns: true }) as Record<string, string>[];
+    expect(report.map((l) => Number(l.line))).toEqual(Array.from({ length: 600 }, (_, i) => i + 2));
+    expect(report.filter((l) => l.status === 'failed').map((l) => l.key)).toEqual(Array.from({ length: 30 }, (_, k) => `C-${k * 20 + 3}`));
+    expect(report.filter((l) => l.status === 'ok')).toHaveLength(570);
+    expect(sandbox.state.users()).toHaveLength(570);
+  }, 60_000);
+});
