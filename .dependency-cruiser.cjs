@@ -53,7 +53,8 @@ module.exports = {
     {
       name: 'no-circular',
       severity: 'error',
-      comment: 'A cycle (type-only imports included) hides which file owns a concept: move the shared part into its own file.',
+      comment:
+        'A cycle (type-only imports included) hides which file owns a concept: move the shared part into its own file.',
       from: {},
       to: { circular: true },
     },
@@ -84,6 +85,9 @@ module.exports = {
     // Type-only imports count: a type cycle is still a cycle for the reader.
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
-    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default', 'types'] },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+    },
   },
 };

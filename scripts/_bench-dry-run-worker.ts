@@ -15,7 +15,11 @@ if (mode === 'bare') {
   let text = '';
   stderr.on('data', (c: Buffer) => (text += c.toString()));
   const code = await main(['validate', map, '--input', csv, '--report', 'bench-data/report.csv', '--json'], {
-    stdout: sink, stderr, env: {}, cwd: process.cwd(), signal: new AbortController().signal,
+    stdout: sink,
+    stderr,
+    env: {},
+    cwd: process.cwd(),
+    signal: new AbortController().signal,
   });
   if (code > 1) throw new Error(`validate exited ${code}: ${text}`);
   const m = /: ([\d,]+) rows in/.exec(text);
@@ -23,4 +27,6 @@ if (mode === 'bare') {
 }
 const ms = performance.now() - started;
 const usage = process.resourceUsage();
-console.log(JSON.stringify({ rows, ms, cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, maxRssMb: usage.maxRSS / 1024 }));
+console.log(
+  JSON.stringify({ rows, ms, cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, maxRssMb: usage.maxRSS / 1024 }),
+);

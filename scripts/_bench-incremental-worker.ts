@@ -9,7 +9,21 @@ sink.resume();
 const stderr = new PassThrough();
 let text = '';
 stderr.on('data', (c: Buffer) => (text += c.toString()));
-const code = await main(argv, { stdout: sink, stderr, env: { ENGAGE_API_KEY: apiKey }, cwd, signal: new AbortController().signal });
+const code = await main(argv, {
+  stdout: sink,
+  stderr,
+  env: { ENGAGE_API_KEY: apiKey },
+  cwd,
+  signal: new AbortController().signal,
+});
 const ms = performance.now() - started;
 const usage = process.resourceUsage();
-console.log(JSON.stringify({ code, ms, cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000, maxRssMb: usage.maxRSS / 1024, stderr: text.slice(0, 4000) }));
+console.log(
+  JSON.stringify({
+    code,
+    ms,
+    cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000,
+    maxRssMb: usage.maxRSS / 1024,
+    stderr: text.slice(0, 4000),
+  }),
+);

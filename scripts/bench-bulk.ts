@@ -24,12 +24,31 @@ const REFUSED = Math.round((ROWS * 200) / 100_000);
 const PER_ROW = Math.min(2_000, ROWS);
 const CHUNK = 10_000;
 
-interface Sandbox { url: string; apiKey: string; child: ChildProcess }
-interface Entry { time: string; method: string; path: string; status: number | null; importId?: string; body?: unknown }
-interface Measured { code: number; ms: number; cpuMs: number; maxRssMb: number; summary: string }
+interface Sandbox {
+  url: string;
+  apiKey: string;
+  child: ChildProcess;
+}
+interface Entry {
+  time: string;
+  method: string;
+  path: string;
+  status: number | null;
+  importId?: string;
+  body?: unknown;
+}
+interface Measured {
+  code: number;
+  ms: number;
+  cpuMs: number;
+  maxRssMb: number;
+  summary: string;
+}
 
 async function startSandboxProcess(args: string[]): Promise<Sandbox> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', 'sandbox', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/cli/bin.ts', 'sandbox', '--port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   let out = '';
   return await new Promise((resolve, reject) => {
     child.once('exit', (code) => reject(new Error(`sandbox exited ${code}: ${out}`)));
@@ -55,7 +74,10 @@ async function requests(s: Sandbox): Promise<Entry[]> {
 
 /** Runs the client in its own process. */
 async function client(args: string[], apiKey = ''): Promise<Measured> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/_bench-bulk-worker.ts', ...args], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, ENGAGE_API_KEY: apiKey } });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'scripts/_bench-bulk-worker.ts', ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, ENGAGE_API_KEY: apiKey },
+  });
   let out = '';
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
   await once(child, 'exit');
@@ -69,11 +91,19 @@ async function writeData(): Promise<void> {
   const every = Math.floor(ROWS / REFUSED);
   for (let i = 0; i < ROWS; i++) {
     const shoe = i % every === 7 ? String(36 + (i % 10)) : '';
-    if (!file.write(`C-${i},contact${i}@example.com,First${i % 997},Last${i % 991},${['gold', 'silver', 'bronze'][i % 3]},${shoe}\n`)) await once(file, 'drain');
+    if (
+      !file.write(
+        `C-${i},contact${i}@example.com,First${i % 997},Last${i % 991},${['gold', 'silver', 'bronze'][i % 3]},${shoe}\n`,
+      )
+    )
+      await once(file, 'drain');
   }
   file.end();
   await finished(file);
-  writeFileSync(`${DIR}/contacts.yaml`, 'resource: user\nsource: { file: contacts.csv }\nkey: customer_id\nfields:\n  custom_id: { column: customer_id, required: true }\n  email: email\n  first_name: first_name\n  last_name: last_name\n  tier: tier\n  shoe_size: shoe_size\n');
+  writeFileSync(
+    `${DIR}/contacts.yaml`,
+    'resource: user\nsource: { file: contacts.csv }\nkey: customer_id\nfields:\n  custom_id: { column: customer_id, required: true }\n  email: email\n  first_name: first_name\n  last_name: last_name\n  tier: tier\n  shoe_size: shoe_size\n',
+  );
   writeFileSync(`${DIR}/fixtures.json`, JSON.stringify({ userAttributes: ['tier'] }));
 }
 
@@ -82,18 +112,45 @@ const minutes = (s: number) => `${fmt(s / 60, 1)} min`;
 
 await rm(DIR, { recursive: true, force: true });
 await writeData();
-console.log(`${fmt(ROWS)} contacts, ${fmt(REFUSED)} refused by the service only (custom attribute not in the fixtures), chunks of ${fmt(CHUNK)} rows`);
+console.log(
+  `${fmt(ROWS)} contacts, ${fmt(REFUSED)} refused by the service only (custom attribute not in the fixtures), chunks of ${fmt(CHUNK)} rows`,
+);
 
 // 1. Dry run.
 const dry = await client(['validate', `${DIR}/contacts.yaml`, '--report', `${DIR}/dry.csv`, '--quiet']);
 const dryRate = ROWS / (dry.ms / 1000);
-console.log(`dry run: ${fmt(dry.ms / 1000, 1)} s, ${fmt(dryRate)} rows/s, ${fmt(ROWS / (dry.cpuMs / 1000))} rows per CPU second, peak RSS ${fmt(dry.maxRssMb)} MB`);
+console.log(
+  `dry run: ${fmt(dry.ms / 1000, 1)} s, ${fmt(dryRate)} rows/s, ${fmt(ROWS / (dry.cpuMs / 1000))} rows per CPU second, peak RSS ${fmt(dry.maxRssMb)} MB`,
+);
 
 // 2. Bulk.
 {
-  const sandbox = await startSandboxProcess(['--rate', '0', '--bulk-rows-per-s', '5000', '--fixtures', `${DIR}/fixtures.json`]);
+  const sandbox = await startSandboxProcess([
+    '--rate',
+    '0',
+    '--bulk-rows-per-s',
+    '5000',
+    '--fixtures',
+    `${DIR}/fixtures.json`,
+  ]);
   try {
-    const run = await client(['import', `${DIR}/contacts.yaml`, '--base-url', sandbox.url, '--state-dir', `${DIR}/state`, '--report', `${DIR}/bulk.csv`, '--bulk', 'always', '--bulk-chunk-rows', String(CHUNK)], sandbox.apiKey);
+    const run = await client(
+      [
+        'import',
+        `${DIR}/contacts.yaml`,
+        '--base-url',
+        sandbox.url,
+        '--state-dir',
+        `${DIR}/state`,
+        '--report',
+        `${DIR}/bulk.csv`,
+        '--bulk',
+        'always',
+        '--bulk-chunk-rows',
+        String(CHUNK),
+      ],
+      sandbox.apiKey,
+    );
     const log = (await requests(sandbox)).filter((e) => e.method !== 'IMPORT');
     const uploads = log.filter((e) => e.method === 'POST' && e.path.endsWith('/import/'));
     // Waiting: from each upload to the last status poll of its import (the one that saw it end).
@@ -107,8 +164,12 @@ console.log(`dry run: ${fmt(dry.ms / 1000, 1)} s, ${fmt(dryRate)} rows/s, ${fmt(
     const ownRate = ROWS / ownS;
     const cpuRate = ROWS / (run.cpuMs / 1000);
     console.log(run.summary);
-    console.log(`bulk: exit ${run.code}, wall ${fmt(run.ms / 1000, 1)} s, ${fmt(log.length)} requests (${uploads.length} uploads), waiting for imports ${fmt(waitMs / 1000, 1)} s (service time at 5,000 rows/s: ${fmt(serviceS, 1)} s)`);
-    console.log(`bulk: client's own work ${fmt(ownS, 1)} s = ${fmt(ownRate)} rows/s = ${fmt(ownRate / dryRate, 2)} of the dry run (target ≥ 0.7); ${fmt(cpuRate)} rows per CPU second = ${fmt(cpuRate / (ROWS / (dry.cpuMs / 1000)), 2)} of the dry run's`);
+    console.log(
+      `bulk: exit ${run.code}, wall ${fmt(run.ms / 1000, 1)} s, ${fmt(log.length)} requests (${uploads.length} uploads), waiting for imports ${fmt(waitMs / 1000, 1)} s (service time at 5,000 rows/s: ${fmt(serviceS, 1)} s)`,
+    );
+    console.log(
+      `bulk: client's own work ${fmt(ownS, 1)} s = ${fmt(ownRate)} rows/s = ${fmt(ownRate / dryRate, 2)} of the dry run (target ≥ 0.7); ${fmt(cpuRate)} rows per CPU second = ${fmt(cpuRate / (ROWS / (dry.cpuMs / 1000)), 2)} of the dry run's`,
+    );
     console.log(`bulk: peak RSS ${fmt(run.maxRssMb)} MB (target < 200 MB)`);
     // 4. Projection: per chunk, the service time at 450 rows/s, the polling overshoot (1, 2, 4, 8, then every 15 s), and this run's client work.
     const chunkService = CHUNK / 450;
@@ -117,7 +178,9 @@ console.log(`dry run: ${fmt(dry.ms / 1000, 1)} s, ${fmt(dryRate)} rows/s, ${fmt(
     const seen = pollsAt.find((t) => t >= chunkService)!;
     const chunks = Math.ceil(1_000_000 / CHUNK);
     const bulkS = chunks * seen + 1_000_000 / ownRate;
-    console.log(`projection, 1,000,000 contacts: by bulk ${minutes(bulkS)} (${chunks} imports of ${fmt(chunkService, 1)} s at 450 rows/s, each seen ended at ${seen} s by the polls, plus ${fmt(1_000_000 / ownRate, 0)} s of client work); per row at 10 req/s ${fmt(1_000_000 / 10 / 3600, 1)} h: ${fmt((1_000_000 / 10) / bulkS, 0)} times faster`);
+    console.log(
+      `projection, 1,000,000 contacts: by bulk ${minutes(bulkS)} (${chunks} imports of ${fmt(chunkService, 1)} s at 450 rows/s, each seen ended at ${seen} s by the polls, plus ${fmt(1_000_000 / ownRate, 0)} s of client work); per row at 10 req/s ${fmt(1_000_000 / 10 / 3600, 1)} h: ${fmt(1_000_000 / 10 / bulkS, 0)} times faster`,
+    );
   } finally {
     await stopSandbox(sandbox);
   }
@@ -127,10 +190,30 @@ console.log(`dry run: ${fmt(dry.ms / 1000, 1)} s, ${fmt(dryRate)} rows/s, ${fmt(
 {
   const sandbox = await startSandboxProcess(['--rate', '0', '--fixtures', `${DIR}/fixtures.json`]);
   try {
-    const run = await client(['import', `${DIR}/contacts.yaml`, '--base-url', sandbox.url, '--state-dir', `${DIR}/state-per-row`, '--report', `${DIR}/per-row.csv`, '--bulk', 'never', '--rate', '100000', '--limit', String(PER_ROW)], sandbox.apiKey);
+    const run = await client(
+      [
+        'import',
+        `${DIR}/contacts.yaml`,
+        '--base-url',
+        sandbox.url,
+        '--state-dir',
+        `${DIR}/state-per-row`,
+        '--report',
+        `${DIR}/per-row.csv`,
+        '--bulk',
+        'never',
+        '--rate',
+        '100000',
+        '--limit',
+        String(PER_ROW),
+      ],
+      sandbox.apiKey,
+    );
     const log = await requests(sandbox);
     console.log(run.summary);
-    console.log(`per row: ${fmt(PER_ROW)} rows, exit ${run.code}, wall ${fmt(run.ms / 1000, 1)} s, ${fmt(log.length)} requests, ${fmt(PER_ROW / (run.ms / 1000))} rows/s on loopback, peak RSS ${fmt(run.maxRssMb)} MB`);
+    console.log(
+      `per row: ${fmt(PER_ROW)} rows, exit ${run.code}, wall ${fmt(run.ms / 1000, 1)} s, ${fmt(log.length)} requests, ${fmt(PER_ROW / (run.ms / 1000))} rows/s on loopback, peak RSS ${fmt(run.maxRssMb)} MB`,
+    );
   } finally {
     await stopSandbox(sandbox);
   }

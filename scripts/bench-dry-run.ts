@@ -51,11 +51,18 @@ function mapping(): string {
   return path;
 }
 
-interface Measure { rows: number; ms: number; cpuMs: number; maxRssMb: number }
+interface Measure {
+  rows: number;
+  ms: number;
+  cpuMs: number;
+  maxRssMb: number;
+}
 
 // Measured as users run it: the built CLI under plain node (tsx's loader alone adds ~80 MB RSS).
 function run(mode: 'bare' | 'validate', csv: string, map: string): Measure {
-  const out = execFileSync(process.execPath, ['dist/scripts/_bench-dry-run-worker.js', mode, csv, map], { encoding: 'utf8' });
+  const out = execFileSync(process.execPath, ['dist/scripts/_bench-dry-run-worker.js', mode, csv, map], {
+    encoding: 'utf8',
+  });
   return JSON.parse(out.trim().split('\n').pop()!) as Measure;
 }
 
@@ -87,8 +94,14 @@ for (const rows of [1_000_000, 2_000_000]) {
   const peak = (runs: Measure[]) => Math.max(...runs.map((m) => m.maxRssMb)).toFixed(0);
   const spread = (runs: Measure[]) => runs.map((m) => f(rate(m))).join(' / ');
   console.log(`${f(rows)} rows (${mb} MB), median of ${ROUNDS} runs each:`);
-  console.log(`  bare csv-parse : ${f(rate(bare))} rows/s (${f(cpuRate(bare))} per CPU second), peak RSS ${peak(bares)} MB; runs ${spread(bares)}`);
-  console.log(`  validate       : ${f(rate(dry))} rows/s (${f(cpuRate(dry))} per CPU second), peak RSS ${peak(drys)} MB (report written); runs ${spread(drys)}`);
+  console.log(
+    `  bare csv-parse : ${f(rate(bare))} rows/s (${f(cpuRate(bare))} per CPU second), peak RSS ${peak(bares)} MB; runs ${spread(bares)}`,
+  );
+  console.log(
+    `  validate       : ${f(rate(dry))} rows/s (${f(cpuRate(dry))} per CPU second), peak RSS ${peak(drys)} MB (report written); runs ${spread(drys)}`,
+  );
   // CPU time is the steadier figure on a shared machine; wall time is what a user waits.
-  console.log(`  ratio          : ${(rate(dry) / rate(bare)).toFixed(2)} wall, ${(cpuRate(dry) / cpuRate(bare)).toFixed(2)} CPU, of the bare parse (target ≥ 0.50); RSS target < 200 MB`);
+  console.log(
+    `  ratio          : ${(rate(dry) / rate(bare)).toFixed(2)} wall, ${(cpuRate(dry) / cpuRate(bare)).toFixed(2)} CPU, of the bare parse (target ≥ 0.50); RSS target < 200 MB`,
+  );
 }

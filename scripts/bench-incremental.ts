@@ -18,15 +18,24 @@ import { loadJob } from '../src/config/load-job.js';
 import { openSources } from '../src/pipeline/open-sources.js';
 import { planRows } from '../src/pipeline/plan-rows.js';
 import { startSandbox } from '../src/sandbox/index.js';
-import { createSyncKeyer, mappingFingerprint, syncStateFile, SyncState, type LedgerSyncFeed, type SyncDelta } from '../src/sync/index.js';
+import {
+  createSyncKeyer,
+  mappingFingerprint,
+  syncStateFile,
+  SyncState,
+  type LedgerSyncFeed,
+  type SyncDelta,
+} from '../src/sync/index.js';
 
 const CONTACTS = Number(process.argv[2] ?? 200_000);
 const EVENTS = Number(process.argv[3] ?? 200_000);
 const DIR = resolve('bench-data/incremental');
 const STATE = join(DIR, 'state');
 
-const contactLine = (i: number, night: 1 | 2) => `C-${i},c${i}${night === 2 && i % 100 === 7 ? '.moved' : ''}@example.com,Name ${i},${i % 3 === 0 ? 'pro' : 'free'}\n`;
-const eventLine = (i: number, customer: number) => `E-${i},C-${customer},${i % 3 === 0 ? 'Signed Up' : 'Order Placed'},${(i % 997) + 0.5}\n`;
+const contactLine = (i: number, night: 1 | 2) =>
+  `C-${i},c${i}${night === 2 && i % 100 === 7 ? '.moved' : ''}@example.com,Name ${i},${i % 3 === 0 ? 'pro' : 'free'}\n`;
+const eventLine = (i: number, customer: number) =>
+  `E-${i},C-${customer},${i % 3 === 0 ? 'Signed Up' : 'Order Placed'},${(i % 997) + 0.5}\n`;
 
 /** Night 1: every contact and event. Night 2: 1% of contacts changed (i % 100 === 7), 1% new, 2% new events (two per new contact). */
 async function writeFiles(night: 1 | 2): Promise<{ changed: number; newContacts: number; newEvents: number }> {
@@ -40,21 +49,32 @@ async function writeFiles(night: 1 | 2): Promise<{ changed: number; newContacts:
     await finished(out);
   };
   let changed = 0;
-  await write('contacts.csv', 'custom_id,email,name,plan\n', (function* () {
-    for (let i = 0; i < CONTACTS + newContacts; i++) {
-      if (night === 2 && i < CONTACTS && i % 100 === 7) changed++;
-      yield contactLine(i, night);
-    }
-  })());
-  await write('events.csv', 'event_id,customer,event,amount\n', (function* () {
-    for (let i = 0; i < EVENTS; i++) yield eventLine(i, i % CONTACTS);
-    for (let j = 0; j < newEvents; j++) yield eventLine(EVENTS + j, CONTACTS + (j % Math.max(1, newContacts)));
-  })());
+  await write(
+    'contacts.csv',
+    'custom_id,email,name,plan\n',
+    (function* () {
+      for (let i = 0; i < CONTACTS + newContacts; i++) {
+        if (night === 2 && i < CONTACTS && i % 100 === 7) changed++;
+        yield contactLine(i, night);
+      }
+    })(),
+  );
+  await write(
+    'events.csv',
+    'event_id,customer,event,amount\n',
+    (function* () {
+      for (let i = 0; i < EVENTS; i++) yield eventLine(i, i % CONTACTS);
+      for (let j = 0; j < newEvents; j++) yield eventLine(EVENTS + j, CONTACTS + (j % Math.max(1, newContacts)));
+    })(),
+  );
   return { changed, newContacts, newEvents };
 }
 
 function writeJob(): void {
-  writeFileSync(join(DIR, 'contacts.yaml'), 'resource: user\nsource: { file: contacts.csv }\nkey: custom_id\nfields: { custom_id: custom_id, email: email, first_name: name, data.plan: plan }\n');
+  writeFileSync(
+    join(DIR, 'contacts.yaml'),
+    'resource: user\nsource: { file: contacts.csv }\nkey: custom_id\nfields: { custom_id: custom_id, email: email, first_name: name, data.plan: plan }\n',
+  );
   writeFileSync(
     join(DIR, 'events.yaml'),
     'resource: event\nsource: { file: events.csv }\nkey: event_id\nfields:\n  user_custom_id: { column: customer, required: true }\n  name: event\n  data.event_id: event_id\n  data.amount: { column: amount, type: number }\n',
@@ -76,7 +96,9 @@ async function seedState(): Promise<void> {
   const feed: LedgerSyncFeed = {
     runId: 'night-1',
     finished: true,
-    fingerprints: Object.fromEntries(job.mappings.map((m) => [m.resource, mappingFingerprint(m, { dealUpdateMethod: 'PATCH' })])),
+    fingerprints: Object.fromEntries(
+      job.mappings.map((m) => [m.resource, mappingFingerprint(m, { dealUpdateMethod: 'PATCH' })]),
+    ),
     deltasAfter: (after, limit) => deltas.slice(after, after + limit),
   };
   const state = SyncState.open(syncStateFile(STATE, job.file), job.file, { cwd: DIR, mode: 'write' })!;
@@ -84,13 +106,23 @@ async function seedState(): Promise<void> {
   state.close();
 }
 
-interface Measure { code: number; ms: number; cpuMs: number; maxRssMb: number; stderr: string }
+interface Measure {
+  code: number;
+  ms: number;
+  cpuMs: number;
+  maxRssMb: number;
+  stderr: string;
+}
 
 const execFileAsync = promisify(execFile);
 async function measure(apiKey: string, argv: string[]): Promise<Measure> {
   // BENCH_CPU_PROF=<dir>: a V8 CPU profile of each command, to find where the time goes.
   const prof = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : [];
-  const { stdout } = await execFileAsync(process.execPath, [...prof, 'dist/scripts/_bench-incremental-worker.js', DIR, apiKey, ...argv], { encoding: 'utf8', maxBuffer: 1 << 24 });
+  const { stdout } = await execFileAsync(
+    process.execPath,
+    [...prof, 'dist/scripts/_bench-incremental-worker.js', DIR, apiKey, ...argv],
+    { encoding: 'utf8', maxBuffer: 1 << 24 },
+  );
   return JSON.parse(stdout.trim().split('\n').pop()!) as Measure;
 }
 
@@ -102,7 +134,9 @@ const f = (n: number) => n.toLocaleString('en-US');
 let t = performance.now();
 await writeFiles(1);
 await seedState();
-console.log(`state seeded with ${f(CONTACTS)} contacts and ${f(EVENTS)} events in ${((performance.now() - t) / 1000).toFixed(1)} s`);
+console.log(
+  `state seeded with ${f(CONTACTS)} contacts and ${f(EVENTS)} events in ${((performance.now() - t) / 1000).toFixed(1)} s`,
+);
 const night2 = await writeFiles(2);
 const expected = night2.changed + night2.newContacts + night2.newEvents;
 
@@ -110,18 +144,48 @@ const sandbox = await startSandbox({ port: 0, rate: 0 });
 try {
   const common = ['--report', join(DIR, 'report.csv'), '--quiet'];
   const plain = await measure(sandbox.apiKey, ['validate', 'job.yaml', ...common]);
-  const preview = await measure(sandbox.apiKey, ['validate', 'job.yaml', '--incremental', '--state-dir', STATE, ...common]);
+  const preview = await measure(sandbox.apiKey, [
+    'validate',
+    'job.yaml',
+    '--incremental',
+    '--state-dir',
+    STATE,
+    ...common,
+  ]);
   t = performance.now();
-  const live = await measure(sandbox.apiKey, ['import', 'job.yaml', '--incremental', '--state-dir', STATE, '--base-url', sandbox.url, '--rate', '100000', '--concurrency', '16', ...common]);
+  const live = await measure(sandbox.apiKey, [
+    'import',
+    'job.yaml',
+    '--incremental',
+    '--state-dir',
+    STATE,
+    '--base-url',
+    sandbox.url,
+    '--rate',
+    '100000',
+    '--concurrency',
+    '16',
+    ...common,
+  ]);
   if (live.code !== 0) throw new Error(`the incremental import exited ${live.code}: ${live.stderr}`);
   const sent = sandbox.requests.length;
   const rows = CONTACTS + night2.newContacts + EVENTS + night2.newEvents;
   const rate = (m: Measure) => rows / (m.ms / 1000);
-  console.log(`night 2: ${f(rows)} rows (${f(night2.changed)} contacts changed, ${f(night2.newContacts)} new, ${f(night2.newEvents)} new events)`);
-  console.log(`  requests sent  : ${f(sent)} in the sandbox's log, expected ${f(expected)} (changed + new): ${sent === expected ? 'equal' : 'DIFFERENT'}`);
-  console.log(`  validate       : ${f(Math.round(rate(plain)))} rows/s, ${(plain.ms / 1000).toFixed(1)} s, peak RSS ${plain.maxRssMb.toFixed(0)} MB`);
-  console.log(`  validate --incremental : ${f(Math.round(rate(preview)))} rows/s, ${(preview.ms / 1000).toFixed(1)} s, peak RSS ${preview.maxRssMb.toFixed(0)} MB; ratio ${(rate(preview) / rate(plain)).toFixed(2)} of validate (target ≥ 0.7)`);
-  console.log(`  import --incremental   : ${f(Math.round(rate(live)))} rows/s, ${(live.ms / 1000).toFixed(1)} s with ${f(sent)} requests, peak RSS ${live.maxRssMb.toFixed(0)} MB (target < 200 MB); ratio ${(rate(live) / rate(plain)).toFixed(2)} of validate`);
+  console.log(
+    `night 2: ${f(rows)} rows (${f(night2.changed)} contacts changed, ${f(night2.newContacts)} new, ${f(night2.newEvents)} new events)`,
+  );
+  console.log(
+    `  requests sent  : ${f(sent)} in the sandbox's log, expected ${f(expected)} (changed + new): ${sent === expected ? 'equal' : 'DIFFERENT'}`,
+  );
+  console.log(
+    `  validate       : ${f(Math.round(rate(plain)))} rows/s, ${(plain.ms / 1000).toFixed(1)} s, peak RSS ${plain.maxRssMb.toFixed(0)} MB`,
+  );
+  console.log(
+    `  validate --incremental : ${f(Math.round(rate(preview)))} rows/s, ${(preview.ms / 1000).toFixed(1)} s, peak RSS ${preview.maxRssMb.toFixed(0)} MB; ratio ${(rate(preview) / rate(plain)).toFixed(2)} of validate (target ≥ 0.7)`,
+  );
+  console.log(
+    `  import --incremental   : ${f(Math.round(rate(live)))} rows/s, ${(live.ms / 1000).toFixed(1)} s with ${f(sent)} requests, peak RSS ${live.maxRssMb.toFixed(0)} MB (target < 200 MB); ratio ${(rate(live) / rate(plain)).toFixed(2)} of validate`,
+  );
 } finally {
   await sandbox.close();
 }

@@ -53,7 +53,11 @@ async function serve(): Promise<void> {
       process.send!('marked');
     } else if (message === 'stop') {
       const used = process.cpuUsage(cpu);
-      const report: Report = { logged: sandbox.requests.length, measured: sandbox.requests.length - from, cpuMicros: used.user + used.system };
+      const report: Report = {
+        logged: sandbox.requests.length,
+        measured: sandbox.requests.length - from,
+        cpuMicros: used.user + used.system,
+      };
       void sandbox.close().then(() => process.send!(report, () => process.exit(0)));
     }
   });
@@ -74,23 +78,39 @@ async function drive(): Promise<void> {
   });
   const base = new URL(ready.url);
   const pool = new Pool(base.origin, { connections: concurrency, pipelining: 1, keepAliveTimeout: 30_000 });
-  const headers = { authorization: `Token ${ready.apiKey}`, accept: '*/*; version=2', 'content-type': 'application/json' };
+  const headers = {
+    authorization: `Token ${ready.apiKey}`,
+    accept: '*/*; version=2',
+    'content-type': 'application/json',
+  };
   const send = async (path: string, body: unknown): Promise<number> => {
-    const res = await pool.request({ origin: base.origin, path: `${base.pathname}${path}`, method: 'POST', headers, body: JSON.stringify(body) });
+    const res = await pool.request({
+      origin: base.origin,
+      path: `${base.pathname}${path}`,
+      method: 'POST',
+      headers,
+      body: JSON.stringify(body),
+    });
     await res.body.dump();
     return res.statusCode;
   };
 
   // Contacts the events refer to (docs/api-contract.md R-ORDER-2).
   const USERS = 500;
-  for (let i = 0; i < USERS; i += 50) await Promise.all(Array.from({ length: 50 }, (_, j) => send('users/update_or_create/', { custom_id: `U-${i + j}` })));
+  for (let i = 0; i < USERS; i += 50)
+    await Promise.all(
+      Array.from({ length: 50 }, (_, j) => send('users/update_or_create/', { custom_id: `U-${i + j}` })),
+    );
 
   const latencies = new Float64Array(max);
   const statuses = new Map<number, number>();
   let issued = 0;
   let done = 0;
   const warmUntil = performance.now() + 500;
-  while (performance.now() < warmUntil) await Promise.all(Array.from({ length: concurrency }, (_, j) => send('events/', { user_id: 1 + (j % USERS), name: 'Warm-up' })));
+  while (performance.now() < warmUntil)
+    await Promise.all(
+      Array.from({ length: concurrency }, (_, j) => send('events/', { user_id: 1 + (j % USERS), name: 'Warm-up' })),
+    );
 
   child.send('mark');
   await new Promise((resolve) => child.once('message', resolve));
@@ -102,8 +122,16 @@ async function drive(): Promise<void> {
       const t0 = performance.now();
       const status =
         i % 2 === 0
-          ? await send('events/', { user_id: 1 + (i % USERS), name: `Bench Event ${i % 20}`, data: { row: `R-${i}`, amount: i % 97 } })
-          : await send('users/update_or_create/', { custom_id: `U-${i % 5000}`, email: `u${i % 5000}@example.com`, first_name: 'Bench' });
+          ? await send('events/', {
+              user_id: 1 + (i % USERS),
+              name: `Bench Event ${i % 20}`,
+              data: { row: `R-${i}`, amount: i % 97 },
+            })
+          : await send('users/update_or_create/', {
+              custom_id: `U-${i % 5000}`,
+              email: `u${i % 5000}@example.com`,
+              first_name: 'Bench',
+            });
       latencies[done++] = performance.now() - t0;
       statuses.set(status, (statuses.get(status) ?? 0) + 1);
     }
@@ -117,12 +145,23 @@ async function drive(): Promise<void> {
 
   const sorted = latencies.subarray(0, done).sort();
   const rps = done / elapsed;
-  const statusText = [...statuses].sort(([a], [b]) => a - b).map(([s, n]) => `${s}×${n}`).join(', ');
-  console.log(`sandbox (rate limit off, child process) on ${availableParallelism()} CPUs, ${concurrency} concurrent keep-alive requests, POST /events/ + POST /users/update_or_create/ mixed 1:1`);
-  console.log(`${done} requests in ${elapsed.toFixed(2)} s = ${Math.round(rps)} requests/s (target ≥ ${TARGET}: ${rps >= TARGET ? 'met' : 'NOT met'})`);
-  console.log(`latency p50 ${percentile(sorted, 50).toFixed(2)} ms, p99 ${percentile(sorted, 99).toFixed(2)} ms, max ${(sorted[sorted.length - 1] ?? 0).toFixed(2)} ms`);
+  const statusText = [...statuses]
+    .sort(([a], [b]) => a - b)
+    .map(([s, n]) => `${s}×${n}`)
+    .join(', ');
+  console.log(
+    `sandbox (rate limit off, child process) on ${availableParallelism()} CPUs, ${concurrency} concurrent keep-alive requests, POST /events/ + POST /users/update_or_create/ mixed 1:1`,
+  );
+  console.log(
+    `${done} requests in ${elapsed.toFixed(2)} s = ${Math.round(rps)} requests/s (target ≥ ${TARGET}: ${rps >= TARGET ? 'met' : 'NOT met'})`,
+  );
+  console.log(
+    `latency p50 ${percentile(sorted, 50).toFixed(2)} ms, p99 ${percentile(sorted, 99).toFixed(2)} ms, max ${(sorted[sorted.length - 1] ?? 0).toFixed(2)} ms`,
+  );
   const cpuPerRequest = report.cpuMicros / report.measured;
-  console.log(`sandbox CPU: ${cpuPerRequest.toFixed(0)} µs per request = at most ${Math.round(1e6 / cpuPerRequest)} requests/s on one free core (independent of the other load on the machine)`);
+  console.log(
+    `sandbox CPU: ${cpuPerRequest.toFixed(0)} µs per request = at most ${Math.round(1e6 / cpuPerRequest)} requests/s on one free core (independent of the other load on the machine)`,
+  );
   console.log(`statuses: ${statusText}; the sandbox logged ${report.logged} API requests (setup and warm-up included)`);
   const bad = [...statuses].filter(([s]) => s >= 300).reduce((n, [, c]) => n + c, 0);
   process.exitCode = bad > 0 ? 1 : 0;

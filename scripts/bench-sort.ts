@@ -18,8 +18,22 @@ const ROWS = 100_000;
 /** A planned product-event row as the pipeline holds it (~600 bytes as JSON). */
 function row(line: number, t: number) {
   const sku = `SKU-${t % 5000}`;
-  const payload = { custom_id: sku, user_custom_id: `C-${t % 20_000}`, event_type: 'view', timestamp: 1_767_225_600 + t, data: { session: `s-${t.toString(36)}`, referrer: 'newsletter', quantity: 1, price: 249 } };
-  return { status: 'valid' as const, line, key: `PE-${line}`, fields: [`PE-${line}`, sku, payload.user_custom_id, 'view', String(payload.timestamp)], payload, call: { method: 'POST', path: `products-by-id/${sku}/product_event/`, body: payload }, idempotent: false };
+  const payload = {
+    custom_id: sku,
+    user_custom_id: `C-${t % 20_000}`,
+    event_type: 'view',
+    timestamp: 1_767_225_600 + t,
+    data: { session: `s-${t.toString(36)}`, referrer: 'newsletter', quantity: 1, price: 249 },
+  };
+  return {
+    status: 'valid' as const,
+    line,
+    key: `PE-${line}`,
+    fields: [`PE-${line}`, sku, payload.user_custom_id, 'view', String(payload.timestamp)],
+    payload,
+    call: { method: 'POST', path: `products-by-id/${sku}/product_event/`, body: payload },
+    idempotent: false,
+  };
 }
 
 async function child(chunkItems: number): Promise<void> {
@@ -61,7 +75,17 @@ async function child(chunkItems: number): Promise<void> {
   const seconds = (performance.now() - started) / 1000;
   clearInterval(timer);
   rmSync(tmp, { recursive: true, force: true });
-  process.stdout.write(JSON.stringify({ chunkItems, rows: count, inOrder, runs, rowsPerS: Math.round(count / seconds), peakHeapMB: Math.round(peakHeap / 2 ** 20), peakRssMB: Math.round(peakRss / 2 ** 20) }));
+  process.stdout.write(
+    JSON.stringify({
+      chunkItems,
+      rows: count,
+      inOrder,
+      runs,
+      rowsPerS: Math.round(count / seconds),
+      peakHeapMB: Math.round(peakHeap / 2 ** 20),
+      peakRssMB: Math.round(peakRss / 2 ** 20),
+    }),
+  );
 }
 
 if (process.argv[2] === '--child') {
@@ -69,9 +93,15 @@ if (process.argv[2] === '--child') {
 } else {
   console.log(`order: timestamp on ${ROWS.toLocaleString('en-US')} shuffled product events`);
   for (const chunk of [10_000, ROWS]) {
-    const out = execFileSync(process.execPath, ['--expose-gc', '--import', 'tsx', new URL(import.meta.url).pathname, '--child', String(chunk)], { encoding: 'utf8' });
+    const out = execFileSync(
+      process.execPath,
+      ['--expose-gc', '--import', 'tsx', new URL(import.meta.url).pathname, '--child', String(chunk)],
+      { encoding: 'utf8' },
+    );
     const r = JSON.parse(out) as Record<string, unknown>;
     const label = chunk === ROWS ? 'one chunk (all in memory)' : `chunks of ${chunk.toLocaleString('en-US')}`;
-    console.log(`  ${label.padEnd(28)} ${String(r['rows'])} rows, in order: ${String(r['inOrder'])}, runs on disk: ${String(r['runs'])}, ${String(r['rowsPerS'])} rows/s, peak heap ${String(r['peakHeapMB'])} MB, peak RSS ${String(r['peakRssMB'])} MB`);
+    console.log(
+      `  ${label.padEnd(28)} ${String(r['rows'])} rows, in order: ${String(r['inOrder'])}, runs on disk: ${String(r['runs'])}, ${String(r['rowsPerS'])} rows/s, peak heap ${String(r['peakHeapMB'])} MB, peak RSS ${String(r['peakRssMB'])} MB`,
+    );
   }
 }

@@ -47,9 +47,13 @@ function writeJob(dir: string, kind: 'events' | 'deals', rows: number): void {
   const contacts = ['custom_id,email'];
   for (let i = 0; i < 20; i++) contacts.push(`C-${i},c${i}@example.com`);
   writeFileSync(join(dir, 'contacts.csv'), `${contacts.join('\n')}\n`);
-  writeFileSync(join(dir, 'contacts.yaml'), 'resource: user\nsource: { file: contacts.csv }\nkey: custom_id\nfields: { custom_id: custom_id, email: email }\n');
+  writeFileSync(
+    join(dir, 'contacts.yaml'),
+    'resource: user\nsource: { file: contacts.csv }\nkey: custom_id\nfields: { custom_id: custom_id, email: email }\n',
+  );
   const lines = kind === 'events' ? ['row,customer,event,amount'] : ['row,customer,name,value'];
-  for (let i = 0; i < rows; i++) lines.push(`R-${i},C-${i % 20},${kind === 'events' ? 'Order Placed' : `Deal ${i}`},${(i % 90) + 0.5}`);
+  for (let i = 0; i < rows; i++)
+    lines.push(`R-${i},C-${i % 20},${kind === 'events' ? 'Order Placed' : `Deal ${i}`},${(i % 90) + 0.5}`);
   writeFileSync(join(dir, `${kind}.csv`), `${lines.join('\n')}\n`);
   writeFileSync(
     join(dir, `${kind}.yaml`),
@@ -61,7 +65,11 @@ function writeJob(dir: string, kind: 'events' | 'deals', rows: number): void {
 }
 
 function importer(args: string[], env: NodeJS.ProcessEnv, cwd: string): ChildProcess {
-  return spawn(process.execPath, ['--import', TSX, join(ROOT, 'src/cli/bin.ts'), ...args], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  return spawn(process.execPath, ['--import', TSX, join(ROOT, 'src/cli/bin.ts'), ...args], {
+    cwd,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
 }
 
 const exited = (child: ChildProcess) => new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
@@ -72,10 +80,26 @@ export async function crashRound(o: RoundOptions): Promise<RoundResult> {
   const dir = mkdtempSync(join(tmpdir(), `engage-crash-${o.kind}-`));
   mkdirSync(join(dir, 'out'));
   writeJob(dir, o.kind, o.rows);
-  const sandbox = await startSandbox({ port: 0, rate: 0, latencyMs: o.latencyMs, jitterMs: Math.round(o.latencyMs / 2), seed: o.seed });
+  const sandbox = await startSandbox({
+    port: 0,
+    rate: 0,
+    latencyMs: o.latencyMs,
+    jitterMs: Math.round(o.latencyMs / 2),
+    seed: o.seed,
+  });
   try {
     const env = { ...process.env, ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
-    const common = ['--report', 'out/report.csv', '--state-dir', 'state', '--concurrency', String(o.concurrency), '--rate', '1000', '--quiet'];
+    const common = [
+      '--report',
+      'out/report.csv',
+      '--state-dir',
+      'state',
+      '--concurrency',
+      String(o.concurrency),
+      '--rate',
+      '1000',
+      '--quiet',
+    ];
     // Kill somewhere between the first request and 90% of the way through (20 contacts first).
     const total = o.rows + 20;
     const killAt = 1 + Math.floor(random() * total * 0.9);
@@ -114,7 +138,10 @@ export async function crashRound(o: RoundOptions): Promise<RoundResult> {
 
     const applied = new Map<string, number>();
     for (const q of sandbox.requests) {
-      const row = o.kind === 'events' ? (q.body as { data?: { row?: string } } | undefined)?.data?.row : (q.body as { custom_id?: string } | undefined)?.custom_id;
+      const row =
+        o.kind === 'events'
+          ? (q.body as { data?: { row?: string } } | undefined)?.data?.row
+          : (q.body as { custom_id?: string } | undefined)?.custom_id;
       if (q.applied && typeof row === 'string' && row.startsWith('R-')) applied.set(row, (applied.get(row) ?? 0) + 1);
     }
     const byKey = new Map(mainRows.map((r) => [r.key!, r.status!]));
@@ -127,10 +154,22 @@ export async function crashRound(o: RoundOptions): Promise<RoundResult> {
       const deals = sandbox.state.deals();
       for (let i = 0; i < o.rows; i++) {
         const found = deals.filter((d) => d.custom_id === `R-${i}`);
-        if (found.length !== 1 || found[0]?.name !== `Deal ${i}` || found[0]?.value !== ((i % 90) + 0.5).toFixed(2)) stateMismatches++;
+        if (found.length !== 1 || found[0]?.name !== `Deal ${i}` || found[0]?.value !== ((i % 90) + 0.5).toFixed(2))
+          stateMismatches++;
       }
     }
-    return { kind: o.kind, seed: o.seed, rows: o.rows, killedAfter, resumes, duplicates, lost, unknown: statuses.unknown ?? 0, statuses, stateMismatches };
+    return {
+      kind: o.kind,
+      seed: o.seed,
+      rows: o.rows,
+      killedAfter,
+      resumes,
+      duplicates,
+      lost,
+      unknown: statuses.unknown ?? 0,
+      statuses,
+      stateMismatches,
+    };
   } finally {
     await sandbox.close();
     rmSync(dir, { recursive: true, force: true, maxRetries: 3 });

@@ -15,8 +15,25 @@ rmSync('out/demo-state', { recursive: true, force: true });
 try {
   process.stderr.write(`Sandbox listening at ${sandbox.url} (10 req/s, like the real API)\n\n`);
   const code = await main(
-    ['import', 'samples/job.yaml', '--base-url', sandbox.url, '--report', 'out/report.csv', '--rejects', 'out/rejects.csv', '--state-dir', 'out/demo-state'],
-    { stdout: process.stdout, stderr: process.stderr, env: { ...process.env, ENGAGE_API_KEY: sandbox.apiKey }, cwd: process.cwd(), signal: controller.signal },
+    [
+      'import',
+      'samples/job.yaml',
+      '--base-url',
+      sandbox.url,
+      '--report',
+      'out/report.csv',
+      '--rejects',
+      'out/rejects.csv',
+      '--state-dir',
+      'out/demo-state',
+    ],
+    {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      env: { ...process.env, ENGAGE_API_KEY: sandbox.apiKey },
+      cwd: process.cwd(),
+      signal: controller.signal,
+    },
   );
   const ran = code === 0 || code === 1;
   process.stderr.write(

@@ -36,11 +36,14 @@ function writeJob(dir: string): void {
   csv('deals.csv', 'ref,customer,name,product', deals, (i) => `D-${i},C-${i % contacts},Deal ${i},P-${i % products}`);
   csv('events.csv', 'row,customer', events, (i) => `E-${i},C-${i % contacts}`);
   const files: Record<string, string> = {
-    'contacts.yaml': 'resource: user\nsource: { file: contacts.csv }\nkey: custom_id\nfields: { custom_id: custom_id, email: email }\n',
-    'products.yaml': 'resource: product\nsource: { file: products.csv }\nkey: sku\nfields: { custom_id: sku, name: name, price: { column: price, type: number } }\n',
+    'contacts.yaml':
+      'resource: user\nsource: { file: contacts.csv }\nkey: custom_id\nfields: { custom_id: custom_id, email: email }\n',
+    'products.yaml':
+      'resource: product\nsource: { file: products.csv }\nkey: sku\nfields: { custom_id: sku, name: name, price: { column: price, type: number } }\n',
     'deals.yaml':
       'resource: deal\noperation: update_or_create\nsource: { file: deals.csv }\nkey: ref\nfields:\n  custom_id: ref\n  user_custom_id: customer\n  name: name\n  products_custom_id: { column: product, type: list, separator: ";" }\n',
-    'events.yaml': 'resource: event\nsource: { file: events.csv }\nkey: row\nfields:\n  user_custom_id: customer\n  name: { value: Order Placed }\n  data.row: row\n',
+    'events.yaml':
+      'resource: event\nsource: { file: events.csv }\nkey: row\nfields:\n  user_custom_id: customer\n  name: { value: Order Placed }\n  data.row: row\n',
     'job.yaml': 'mappings: [events.yaml, deals.yaml, products.yaml, contacts.yaml]\n',
   };
   for (const [name, text] of Object.entries(files)) writeFileSync(join(dir, name), text);
@@ -109,7 +112,17 @@ async function runSeed(seed: number): Promise<SeedResult> {
     }
     const expected = contacts + products + deals + events;
     const notReportedOnce = Math.abs(expected - seen.size) + [...seen.values()].filter((n) => n !== 1).length;
-    return { seed, exit, requests: sandbox.requests.length, appliedTwiceOkOrFailed, okNeverApplied, failedButApplied, unknown: statuses.unknown ?? 0, notReportedOnce, statuses };
+    return {
+      seed,
+      exit,
+      requests: sandbox.requests.length,
+      appliedTwiceOkOrFailed,
+      okNeverApplied,
+      failedButApplied,
+      unknown: statuses.unknown ?? 0,
+      notReportedOnce,
+      statuses,
+    };
   } finally {
     await sandbox?.close();
     rmSync(dir, { recursive: true, force: true });
@@ -122,7 +135,9 @@ for (let s = firstSeed; s < firstSeed + seeds; s++) {
   results.push(r);
   console.log(
     `seed ${r.seed}: exit ${r.exit}, ${r.requests} requests; applied twice while ok/failed ${r.appliedTwiceOkOrFailed}, ok never applied ${r.okNeverApplied}, ` +
-      `failed though applied ${r.failedButApplied}, unknown ${r.unknown}; ${Object.entries(r.statuses).map(([k, v]) => `${k} ${v}`).join(', ')}`,
+      `failed though applied ${r.failedButApplied}, unknown ${r.unknown}; ${Object.entries(r.statuses)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}`,
   );
 }
 const sum = (f: (r: SeedResult) => number) => results.reduce((n, r) => n + f(r), 0);
@@ -135,4 +150,5 @@ console.log(
     `  rows not reported exactly once: ${sum((r) => r.notReportedOnce)} (must be 0)\n` +
     `  unknown: ${sum((r) => r.unknown)} of ${rows * results.length} rows (${((100 * sum((r) => r.unknown)) / (rows * results.length)).toFixed(1)}%): the price of never resending what may have been applied`,
 );
-if (sum((r) => r.appliedTwiceOkOrFailed + r.okNeverApplied + r.failedButApplied + r.notReportedOnce) > 0) process.exitCode = 1;
+if (sum((r) => r.appliedTwiceOkOrFailed + r.okNeverApplied + r.failedButApplied + r.notReportedOnce) > 0)
+  process.exitCode = 1;

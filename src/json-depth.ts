@@ -22,4 +22,3 @@ export function jsonDepth(text: string, limit: number): number {
   }
   return deepest;
 }
-

@@ -14,7 +14,11 @@ import { MAX_LISTED_ROWS } from './row-outcomes.js';
  * @param unnamedFailures failures among them that the service counted but did not list.
  * @returns sub-chunks (positions, in order); empty when there is nothing to upload.
  */
-export function planBisection(unknown: readonly number[], unnamedFailures: number, maxListed = MAX_LISTED_ROWS): number[][] {
+export function planBisection(
+  unknown: readonly number[],
+  unnamedFailures: number,
+  maxListed = MAX_LISTED_ROWS,
+): number[][] {
   if (unknown.length === 0) return [];
   if (unnamedFailures <= 0) return [[...unknown]];
   const parts = Math.min(unknown.length, Math.max(2, Math.ceil((2 * unnamedFailures) / maxListed)));

@@ -22,9 +22,17 @@ export interface BulkColumn {
 }
 
 /** Why a payload cannot be written as a bulk line. */
-export type UnwritableReason = 'null' | 'empty-string' | 'empty-list' | 'separator-in-list' | 'nested-list' | 'unknown-field';
+export type UnwritableReason =
+  | 'null'
+  | 'empty-string'
+  | 'empty-list'
+  | 'separator-in-list'
+  | 'nested-list'
+  | 'unknown-field';
 
-export type BulkLine = { readonly ok: true; readonly text: string } | { readonly ok: false; readonly field: string; readonly reason: UnwritableReason; readonly message: string };
+export type BulkLine =
+  | { readonly ok: true; readonly text: string }
+  | { readonly ok: false; readonly field: string; readonly reason: UnwritableReason; readonly message: string };
 
 const FORMAT = { delimiter: ',', record_delimiter: 'unix', quote_record_delimiter: true } as const;
 const NEEDS_QUOTES = /[",\r\n]/;
@@ -41,7 +49,8 @@ export function headerLine(columns: readonly BulkColumn[]): string {
 export function payloadLine(columns: readonly BulkColumn[], payload: Readonly<Record<string, unknown>>): BulkLine {
   const known = new Set(columns.map((c) => c.field));
   for (const field of Object.keys(payload)) {
-    if (!known.has(field)) return { ok: false, field, reason: 'unknown-field', message: `${field}: no bulk column for this field` };
+    if (!known.has(field))
+      return { ok: false, field, reason: 'unknown-field', message: `${field}: no bulk column for this field` };
   }
   const cells: string[] = [];
   for (const { field } of columns) {
@@ -59,18 +68,34 @@ export function payloadLine(columns: readonly BulkColumn[], payload: Readonly<Re
 
 /** A value as its cell's text, or why it has none. */
 export function cellText(value: unknown): string | { readonly reason: UnwritableReason; readonly message: string } {
-  if (value === null) return { reason: 'null', message: 'null cannot be sent by bulk import (an empty cell means "no value")' };
-  if (typeof value === 'string') return value === '' ? { reason: 'empty-string', message: 'an empty text cannot be sent by bulk import (an empty cell means "no value")' } : value;
+  if (value === null)
+    return { reason: 'null', message: 'null cannot be sent by bulk import (an empty cell means "no value")' };
+  if (typeof value === 'string')
+    return value === ''
+      ? {
+          reason: 'empty-string',
+          message: 'an empty text cannot be sent by bulk import (an empty cell means "no value")',
+        }
+      : value;
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
   if (Array.isArray(value)) {
-    if (value.length === 0) return { reason: 'empty-list', message: 'an empty list cannot be sent by bulk import (an empty cell means "no value")' };
+    if (value.length === 0)
+      return {
+        reason: 'empty-list',
+        message: 'an empty list cannot be sent by bulk import (an empty cell means "no value")',
+      };
     // A list of objects (a deal's order_products) is one JSON cell; a list of values is joined with `|`.
     if (value.every((v) => v !== null && typeof v === 'object' && !Array.isArray(v))) return JSON.stringify(value);
     const parts: string[] = [];
     for (const item of value) {
-      if (item === null || typeof item === 'object') return { reason: 'nested-list', message: 'a list of lists or of mixed values cannot be one bulk cell' };
+      if (item === null || typeof item === 'object')
+        return { reason: 'nested-list', message: 'a list of lists or of mixed values cannot be one bulk cell' };
       const text = String(item);
-      if (text.includes(BULK_LIST_SEPARATOR) || text === '') return { reason: 'separator-in-list', message: `a list value that is empty or holds "${BULK_LIST_SEPARATOR}" cannot be one bulk cell` };
+      if (text.includes(BULK_LIST_SEPARATOR) || text === '')
+        return {
+          reason: 'separator-in-list',
+          message: `a list value that is empty or holds "${BULK_LIST_SEPARATOR}" cannot be one bulk cell`,
+        };
       parts.push(text);
     }
     return parts.join(BULK_LIST_SEPARATOR);
@@ -90,7 +115,11 @@ function csvLine(cells: readonly string[]): string {
  * in mapping order). Users and products: the header is the field name. Deals: `headers` must name
  * one for every field (the mapping's `bulk_header:`); the fields without one are answered instead.
  */
-export function bulkColumns(resource: 'user' | 'product' | 'deal', targets: readonly string[], headers: Readonly<Record<string, string>> = {}): { readonly columns: BulkColumn[] } | { readonly missingHeaders: string[] } {
+export function bulkColumns(
+  resource: 'user' | 'product' | 'deal',
+  targets: readonly string[],
+  headers: Readonly<Record<string, string>> = {},
+): { readonly columns: BulkColumn[] } | { readonly missingHeaders: string[] } {
   const fields = [...new Set(targets.map((t) => t.split('.')[0]!))];
   if (resource !== 'deal') return { columns: fields.map((field) => ({ field, header: headers[field] ?? field })) };
   const missing = fields.filter((f) => headers[f] === undefined || headers[f] === '');

@@ -87,6 +87,7 @@ export async function writeSubChunk(source: string, positions: readonly number[]
     out.end();
     await finished(out);
   }
-  if (written !== wanted.size) throw new RangeError(`sub-chunk of ${source}: ${wanted.size} rows asked, ${written} found`);
+  if (written !== wanted.size)
+    throw new RangeError(`sub-chunk of ${source}: ${wanted.size} rows asked, ${written} found`);
   return written;
 }

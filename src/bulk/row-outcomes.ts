@@ -18,7 +18,10 @@ export interface ChunkRow {
   readonly key: string | undefined;
 }
 
-export type RowVerdict = { readonly kind: 'ok' } | { readonly kind: 'failed'; readonly message: string } | { readonly kind: 'unknown' };
+export type RowVerdict =
+  | { readonly kind: 'ok' }
+  | { readonly kind: 'failed'; readonly message: string }
+  | { readonly kind: 'unknown' };
 
 export interface ChunkResolution {
   /** One per chunk row, in upload order. */
@@ -33,7 +36,11 @@ export interface ChunkResolution {
  * @param keyFields the echoed fields a row's key may be under, in order of preference
  *   (`['custom_id', 'email']` for contacts, `['custom_id']` otherwise).
  */
-export function resolveChunk(rows: readonly ChunkRow[], report: ImportStatusReport, keyFields: readonly string[] = ['custom_id']): ChunkResolution {
+export function resolveChunk(
+  rows: readonly ChunkRow[],
+  report: ImportStatusReport,
+  keyFields: readonly string[] = ['custom_id'],
+): ChunkResolution {
   const verdicts: RowVerdict[] = rows.map(() => ({ kind: 'unknown' }));
   const byKey = new Map<string, number[]>();
   rows.forEach((row, i) => {
@@ -51,14 +58,20 @@ export function resolveChunk(rows: readonly ChunkRow[], report: ImportStatusRepo
   const named = rows.length - verdicts.filter((v) => v.kind === 'unknown').length;
 
   // A chunk of one row that the service counted as failed: that row failed, with the service's words.
-  if (rows.length === 1 && named === 0 && report.state === 'finished' && (report.failed ?? report.rowsWithErrors.length) >= 1) {
+  if (
+    rows.length === 1 &&
+    named === 0 &&
+    report.state === 'finished' &&
+    (report.failed ?? report.rowsWithErrors.length) >= 1
+  ) {
     const message = unmatched[0]?.message ?? `the import counted the row as failed without saying why`;
     return { verdicts: [{ kind: 'failed', message }], unnamedFailures: 0, uploadAgainWhole: false };
   }
   if (report.state !== 'finished') return { verdicts, unnamedFailures: 0, uploadAgainWhole: true };
 
   // Without a `failed` count, a full list (50) may hide more; a shorter one is taken as complete.
-  const failed = report.failed ?? (report.rowsWithErrors.length >= MAX_LISTED_ROWS ? undefined : report.rowsWithErrors.length);
+  const failed =
+    report.failed ?? (report.rowsWithErrors.length >= MAX_LISTED_ROWS ? undefined : report.rowsWithErrors.length);
   const countsAddUp =
     failed !== undefined &&
     failed >= named &&
@@ -66,12 +79,23 @@ export function resolveChunk(rows: readonly ChunkRow[], report: ImportStatusRepo
     (report.succeeded === undefined || report.succeeded + failed === rows.length);
   if (!countsAddUp) return { verdicts, unnamedFailures: 0, uploadAgainWhole: true };
   const unnamedFailures = failed - named;
-  if (unnamedFailures === 0) return { verdicts: verdicts.map((v) => (v.kind === 'unknown' ? { kind: 'ok' } : v)), unnamedFailures: 0, uploadAgainWhole: false };
+  if (unnamedFailures === 0)
+    return {
+      verdicts: verdicts.map((v) => (v.kind === 'unknown' ? { kind: 'ok' } : v)),
+      unnamedFailures: 0,
+      uploadAgainWhole: false,
+    };
   return { verdicts, unnamedFailures, uploadAgainWhole: false };
 }
 
 /** The chunk index a listed element names, or undefined when it cannot be told (or is already taken). */
-function locate(element: ListedRowError, size: number, byKey: ReadonlyMap<string, number[]>, keyFields: readonly string[], verdicts: readonly RowVerdict[]): number | undefined {
+function locate(
+  element: ListedRowError,
+  size: number,
+  byKey: ReadonlyMap<string, number[]>,
+  keyFields: readonly string[],
+  verdicts: readonly RowVerdict[],
+): number | undefined {
   const free = (i: number) => i >= 0 && i < size && verdicts[i]!.kind === 'unknown';
   const echoed = keyFields.map((f) => element.data?.[f]).find((v) => typeof v === 'string' || typeof v === 'number');
   if (echoed !== undefined) {

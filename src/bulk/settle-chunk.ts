@@ -43,11 +43,17 @@ const MAX_IMPORTS_PER_CHUNK = 1000;
  * @param first what the chunk's own upload came to.
  * @returns one settlement per row, in order.
  */
-export async function settleChunk(rows: readonly ChunkRow[], first: ImportAttempt, options: SettleOptions): Promise<RowSettlement[]> {
+export async function settleChunk(
+  rows: readonly ChunkRow[],
+  first: ImportAttempt,
+  options: SettleOptions,
+): Promise<RowSettlement[]> {
   const keyFields = options.keyFields ?? ['custom_id'];
   const wholeRetries = options.wholeRetries ?? 2;
   const settled: (RowSettlement | undefined)[] = rows.map(() => undefined);
-  const work: { positions: number[]; attempt: ImportAttempt | undefined; whole: number }[] = [{ positions: rows.map((_, i) => i), attempt: first, whole: 0 }];
+  const work: { positions: number[]; attempt: ImportAttempt | undefined; whole: number }[] = [
+    { positions: rows.map((_, i) => i), attempt: first, whole: 0 },
+  ];
   let imports = 1;
 
   while (work.length > 0) {
@@ -55,18 +61,25 @@ export async function settleChunk(rows: readonly ChunkRow[], first: ImportAttemp
     let attempt = item.attempt;
     if (attempt === undefined) {
       if (imports >= MAX_IMPORTS_PER_CHUNK) {
-        for (const p of item.positions) settled[p] = { kind: 'unknown', message: `gave up naming every failure after ${imports} imports`, importId: undefined };
+        for (const p of item.positions)
+          settled[p] = {
+            kind: 'unknown',
+            message: `gave up naming every failure after ${imports} imports`,
+            importId: undefined,
+          };
         continue;
       }
       imports++;
       attempt = await options.uploadAndWait(item.positions);
     }
     if (attempt.kind === 'refused') {
-      for (const p of item.positions) settled[p] = { kind: 'failed', message: `the upload was refused: ${attempt.message}`, importId: undefined };
+      for (const p of item.positions)
+        settled[p] = { kind: 'failed', message: `the upload was refused: ${attempt.message}`, importId: undefined };
       continue;
     }
     if (attempt.kind === 'given_up') {
-      for (const p of item.positions) settled[p] = { kind: 'unknown', message: attempt.message, importId: attempt.importId };
+      for (const p of item.positions)
+        settled[p] = { kind: 'unknown', message: attempt.message, importId: attempt.importId };
       continue;
     }
     const { importId, report } = attempt;
@@ -86,12 +99,17 @@ export async function settleChunk(rows: readonly ChunkRow[], first: ImportAttemp
     if (unknown.length === 0) continue;
     if (resolution.uploadAgainWhole) {
       if (item.whole >= wholeRetries) {
-        const why = report.state === 'finished' ? `its counts do not add up (${report.succeeded ?? '?'} succeeded, ${report.failed ?? '?'} failed of ${item.positions.length})` : `it ended with status "${report.status}"`;
-        for (const p of unknown) settled[p] = { kind: 'unknown', message: `import ${importId}: ${why}, ${item.whole + 1} times`, importId };
+        const why =
+          report.state === 'finished'
+            ? `its counts do not add up (${report.succeeded ?? '?'} succeeded, ${report.failed ?? '?'} failed of ${item.positions.length})`
+            : `it ended with status "${report.status}"`;
+        for (const p of unknown)
+          settled[p] = { kind: 'unknown', message: `import ${importId}: ${why}, ${item.whole + 1} times`, importId };
       } else work.push({ positions: unknown, attempt: undefined, whole: item.whole + 1 });
       continue;
     }
-    for (const part of planBisection(unknown, resolution.unnamedFailures)) work.push({ positions: part, attempt: undefined, whole: 0 });
+    for (const part of planBisection(unknown, resolution.unnamedFailures))
+      work.push({ positions: part, attempt: undefined, whole: 0 });
   }
   return settled.map((s) => s ?? { kind: 'unknown', message: 'no outcome', importId: undefined });
 }

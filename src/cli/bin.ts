@@ -13,14 +13,21 @@ const argv = process.argv.slice(2);
 const live = (argv[0] === 'import' || argv[0] === 'resume') && !argv.includes('--dry-run');
 const controller = new AbortController();
 // With --log-format json, the notices below are json lines too.
-const io = withLogFormat({ stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), signal: controller.signal }, logFormatOf(argv));
+const io = withLogFormat(
+  { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), signal: controller.signal },
+  logFormatOf(argv),
+);
 let signalled = 0;
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   const code = sig === 'SIGINT' ? 130 : 143;
   process.on(sig, () => {
     signalled++;
     if (signalled > 1) {
-      io.stderr.write(live ? `engage-import: stopped at once (${sig}); 'engage-import resume' continues the run\n` : `engage-import: stopped at once (${sig})\n`);
+      io.stderr.write(
+        live
+          ? `engage-import: stopped at once (${sig}); 'engage-import resume' continues the run\n`
+          : `engage-import: stopped at once (${sig})\n`,
+      );
       process.exit(code);
     }
     if (!live) {
@@ -28,10 +35,14 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
       controller.abort(sig);
       return;
     }
-    io.stderr.write(`engage-import: ${sig}: finishing the requests in flight (up to ${DRAIN_TIMEOUT_MS / 1000} s; ${sig} again to stop at once)\n`);
+    io.stderr.write(
+      `engage-import: ${sig}: finishing the requests in flight (up to ${DRAIN_TIMEOUT_MS / 1000} s; ${sig} again to stop at once)\n`,
+    );
     controller.abort(sig);
     setTimeout(() => {
-      io.stderr.write(`engage-import: requests still in flight after ${DRAIN_TIMEOUT_MS / 1000} s; stopping; 'engage-import resume' continues the run\n`);
+      io.stderr.write(
+        `engage-import: requests still in flight after ${DRAIN_TIMEOUT_MS / 1000} s; stopping; 'engage-import resume' continues the run\n`,
+      );
       process.exit(code);
     }, DRAIN_TIMEOUT_MS).unref();
   });

@@ -9,7 +9,9 @@ export interface CliIo {
   /** Aborted on the first SIGINT/SIGTERM (set by bin.ts); tests abort it themselves. */
   readonly signal: AbortSignal;
   /** The transport's clock (tests: virtual time for waits of 30 s and more). Default: the real one. */
-  readonly clock?: { readonly now: () => number; readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void> } | undefined;
+  readonly clock?:
+    | { readonly now: () => number; readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void> }
+    | undefined;
 }
 
 /** A sub-command: yargs builds its options, `run` does the work and returns the exit code. */

@@ -6,21 +6,32 @@ import { ConfigError } from '../errors.js';
  * The API key comes from ENGAGE_API_KEY or --api-key-file, never from argv: argv is visible to
  * every user of the machine in `ps`. The key is returned, never echoed.
  */
-export function readApiKey(env: Readonly<Record<string, string | undefined>>, keyFile: string | undefined, cwd: string): string {
+export function readApiKey(
+  env: Readonly<Record<string, string | undefined>>,
+  keyFile: string | undefined,
+  cwd: string,
+): string {
   if (keyFile !== undefined) {
     const path = resolve(cwd, keyFile);
     let text: string;
     try {
       text = readFileSync(path, 'utf8');
     } catch (cause) {
-      throw new ConfigError('USAGE', `--api-key-file ${path}: cannot read the file (${(cause as NodeJS.ErrnoException).code ?? 'error'})`);
+      throw new ConfigError(
+        'USAGE',
+        `--api-key-file ${path}: cannot read the file (${(cause as NodeJS.ErrnoException).code ?? 'error'})`,
+      );
     }
     const key = text.trim();
     if (key === '') throw new ConfigError('USAGE', `--api-key-file ${path}: the file is empty`);
     return checked(key, `--api-key-file ${path}`);
   }
   const key = env.ENGAGE_API_KEY?.trim();
-  if (!key) throw new ConfigError('USAGE', 'no API key: set ENGAGE_API_KEY or pass --api-key-file FILE (the key is never read from the command line)');
+  if (!key)
+    throw new ConfigError(
+      'USAGE',
+      'no API key: set ENGAGE_API_KEY or pass --api-key-file FILE (the key is never read from the command line)',
+    );
   return checked(key, 'ENGAGE_API_KEY');
 }
 
@@ -34,13 +45,24 @@ function checked(key: string, from: string): string {
   const at = key.search(/[^\x21-\x7e]/);
   if (at === -1) return key;
   const bad = key.charAt(at);
-  const what = /[\r\n]/.test(bad) ? 'a line break' : /\s/.test(bad) ? 'a space' : 'a character that is not visible ASCII';
-  throw new ConfigError('USAGE', `${from}: the API key holds ${what} after its first ${at} characters; it must be the key alone, on one line`);
+  const what = /[\r\n]/.test(bad)
+    ? 'a line break'
+    : /\s/.test(bad)
+      ? 'a space'
+      : 'a character that is not visible ASCII';
+  throw new ConfigError(
+    'USAGE',
+    `${from}: the API key holds ${what} after its first ${at} characters; it must be the key alone, on one line`,
+  );
 }
 
 /** The API root from --base-url or ENGAGE_BASE_URL. */
 export function readBaseUrl(env: Readonly<Record<string, string | undefined>>, flag: string | undefined): string {
   const raw = flag ?? env.ENGAGE_BASE_URL;
-  if (!raw) throw new ConfigError('USAGE', 'no API address: pass --base-url or set ENGAGE_BASE_URL (e.g. https://acme.example.com/api/public/)');
+  if (!raw)
+    throw new ConfigError(
+      'USAGE',
+      'no API address: pass --base-url or set ENGAGE_BASE_URL (e.g. https://acme.example.com/api/public/)',
+    );
   return raw;
 }

@@ -8,7 +8,10 @@ import { outputPath } from './output-args.js';
 import { printSummary } from './print-summary.js';
 
 /** `validate` and `import --dry-run`: every row checked locally, nothing sent. */
-export async function runDryRunCommand(args: JobArgs & Partial<PreviewArgs> & { payloads?: string | undefined }, io: CliIo): Promise<number> {
+export async function runDryRunCommand(
+  args: JobArgs & Partial<PreviewArgs> & { payloads?: string | undefined },
+  io: CliIo,
+): Promise<number> {
   const job = await loadJob(args.job, { cwd: io.cwd, ...(args.input !== undefined ? { input: args.input } : {}) });
   const at = (option: string, p: string | undefined) => (p === undefined ? undefined : outputPath(io.cwd, option, p));
   const preview = openPreview(job, { ...args, incremental: args.incremental }, io.cwd);

@@ -3,7 +3,12 @@ import { readApiKey, readBaseUrl } from './credentials.js';
 import { EXIT } from './exit-codes.js';
 import { VERSION } from './version.js';
 
-type EventsArgs = { action: 'list'; 'base-url'?: string | undefined; 'api-key-file'?: string | undefined; json: boolean };
+type EventsArgs = {
+  action: 'list';
+  'base-url'?: string | undefined;
+  'api-key-file'?: string | undefined;
+  json: boolean;
+};
 
 /**
  * A name from the API as one line of plain text: control characters (an ANSI escape that would
@@ -16,11 +21,11 @@ export function printable(value: unknown): string {
 /** `events list`: the account's event definitions (GET /events/, paginated), every page, to check names before an import. */
 export const eventsCommand: CliCommand<EventsArgs> = {
   command: 'events <action>',
-  describe: 'List the account\'s event definitions (GET /events/, every page)',
+  describe: "List the account's event definitions (GET /events/, every page)",
   builder: (y) =>
     y
       .positional('action', { choices: ['list'] as const, demandOption: true })
-      .option('base-url', { type: 'string', describe: 'The account\'s API root (or ENGAGE_BASE_URL)' })
+      .option('base-url', { type: 'string', describe: "The account's API root (or ENGAGE_BASE_URL)" })
       .option('api-key-file', { type: 'string', describe: 'File holding the API key (or ENGAGE_API_KEY)' })
       .option('json', { type: 'boolean', default: false, describe: 'One JSON object per line instead of a table' })
       .example('$0 events list', 'Print id and name of every event definition') as never,
@@ -43,11 +48,16 @@ export const eventsCommand: CliCommand<EventsArgs> = {
           continue;
         }
         const event = item as { id?: unknown; name?: unknown };
-        io.stdout.write(args.json ? `${JSON.stringify(event)}\n` : `${printable(event.id)}\t${printable(event.name)}\n`);
+        io.stdout.write(
+          args.json ? `${JSON.stringify(event)}\n` : `${printable(event.id)}\t${printable(event.name)}\n`,
+        );
         count++;
       }
       io.stderr.write(`${count} event definition${count === 1 ? '' : 's'}\n`);
-      if (odd > 0) io.stderr.write(`engage-import: ${odd} item${odd === 1 ? '' : 's'} of the list ${odd === 1 ? 'was' : 'were'} not an event definition (null or not an object) and ${odd === 1 ? 'was' : 'were'} left out\n`);
+      if (odd > 0)
+        io.stderr.write(
+          `engage-import: ${odd} item${odd === 1 ? '' : 's'} of the list ${odd === 1 ? 'was' : 'were'} not an event definition (null or not an object) and ${odd === 1 ? 'was' : 'were'} left out\n`,
+        );
       return EXIT.OK;
     } finally {
       await transport.close();

@@ -18,13 +18,22 @@ export const DEFAULT_STATE_DIR = '.engage-import';
  * every row is new), and a function that releases both. Undefined when the preview is not asked
  * for. A state of a newer format, or a damaged one, is refused here, before any row is read.
  */
-export function openPreview(job: LoadedJob, args: PreviewArgs, cwd: string): { classifier: RunClassifier; close: () => void } | undefined {
+export function openPreview(
+  job: LoadedJob,
+  args: PreviewArgs,
+  cwd: string,
+): { classifier: RunClassifier; close: () => void } | undefined {
   const incremental = args.incremental ?? job.sync === 'incremental';
   if (!incremental) return undefined;
   // The same default as a live run: beside the job file, whatever the working directory.
-  const stateDir = args['state-dir'] !== undefined ? resolve(cwd, args['state-dir']) : join(dirname(job.file), DEFAULT_STATE_DIR);
+  const stateDir =
+    args['state-dir'] !== undefined ? resolve(cwd, args['state-dir']) : join(dirname(job.file), DEFAULT_STATE_DIR);
   const state = SyncState.open(syncStateFile(stateDir, job.file), job.file, { cwd, mode: 'read' });
-  const classifier = createRunClassifier({ state, mode: 'incremental', requestOptions: { dealUpdateMethod: args['deal-update-method'] } });
+  const classifier = createRunClassifier({
+    state,
+    mode: 'incremental',
+    requestOptions: { dealUpdateMethod: args['deal-update-method'] },
+  });
   return {
     classifier,
     close: () => {

@@ -7,35 +7,76 @@ import { wholeNumber } from './number-options.js';
 
 /** The names a user may give besides the resource's own: the plural words the README uses. */
 const ALIASES: Readonly<Record<string, ResourceName>> = {
-  contacts: 'user', contact: 'user', users: 'user', products: 'product', deals: 'deal', events: 'event',
-  'product-events': 'product-event', 'webpush-campaigns': 'webpush-campaign', webpush: 'webpush-campaign',
+  contacts: 'user',
+  contact: 'user',
+  users: 'user',
+  products: 'product',
+  deals: 'deal',
+  events: 'event',
+  'product-events': 'product-event',
+  'webpush-campaigns': 'webpush-campaign',
+  webpush: 'webpush-campaign',
 };
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-type InitArgs = { csv: string; resource: string; out: string; sample: number; force: boolean; encoding?: string | undefined };
+type InitArgs = {
+  csv: string;
+  resource: string;
+  out: string;
+  sample: number;
+  force: boolean;
+  encoding?: string | undefined;
+};
 
 export const initCommand: CliCommand<InitArgs> = {
   command: 'init <csv>',
-  describe: 'Write a mapping for a CSV file: columns matched to the resource\'s fields, types guessed from a sample, each guess explained',
+  describe:
+    "Write a mapping for a CSV file: columns matched to the resource's fields, types guessed from a sample, each guess explained",
   builder: (y) =>
     y
       .positional('csv', { type: 'string', demandOption: true, describe: 'The CSV export to map' })
-      .option('resource', { type: 'string', demandOption: true, choices: [...RESOURCES, ...Object.keys(ALIASES)], describe: 'Where the rows go: product, user (contacts), deal, event, product-event, webpush-campaign' })
+      .option('resource', {
+        type: 'string',
+        demandOption: true,
+        choices: [...RESOURCES, ...Object.keys(ALIASES)],
+        describe: 'Where the rows go: product, user (contacts), deal, event, product-event, webpush-campaign',
+      })
       .option('out', { type: 'string', default: 'mapping.yaml', describe: 'The mapping file to write' })
-      .option('sample', { type: 'number', default: 1000, coerce: wholeNumber('--sample', 1), describe: 'Rows read to guess types' })
+      .option('sample', {
+        type: 'number',
+        default: 1000,
+        coerce: wholeNumber('--sample', 1),
+        describe: 'Rows read to guess types',
+      })
       .option('force', { type: 'boolean', default: false, describe: 'Overwrite the mapping file if it exists' })
-      .option('encoding', { type: 'string', describe: 'The file\'s encoding, when detection guesses wrong (any iconv-lite name)' })
-      .example('$0 init export.csv --resource contacts --out mappings/contacts.yaml', 'Draft a contacts mapping, then check it with validate') as never,
+      .option('encoding', {
+        type: 'string',
+        describe: "The file's encoding, when detection guesses wrong (any iconv-lite name)",
+      })
+      .example(
+        '$0 init export.csv --resource contacts --out mappings/contacts.yaml',
+        'Draft a contacts mapping, then check it with validate',
+      ) as never,
   run: async (args, io) => {
     const resource = (ALIASES[args.resource] ?? args.resource) as ResourceName;
     const out = resolve(io.cwd, args.out);
     const { draft, check, problem } = await initMapping({
-      csv: resolve(io.cwd, args.csv), resource, out, sample: args.sample, force: args.force, encoding: args.encoding, cwd: io.cwd,
+      csv: resolve(io.cwd, args.csv),
+      resource,
+      out,
+      sample: args.sample,
+      force: args.force,
+      encoding: args.encoding,
+      cwd: io.cwd,
     });
-    const undecided = [...draft.fields, ...draft.leftovers].filter((f) => f.commentedOut && !draft.leftovers.includes(f)).length;
+    const undecided = [...draft.fields, ...draft.leftovers].filter(
+      (f) => f.commentedOut && !draft.leftovers.includes(f),
+    ).length;
     if (check === undefined) {
-      io.stderr.write(`Wrote ${args.out}, but it does not load yet: ${problem}\nSee the comments marked TO DECIDE in it.\n`);
+      io.stderr.write(
+        `Wrote ${args.out}, but it does not load yet: ${problem}\nSee the comments marked TO DECIDE in it.\n`,
+      );
       return EXIT.ROWS_NOT_OK;
     }
     io.stderr.write(

@@ -1,7 +1,14 @@
 import { dirname, join, resolve } from 'node:path';
 import { loadJob } from '../config/load-job.js';
 import { ConfigError, LedgerError } from '../errors.js';
-import { createRun, findLatestRun, findUnfinishedRun, openForResume, readRun, type OpenLedger } from '../ledger/index.js';
+import {
+  createRun,
+  findLatestRun,
+  findUnfinishedRun,
+  openForResume,
+  readRun,
+  type OpenLedger,
+} from '../ledger/index.js';
 import { displayPath } from '../pipeline/display-path.js';
 import { runLiveImport } from '../pipeline/live-import.js';
 import { checkStateDir, outputPath, protectedPaths } from './output-args.js';
@@ -22,7 +29,9 @@ import { VERSION } from './version.js';
 const SILENT: Progress = { stage: () => ({ tick: () => undefined, finish: () => undefined }), stop: () => undefined };
 
 /** How a live run starts: a new run of `job`, or the resume of a run directory. */
-export type LiveStart = { readonly kind: 'new'; readonly job: string } | { readonly kind: 'resume'; readonly job?: string | undefined; readonly runDir?: string | undefined };
+export type LiveStart =
+  | { readonly kind: 'new'; readonly job: string }
+  | { readonly kind: 'resume'; readonly job?: string | undefined; readonly runDir?: string | undefined };
 
 /** `import` (live) and `resume`: connection, ledger, transport and progress around the pipeline. */
 export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & LiveArgs, io: CliIo): Promise<number> {
@@ -36,10 +45,19 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
   // decide whether an unfinished run is found. `resume` without a job looks in the current folder.
   const jobArg = start.job;
   // Checked before any ledger is opened in it: a file, a read-only folder or /proc is a usage error.
-  const stateDir: string = checkStateDir(io.cwd, args['state-dir'] ?? (jobArg !== undefined ? join(dirname(resolve(io.cwd, jobArg)), '.engage-import') : '.engage-import'));
+  const stateDir: string = checkStateDir(
+    io.cwd,
+    args['state-dir'] ??
+      (jobArg !== undefined ? join(dirname(resolve(io.cwd, jobArg)), '.engage-import') : '.engage-import'),
+  );
   const target = { baseUrl, apiKey };
-  const payloadOptions: PayloadOptions = { input: args.input ?? null, limit: args.limit ?? null, 'deal-update-method': args['deal-update-method'] };
-  if (args.incremental === true && args['full-refresh'] === true) throw new ConfigError('USAGE', '--incremental and --full-refresh exclude each other: choose one');
+  const payloadOptions: PayloadOptions = {
+    input: args.input ?? null,
+    limit: args.limit ?? null,
+    'deal-update-method': args['deal-update-method'],
+  };
+  if (args.incremental === true && args['full-refresh'] === true)
+    throw new ConfigError('USAGE', '--incremental and --full-refresh exclude each other: choose one');
 
   // Payload options always come from this command line: a resume with other values refuses
   // and says what changed, rather than silently using the stored ones.
@@ -47,24 +65,40 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
   if (start.kind === 'resume') {
     const explicit = start.runDir !== undefined ? resolve(io.cwd, start.runDir) : undefined;
     const jobFile = start.job !== undefined ? resolve(io.cwd, start.job) : undefined;
-    const run = explicit !== undefined
-      ? readRun(explicit, { cwd: io.cwd })
-      : (findUnfinishedRun(stateDir, { cwd: io.cwd, ...(jobFile !== undefined ? { jobPath: jobFile } : {}) }) ?? finishedRunOf(jobFile));
+    const run =
+      explicit !== undefined
+        ? readRun(explicit, { cwd: io.cwd })
+        : (findUnfinishedRun(stateDir, { cwd: io.cwd, ...(jobFile !== undefined ? { jobPath: jobFile } : {}) }) ??
+          finishedRunOf(jobFile));
     if (run === undefined) {
       const where = displayPath(explicit ?? stateDir, io.cwd);
-      throw new LedgerError('RESUME_REFUSED', jobFile !== undefined ? `no run of ${displayPath(jobFile, io.cwd)} to resume in ${where}` : `no run to resume in ${where}`);
+      throw new LedgerError(
+        'RESUME_REFUSED',
+        jobFile !== undefined
+          ? `no run of ${displayPath(jobFile, io.cwd)} to resume in ${where}`
+          : `no run to resume in ${where}`,
+      );
     }
     // A second resume of a finished run is a no-op; --resend-unknown reopens one that
     // still has rows in doubt.
     const finished = () => {
-      io.stderr.write(`engage-import: the run in ${displayPath(run.runDir, io.cwd)} has finished already; nothing to resume.\n`);
+      io.stderr.write(
+        `engage-import: the run in ${displayPath(run.runDir, io.cwd)} has finished already; nothing to resume.\n`,
+      );
       return EXIT.OK;
     };
     if (run.finished && !args['resend-unknown']) return finished();
-    const job = await loadJob(jobFile ?? run.identity.job.path, { cwd: io.cwd, ...(args.input !== undefined ? { input: args.input } : {}) });
+    const job = await loadJob(jobFile ?? run.identity.job.path, {
+      cwd: io.cwd,
+      ...(args.input !== undefined ? { input: args.input } : {}),
+    });
     // A resume goes on as the run started (incremental, full refresh or neither), whatever the flags say now.
     const mode = syncModeOf(run.identity.options['sync']);
-    ledger = await openForResume(run.runDir, await runIdentity(job, { ...payloadOptions, ...(mode !== undefined && { sync: mode }) }, target), { cwd: io.cwd });
+    ledger = await openForResume(
+      run.runDir,
+      await runIdentity(job, { ...payloadOptions, ...(mode !== undefined && { sync: mode }) }, target),
+      { cwd: io.cwd },
+    );
     const counts = ledger.counts();
     if (run.finished && rowsInDoubt(counts) === 0) {
       await ledger.close();
@@ -74,7 +108,10 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
     if (run.finished) await ledger.reopen();
     return await drive(job, ledger, mode);
   }
-  const job = await loadJob(resolve(io.cwd, start.job), { cwd: io.cwd, ...(args.input !== undefined ? { input: args.input } : {}) });
+  const job = await loadJob(resolve(io.cwd, start.job), {
+    cwd: io.cwd,
+    ...(args.input !== undefined ? { input: args.input } : {}),
+  });
   const unfinished = findUnfinishedRun(stateDir, { cwd: io.cwd, jobPath: job.file });
   if (unfinished) {
     throw new LedgerError(
@@ -82,7 +119,12 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
       `an unfinished run of this job is in ${displayPath(unfinished.runDir, io.cwd)}: continue it with 'engage-import resume' (rows it sent are not sent again), or move that folder away to start over (its rows would be sent again)`,
     );
   }
-  const mode: RunSyncMode = args['full-refresh'] === true ? 'full-refresh' : (args.incremental ?? job.sync === 'incremental') ? 'incremental' : undefined;
+  const mode: RunSyncMode =
+    args['full-refresh'] === true
+      ? 'full-refresh'
+      : (args.incremental ?? job.sync === 'incremental')
+        ? 'incremental'
+        : undefined;
   const identity = await runIdentity(job, { ...payloadOptions, ...(mode !== undefined && { sync: mode }) }, target);
   // A sync state this run could not use is refused before the run exists: nothing is sent.
   checkSyncState(job, stateDir, identity.target, io.cwd);
@@ -95,10 +137,21 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
     return latest !== undefined && (jobFile === undefined || latest.identity.job.path === jobFile) ? latest : undefined;
   }
 
-  async function drive(job: Awaited<ReturnType<typeof loadJob>>, ledgerOfRun: OpenLedger, mode: RunSyncMode): Promise<number> {
+  async function drive(
+    job: Awaited<ReturnType<typeof loadJob>>,
+    ledgerOfRun: OpenLedger,
+    mode: RunSyncMode,
+  ): Promise<number> {
     let sync: RunSync;
     try {
-      sync = await openRunSync(job, stateDir, ledgerOfRun, mode, { dealUpdateMethod: args['deal-update-method'] }, io.cwd);
+      sync = await openRunSync(
+        job,
+        stateDir,
+        ledgerOfRun,
+        mode,
+        { dealUpdateMethod: args['deal-update-method'] },
+        io.cwd,
+      );
     } catch (error) {
       await ledgerOfRun.close();
       throw error;
@@ -110,9 +163,16 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
     }
   }
 
-  async function driveWith(job: Awaited<ReturnType<typeof loadJob>>, ledgerOfRun: OpenLedger, sync: RunSync): Promise<number> {
+  async function driveWith(
+    job: Awaited<ReturnType<typeof loadJob>>,
+    ledgerOfRun: OpenLedger,
+    sync: RunSync,
+  ): Promise<number> {
     const owner = ledgerOfRun.lockTakenOverFrom;
-    if (owner && !args.quiet) io.stderr.write(`engage-import: took over the lock of ${displayPath(stateDir, io.cwd)} left by process ${owner.pid} on ${owner.hostname}, which is no longer running\n`);
+    if (owner && !args.quiet)
+      io.stderr.write(
+        `engage-import: took over the lock of ${displayPath(stateDir, io.cwd)} left by process ${owner.pid} on ${owner.hostname}, which is no longer running\n`,
+      );
     const transport = createTransport({
       baseUrl,
       apiKey,
@@ -130,11 +190,16 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
       onEvent: (event) => {
         if (hooks.onTransportEvent(event)) return;
         if (args.quiet || io.stderr.isTTY === true) return;
-        if (event.type === 'throttled') io.stderr.write(`429 on ${event.method} /${event.path}: the whole run pauses ${(event.waitMs / 1000).toFixed(1)} s (${event.source})\n`);
+        if (event.type === 'throttled')
+          io.stderr.write(
+            `429 on ${event.method} /${event.path}: the whole run pauses ${(event.waitMs / 1000).toFixed(1)} s (${event.source})\n`,
+          );
         if (event.type === 'gave_up') io.stderr.write(`gave up on ${event.method} /${event.path}: ${event.message}\n`);
       },
     });
-    const progress = args.quiet ? SILENT : createProgress({ stream: io.stderr, tty: io.stderr.isTTY === true, log: hooks.log });
+    const progress = args.quiet
+      ? SILENT
+      : createProgress({ stream: io.stderr, tty: io.stderr.isTTY === true, log: hooks.log });
     hooks.start(job.file, displayPath(ledgerOfRun.runDir, io.cwd), job.mappings.length);
     try {
       const result = await runLiveImport(
@@ -144,7 +209,10 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
           report: outputPath(io.cwd, '--report', args.report),
           rejects: args.rejects === undefined ? undefined : outputPath(io.cwd, '--rejects', args.rejects),
           // No output may overwrite the key file or anything in the state directory (the ledgers).
-          protect: [...protectedPaths(io.cwd, args), { path: stateDir, what: 'the state directory (run ledgers)', folder: true }],
+          protect: [
+            ...protectedPaths(io.cwd, args),
+            { path: stateDir, what: 'the state directory (run ledgers)', folder: true },
+          ],
           limit: args.limit,
           rate: args.rate,
           concurrency: args.concurrency,
@@ -163,7 +231,10 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
       if (result.interrupted !== undefined) return await hooks.finish(result, EXIT.SIGINT);
       if (result.fatal) return await hooks.finish(result, EXIT.ABORTED);
       const t = result.totals;
-      return await hooks.finish(result, t.failed + t.invalid + t.unknown + t.skipped + t.not_sent > 0 ? EXIT.ROWS_NOT_OK : EXIT.OK);
+      return await hooks.finish(
+        result,
+        t.failed + t.invalid + t.unknown + t.skipped + t.not_sent > 0 ? EXIT.ROWS_NOT_OK : EXIT.OK,
+      );
     } finally {
       await transport.close();
       await ledgerOfRun.close();
@@ -181,7 +252,10 @@ function applyLast(sync: { apply(): void }, io: CliIo, quiet: boolean | undefine
   try {
     sync.apply();
   } catch (error) {
-    if (!quiet) io.stderr.write(`engage-import: the sync state was not brought up to date (${error instanceof Error ? error.message : String(error)}); the next run applies this run's rows from its ledger\n`);
+    if (!quiet)
+      io.stderr.write(
+        `engage-import: the sync state was not brought up to date (${error instanceof Error ? error.message : String(error)}); the next run applies this run's rows from its ledger\n`,
+      );
   }
 }
 
@@ -190,6 +264,8 @@ function inDoubtOf(args: LiveArgs, io: CliIo): InDoubtMode {
   const old = args['unsafe-retries'];
   if (old === undefined) return args['in-doubt'] ?? 'unknown';
   const mode = inDoubtModeOf(old);
-  io.stderr.write(`engage-import: --unsafe-retries is deprecated; use --in-doubt ${mode}${args['in-doubt'] !== undefined ? ' (--in-doubt given too: it wins)' : ''}\n`);
+  io.stderr.write(
+    `engage-import: --unsafe-retries is deprecated; use --in-doubt ${mode}${args['in-doubt'] !== undefined ? ' (--in-doubt given too: it wins)' : ''}\n`,
+  );
   return args['in-doubt'] ?? mode;
 }

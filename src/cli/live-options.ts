@@ -6,10 +6,26 @@ import { positiveNumber, wholeNumber } from './number-options.js';
 /** Options of the live import and resume: connection, pacing, retries, state. */
 export function withLiveOptions(y: Argv) {
   return withAlertOptions(y)
-    .option('base-url', { type: 'string', describe: 'The account\'s API root, e.g. https://acme.example.com/api/public/ (or ENGAGE_BASE_URL)' })
-    .option('api-key-file', { type: 'string', describe: 'File holding the API key (or ENGAGE_API_KEY). Never pass the key itself on the command line' })
-    .option('concurrency', { type: 'number', default: 4, coerce: wholeNumber('--concurrency', 1), describe: 'Requests in flight at once (4 holds 10 req/s at 300 ms latency)' })
-    .option('max-attempts', { type: 'number', default: 5, coerce: wholeNumber('--max-attempts', 1), describe: 'Attempts per request on 5xx and network errors (requests that never left, and idempotent ones)' })
+    .option('base-url', {
+      type: 'string',
+      describe: "The account's API root, e.g. https://acme.example.com/api/public/ (or ENGAGE_BASE_URL)",
+    })
+    .option('api-key-file', {
+      type: 'string',
+      describe: 'File holding the API key (or ENGAGE_API_KEY). Never pass the key itself on the command line',
+    })
+    .option('concurrency', {
+      type: 'number',
+      default: 4,
+      coerce: wholeNumber('--concurrency', 1),
+      describe: 'Requests in flight at once (4 holds 10 req/s at 300 ms latency)',
+    })
+    .option('max-attempts', {
+      type: 'number',
+      default: 5,
+      coerce: wholeNumber('--max-attempts', 1),
+      describe: 'Attempts per request on 5xx and network errors (requests that never left, and idempotent ones)',
+    })
     .option('in-doubt', {
       choices: ['unknown', 'resend'] as const,
       describe:
@@ -20,15 +36,54 @@ export function withLiveOptions(y: Argv) {
       hidden: true,
       describe: 'Deprecated: use --in-doubt (always = --in-doubt resend; safe and never = --in-doubt unknown)',
     })
-    .option('max-pause', { type: 'number', default: 300, coerce: positiveNumber('--max-pause'), describe: 'Longest 429 pause (seconds) the run waits; a longer one stops the run (exit 3) to resume later' })
-    .option('request-timeout', { type: 'number', default: 30, coerce: positiveNumber('--request-timeout'), describe: 'Seconds to wait for an answer; 3 timeouts in a row stop the run (exit 3)' })
+    .option('max-pause', {
+      type: 'number',
+      default: 300,
+      coerce: positiveNumber('--max-pause'),
+      describe: 'Longest 429 pause (seconds) the run waits; a longer one stops the run (exit 3) to resume later',
+    })
+    .option('request-timeout', {
+      type: 'number',
+      default: 30,
+      coerce: positiveNumber('--request-timeout'),
+      describe: 'Seconds to wait for an answer; 3 timeouts in a row stop the run (exit 3)',
+    })
     .option('fail-on-invalid', { type: 'boolean', default: false, describe: 'Send nothing when any row is invalid' })
-    .option('state-dir', { type: 'string', describe: 'Where run ledgers are kept, one folder per run (default: .engage-import beside the job file; for `resume` without a job, in the current folder)' })
-    .option('resend-unknown', { type: 'boolean', default: false, describe: 'On resume, resend rows in doubt (in flight at a crash, or unknown): check the account first, a resend may duplicate them' })
-    .option('bulk', { choices: ['auto', 'always', 'never'] as const, default: 'auto' as const, describe: 'CSV import endpoints for contacts, products (auto: stages with at least --bulk-min-rows valid rows) and deals (always, or `bulk: true` in the mapping); a mapping\'s `bulk:` overrides' })
-    .option('bulk-min-rows', { type: 'number', default: DEFAULT_BULK.minRows, coerce: wholeNumber('--bulk-min-rows', 1), describe: 'With --bulk auto: valid rows a contacts or products stage needs to go by bulk import' })
-    .option('bulk-chunk-rows', { type: 'number', default: DEFAULT_BULK.chunkRows, coerce: wholeNumber('--bulk-chunk-rows', 1), describe: 'Rows per bulk upload (a file also stays under the 200 MB limit)' })
-    .option('bulk-timeout', { type: 'number', default: DEFAULT_BULK.timeoutMs / 60_000, coerce: positiveNumber('--bulk-timeout'), describe: 'Minutes one bulk import is waited for; then its rows are unknown (the message names the import id)' });
+    .option('state-dir', {
+      type: 'string',
+      describe:
+        'Where run ledgers are kept, one folder per run (default: .engage-import beside the job file; for `resume` without a job, in the current folder)',
+    })
+    .option('resend-unknown', {
+      type: 'boolean',
+      default: false,
+      describe:
+        'On resume, resend rows in doubt (in flight at a crash, or unknown): check the account first, a resend may duplicate them',
+    })
+    .option('bulk', {
+      choices: ['auto', 'always', 'never'] as const,
+      default: 'auto' as const,
+      describe:
+        "CSV import endpoints for contacts, products (auto: stages with at least --bulk-min-rows valid rows) and deals (always, or `bulk: true` in the mapping); a mapping's `bulk:` overrides",
+    })
+    .option('bulk-min-rows', {
+      type: 'number',
+      default: DEFAULT_BULK.minRows,
+      coerce: wholeNumber('--bulk-min-rows', 1),
+      describe: 'With --bulk auto: valid rows a contacts or products stage needs to go by bulk import',
+    })
+    .option('bulk-chunk-rows', {
+      type: 'number',
+      default: DEFAULT_BULK.chunkRows,
+      coerce: wholeNumber('--bulk-chunk-rows', 1),
+      describe: 'Rows per bulk upload (a file also stays under the 200 MB limit)',
+    })
+    .option('bulk-timeout', {
+      type: 'number',
+      default: DEFAULT_BULK.timeoutMs / 60_000,
+      coerce: positiveNumber('--bulk-timeout'),
+      describe: 'Minutes one bulk import is waited for; then its rows are unknown (the message names the import id)',
+    });
 }
 
 export type LiveArgs = AlertArgs & {
@@ -53,4 +108,9 @@ export type LiveArgs = AlertArgs & {
 };
 
 /** The live run's bulk options from the command line. */
-export const bulkOptionsOf = (args: LiveArgs): BulkOptions => ({ mode: args.bulk, minRows: args['bulk-min-rows'], chunkRows: args['bulk-chunk-rows'], timeoutMs: args['bulk-timeout'] * 60_000 });
+export const bulkOptionsOf = (args: LiveArgs): BulkOptions => ({
+  mode: args.bulk,
+  minRows: args['bulk-min-rows'],
+  chunkRows: args['bulk-chunk-rows'],
+  timeoutMs: args['bulk-timeout'] * 60_000,
+});

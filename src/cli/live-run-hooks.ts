@@ -21,12 +21,20 @@ const endpointOf = (path: string) => path.replace(/^\/+/, '').split('/')[0] ?? '
  * apart from the run itself so that none of it can change what is sent, and a notification
  * that fails is a warning, never another exit code.
  */
-export function liveRunHooks(args: AlertArgs & { quiet: boolean }, io: CliIo, apiKey: string, options: SendOptions & { now?: () => number } = {}) {
+export function liveRunHooks(
+  args: AlertArgs & { quiet: boolean },
+  io: CliIo,
+  apiKey: string,
+  options: SendOptions & { now?: () => number } = {},
+) {
   const log: Logger = loggerOf(io.stderr);
   log.redact(apiKey);
   // Read (and refused if malformed) before anything is sent.
   const urlText = args['notify-url'] ?? io.env['ENGAGE_NOTIFY_URL'];
-  const notifyUrl = urlText === undefined || urlText === '' ? undefined : parseNotifyUrl(urlText, args['notify-url'] !== undefined ? '--notify-url' : 'ENGAGE_NOTIFY_URL');
+  const notifyUrl =
+    urlText === undefined || urlText === ''
+      ? undefined
+      : parseNotifyUrl(urlText, args['notify-url'] !== undefined ? '--notify-url' : 'ENGAGE_NOTIFY_URL');
   if (urlText) log.redact(urlText);
   const now = options.now ?? Date.now;
   const started = now();
@@ -36,13 +44,26 @@ export function liveRunHooks(args: AlertArgs & { quiet: boolean }, io: CliIo, ap
     /** The run is about to send: its job and run folder. */
     start(jobFile: string, runDir: string, files: number) {
       job = basename(jobFile);
-      log.log('info', 'run_start', { job, run_dir: runDir, files, notify: notifyUrl ? shownUrl(notifyUrl) : undefined });
+      log.log('info', 'run_start', {
+        job,
+        run_dir: runDir,
+        files,
+        notify: notifyUrl ? shownUrl(notifyUrl) : undefined,
+      });
     },
     /** In json, 429 pauses and given-up requests are events; returns false for the text format, which prints its own lines. */
     onTransportEvent(event: TransportEvent): boolean {
       if (log.format !== 'json') return false;
-      if (event.type === 'throttled') log.log('warn', 'throttled', { method: event.method, endpoint: endpointOf(event.path), wait_ms: event.waitMs, source: event.source, count: event.count });
-      if (event.type === 'gave_up') log.log('warn', 'gave_up', { method: event.method, endpoint: endpointOf(event.path), reason: event.reason });
+      if (event.type === 'throttled')
+        log.log('warn', 'throttled', {
+          method: event.method,
+          endpoint: endpointOf(event.path),
+          wait_ms: event.waitMs,
+          source: event.source,
+          count: event.count,
+        });
+      if (event.type === 'gave_up')
+        log.log('warn', 'gave_up', { method: event.method, endpoint: endpointOf(event.path), reason: event.reason });
       return true;
     },
     /**
@@ -54,20 +75,47 @@ export function liveRunHooks(args: AlertArgs & { quiet: boolean }, io: CliIo, ap
       const rows = ROW_STATUSES.reduce((n, s) => n + t[s], 0);
       const bad = rows - t.ok;
       let code = exitCode;
-      let outcome = code === EXIT.OK ? 'ok' : code === EXIT.ROWS_NOT_OK ? 'rows not ok' : result.interrupted ? 'interrupted' : 'aborted';
+      let outcome =
+        code === EXIT.OK
+          ? 'ok'
+          : code === EXIT.ROWS_NOT_OK
+            ? 'rows not ok'
+            : result.interrupted
+              ? 'interrupted'
+              : 'aborted';
       const limit = args['max-failed'];
       if (code === EXIT.ROWS_NOT_OK && limit !== undefined && withinMaxFailed(limit, bad, rows)) {
         code = EXIT.OK;
         outcome = `ok: ${bad} row${bad === 1 ? '' : 's'} not ok, within --max-failed ${formatMaxFailed(limit)}`;
-        if (!args.quiet) log.log('info', 'message', { text: outcome }, `Exit 0: ${bad} row${bad === 1 ? '' : 's'} not ok, within --max-failed ${formatMaxFailed(limit)}`);
+        if (!args.quiet)
+          log.log(
+            'info',
+            'message',
+            { text: outcome },
+            `Exit 0: ${bad} row${bad === 1 ? '' : 's'} not ok, within --max-failed ${formatMaxFailed(limit)}`,
+          );
       }
       const durationMs = now() - started;
-      log.log(code === EXIT.OK ? 'info' : 'error', 'run_end', { job, outcome, exit_code: code, rows, totals: { ...t }, duration_ms: durationMs, report: result.report });
+      log.log(code === EXIT.OK ? 'info' : 'error', 'run_end', {
+        job,
+        outcome,
+        exit_code: code,
+        rows,
+        totals: { ...t },
+        duration_ms: durationMs,
+        report: result.report,
+      });
       if (notifyUrl !== undefined && shouldNotify(args['notify-on'], code)) {
         const body = notificationBody(result, { job, exitCode: code, outcome, durationMs });
         const delivery = await sendNotification(notifyUrl, body, options);
         if (delivery.ok) log.log('info', 'notify_sent', { host: shownUrl(notifyUrl), status: delivery.status });
-        else log.log('warn', 'notify_failed', { reason: delivery.reason }, `engage-import: warning: the notification was not delivered: ${delivery.reason}`);
+        else
+          log.log(
+            'warn',
+            'notify_failed',
+            { reason: delivery.reason },
+            `engage-import: warning: the notification was not delivered: ${delivery.reason}`,
+          );
       }
       return code;
     },

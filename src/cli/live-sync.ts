@@ -1,6 +1,15 @@
 import type { LoadedJob } from '../config/load-job.js';
 import { openSyncFeed, type OpenLedger, type RunIdentity } from '../ledger/index.js';
-import { catchUp, createRunClassifier, createSendAllClassifier, mappingFingerprint, syncStateFile, SyncState, type RunClassifier, type SyncMode } from '../sync/index.js';
+import {
+  catchUp,
+  createRunClassifier,
+  createSendAllClassifier,
+  mappingFingerprint,
+  syncStateFile,
+  SyncState,
+  type RunClassifier,
+  type SyncMode,
+} from '../sync/index.js';
 
 /** How often, at most, the run's new outcomes are applied to the state while it runs. */
 const APPLY_EVERY_MS = 1_000;
@@ -36,18 +45,28 @@ export function checkSyncState(job: LoadedJob, stateDir: string, target: RunIden
  * after every ledger commit. Every run records what it sent; only `incremental` and
  * `full-refresh` runs classify rows.
  */
-export async function openRunSync(job: LoadedJob, stateDir: string, ledger: OpenLedger, mode: RunSyncMode, requestOptions: { dealUpdateMethod: 'PATCH' | 'PUT' }, cwd: string): Promise<RunSync> {
+export async function openRunSync(
+  job: LoadedJob,
+  stateDir: string,
+  ledger: OpenLedger,
+  mode: RunSyncMode,
+  requestOptions: { dealUpdateMethod: 'PATCH' | 'PUT' },
+  cwd: string,
+): Promise<RunSync> {
   const state = SyncState.open(syncStateFile(stateDir, job.file), job.file, { cwd, mode: 'write', check: false })!;
   try {
     if (ledger.identity.target !== undefined) state.checkTarget(ledger.identity.target, true);
     catchUp(state, stateDir, (runDir) => openSyncFeed(runDir, { cwd }), { cwd });
-    await ledger.recordFingerprints(Object.fromEntries(job.mappings.map((m) => [m.resource, mappingFingerprint(m, requestOptions)])));
+    await ledger.recordFingerprints(
+      Object.fromEntries(job.mappings.map((m) => [m.resource, mappingFingerprint(m, requestOptions)])),
+    );
   } catch (error) {
     state.close();
     throw error;
   }
   const feed = openSyncFeed(ledger.runDir, { cwd });
-  const classifier = mode === undefined ? createSendAllClassifier() : createRunClassifier({ state, mode, requestOptions });
+  const classifier =
+    mode === undefined ? createSendAllClassifier() : createRunClassifier({ state, mode, requestOptions });
   let failed = false;
   let last = 0;
   const apply = () => {

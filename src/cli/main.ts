@@ -12,7 +12,15 @@ import { stateCommand } from './state-command.js';
 import { validateCommand } from './validate-command.js';
 import { VERSION } from './version.js';
 
-const COMMANDS: readonly CliCommand<never>[] = [validateCommand, importCommand, resumeCommand, eventsCommand, sandboxCommand, initCommand, stateCommand] as never;
+const COMMANDS: readonly CliCommand<never>[] = [
+  validateCommand,
+  importCommand,
+  resumeCommand,
+  eventsCommand,
+  sandboxCommand,
+  initCommand,
+  stateCommand,
+] as never;
 
 /**
  * The whole command line, in-process: parses `argv` (without node and the script), runs one
@@ -29,12 +37,19 @@ export async function main(argv: readonly string[], cliIo: CliIo): Promise<numbe
     .help()
     .alias('h', 'help')
     .demandCommand(1, 'Name a command: validate, import, resume, sandbox or events')
-    .option('log-format', { choices: LOG_FORMATS, default: 'text', global: true, describe: 'stderr as prose (text) or one json object a line (json: time, level, event, figures), for log systems' })
+    .option('log-format', {
+      choices: LOG_FORMATS,
+      default: 'text',
+      global: true,
+      describe: 'stderr as prose (text) or one json object a line (json: time, level, event, figures), for log systems',
+    })
     .recommendCommands()
     .exitProcess(false)
     .showHelpOnFail(false)
     .wrap(Math.min(110, io.stderr.columns ?? 100))
-    .epilogue('Exit codes: 0 all rows ok/valid, 1 some rows invalid, failed, skipped or unknown, 2 usage or configuration error (nothing sent), 3 stopped (401, the API unreachable or answering wrongly, a 429 pause longer than --max-pause, the run ledger failing; resume continues), 130/143 interrupted (resume continues).\nThe API key is read from ENGAGE_API_KEY or --api-key-file, never from the command line.');
+    .epilogue(
+      'Exit codes: 0 all rows ok/valid, 1 some rows invalid, failed, skipped or unknown, 2 usage or configuration error (nothing sent), 3 stopped (401, the API unreachable or answering wrongly, a 429 pause longer than --max-pause, the run ledger failing; resume continues), 130/143 interrupted (resume continues).\nThe API key is read from ENGAGE_API_KEY or --api-key-file, never from the command line.',
+    );
   for (const c of COMMANDS) {
     parser = parser.command(c.command as string, c.describe, c.builder as never, async (args: never) => {
       refuseRepeatedOptions(args, argv);
@@ -75,7 +90,9 @@ function refuseRepeatedOptions(args: Record<string, unknown>, argv: readonly str
     if (name === '_' || name === '$0' || !Array.isArray(value)) continue;
     const option = name.length === 1 ? `-${name}` : `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
     if (!argv.some((a) => a === option || a.startsWith(`${option}=`))) continue;
-    throw new UsageError(`${option} was given ${value.length} times (${value.map((v) => JSON.stringify(String(v))).join(', ')}): give it once`);
+    throw new UsageError(
+      `${option} was given ${value.length} times (${value.map((v) => JSON.stringify(String(v))).join(', ')}): give it once`,
+    );
   }
 }
 
@@ -89,9 +106,12 @@ function reportError(error: unknown, io: CliIo): number {
   }
   if (error instanceof EngageError) {
     io.stderr.write(`engage-import: ${error.message}\n`);
-    if (error.code === 'OUTPUT' && DISK_FAILURES.has(String((error.cause as { code?: unknown } | undefined)?.code))) return EXIT.ABORTED;
+    if (error.code === 'OUTPUT' && DISK_FAILURES.has(String((error.cause as { code?: unknown } | undefined)?.code)))
+      return EXIT.ABORTED;
     return error.exitCode;
   }
-  io.stderr.write(`engage-import: internal error (please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  io.stderr.write(
+    `engage-import: internal error (please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+  );
   return EXIT.INTERNAL;
 }

@@ -6,7 +6,8 @@
 export function wholeNumber(option: string, min: number): (value: number) => number {
   return (value) => {
     once(option, value);
-    if (!Number.isSafeInteger(value) || value < min) throw new Error(`${option} must be a whole number of at least ${min}, got ${shown(value)}`);
+    if (!Number.isSafeInteger(value) || value < min)
+      throw new Error(`${option} must be a whole number of at least ${min}, got ${shown(value)}`);
     return value;
   };
 }
@@ -14,7 +15,8 @@ export function wholeNumber(option: string, min: number): (value: number) => num
 export function positiveNumber(option: string): (value: number) => number {
   return (value) => {
     once(option, value);
-    if (!Number.isFinite(value) || value <= 0) throw new Error(`${option} must be a number above 0, got ${shown(value)}`);
+    if (!Number.isFinite(value) || value <= 0)
+      throw new Error(`${option} must be a number above 0, got ${shown(value)}`);
     return value;
   };
 }
@@ -24,5 +26,8 @@ const shown = (value: number) => (Number.isNaN(value) ? 'something that is not a
 
 /** yargs coerces before any handler runs: a repeated option (`--limit 1 --limit 2`) comes here as an array. */
 function once(option: string, value: unknown): void {
-  if (Array.isArray(value)) throw new Error(`${option} was given ${value.length} times (${value.map((v) => JSON.stringify(String(v))).join(', ')}): give it once`);
+  if (Array.isArray(value))
+    throw new Error(
+      `${option} was given ${value.length} times (${value.map((v) => JSON.stringify(String(v))).join(', ')}): give it once`,
+    );
 }

@@ -29,21 +29,34 @@ export function checkStateDir(cwd: string, value: string): string {
   } catch {
     // Missing: created below.
   }
-  if (isFile) throw new ConfigError('USAGE', `--state-dir ${value} is a file, not a folder: name a folder where run ledgers can be kept`);
+  if (isFile)
+    throw new ConfigError(
+      'USAGE',
+      `--state-dir ${value} is a file, not a folder: name a folder where run ledgers can be kept`,
+    );
   try {
     makeFolders(path);
     rmdirSync(mkdtempSync(join(path, '.probe-')));
   } catch (error) {
-    throw new ConfigError('USAGE', `--state-dir ${value}: run ledgers cannot be written there (${reason(error)}); name a folder you can write to`, { cause: error });
+    throw new ConfigError(
+      'USAGE',
+      `--state-dir ${value}: run ledgers cannot be written there (${reason(error)}); name a folder you can write to`,
+      { cause: error },
+    );
   }
   return path;
 }
 
 /** What no output of a live run may overwrite besides the job's inputs: the key file and the ledgers. */
-export function protectedPaths(cwd: string, args: { readonly 'api-key-file'?: string | undefined; readonly 'state-dir'?: string | undefined }): ProtectedPath[] {
+export function protectedPaths(
+  cwd: string,
+  args: { readonly 'api-key-file'?: string | undefined; readonly 'state-dir'?: string | undefined },
+): ProtectedPath[] {
   const paths: ProtectedPath[] = [];
-  if (args['api-key-file'] !== undefined) paths.push({ path: resolve(cwd, args['api-key-file']), what: 'the --api-key-file' });
-  if (args['state-dir'] !== undefined) paths.push({ path: resolve(cwd, args['state-dir']), what: 'the --state-dir (run ledgers)', folder: true });
+  if (args['api-key-file'] !== undefined)
+    paths.push({ path: resolve(cwd, args['api-key-file']), what: 'the --api-key-file' });
+  if (args['state-dir'] !== undefined)
+    paths.push({ path: resolve(cwd, args['state-dir']), what: 'the --state-dir (run ledgers)', folder: true });
   return paths;
 }
 

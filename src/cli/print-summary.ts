@@ -8,6 +8,7 @@ export function printSummary(summary: RunSummary, io: CliIo, options: { json: bo
   if (options.quiet) return;
   // --log-format json: one `summary` event rather than lines of prose.
   const log = loggerOf(io.stderr);
-  if (log.format === 'json') log.log('info', 'summary', { summary: JSON.parse(JSON.stringify(summary)) as Record<string, unknown> });
+  if (log.format === 'json')
+    log.log('info', 'summary', { summary: JSON.parse(JSON.stringify(summary)) as Record<string, unknown> });
   else io.stderr.write(formatSummary(summary));
 }

@@ -6,11 +6,22 @@ type ResumeArgs = Omit<JobArgs, 'job'> & LiveArgs & { 'run-dir'?: string | undef
 
 export const resumeCommand: CliCommand<ResumeArgs> = {
   command: 'resume [run-dir]',
-  describe: 'Continue an interrupted or stopped run: rows with an outcome are not sent again, rows not_sent are sent (default: the newest run in --state-dir, ./.engage-import)',
+  describe:
+    'Continue an interrupted or stopped run: rows with an outcome are not sent again, rows not_sent are sent (default: the newest run in --state-dir, ./.engage-import)',
   builder: (y) =>
-    withLiveOptions(withRunOptions(y.positional('run-dir', { type: 'string', describe: 'A run folder under the state dir, e.g. .engage-import/runs/20261123T071500Z-3f9a' })))
+    withLiveOptions(
+      withRunOptions(
+        y.positional('run-dir', {
+          type: 'string',
+          describe: 'A run folder under the state dir, e.g. .engage-import/runs/20261123T071500Z-3f9a',
+        }),
+      ),
+    )
       .example('$0 resume', 'Continue the newest unfinished run')
-      .example('$0 resume --resend-unknown', 'Also resend rows in doubt (unknown, or in flight at a crash): check the account first, a resend may duplicate them') as never,
+      .example(
+        '$0 resume --resend-unknown',
+        'Also resend rows in doubt (unknown, or in flight at a crash): check the account first, a resend may duplicate them',
+      ) as never,
   run: async (args, io) => {
     // Loaded when the run starts: `--help` never loads undici and SQLite.
     const { runLive } = await import('./live-command.js');

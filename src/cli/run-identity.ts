@@ -22,9 +22,20 @@ export interface Target {
 export async function runIdentity(job: LoadedJob, options: PayloadOptions, target: Target): Promise<RunIdentity> {
   // The job and its mappings by what they mean, not their bytes: a comment added to a mapping
   // does not make a resume refuse; the input files by their bytes, since every byte may be sent.
-  const mappings = (job.kind === 'job' ? job.mappings : []).map((m) => ({ path: m.mappingFile, sha256: mappingDigest(m) }));
-  const inputs = await Promise.all(job.mappings.map(async (m) => ({ path: m.source.path, ...(await hashFile(m.source.path)) })));
-  return { job: { path: job.file, sha256: jobDigest(job) }, mappings, inputs, options: { ...options }, target: { baseUrl: target.baseUrl.href, keyFingerprint: keyFingerprint(target.apiKey) } };
+  const mappings = (job.kind === 'job' ? job.mappings : []).map((m) => ({
+    path: m.mappingFile,
+    sha256: mappingDigest(m),
+  }));
+  const inputs = await Promise.all(
+    job.mappings.map(async (m) => ({ path: m.source.path, ...(await hashFile(m.source.path)) })),
+  );
+  return {
+    job: { path: job.file, sha256: jobDigest(job) },
+    mappings,
+    inputs,
+    options: { ...options },
+    target: { baseUrl: target.baseUrl.href, keyFingerprint: keyFingerprint(target.apiKey) },
+  };
 }
 
 /**

@@ -32,12 +32,28 @@ export const stateCommand: CliCommand<StateArgs> = {
   describe: 'Show, forget, export or import the sync state of an incremental job',
   builder: (y) =>
     y
-      .positional('action', { choices: ACTIONS, demandOption: true, describe: 'show: counts per resource, last run, size; forget: send rows again; export/import: NDJSON, e.g. to keep the state in a bucket' })
+      .positional('action', {
+        choices: ACTIONS,
+        demandOption: true,
+        describe:
+          'show: counts per resource, last run, size; forget: send rows again; export/import: NDJSON, e.g. to keep the state in a bucket',
+      })
       .positional('file', { type: 'string', describe: 'export: the NDJSON file to write; import: the one to read' })
-      .option('job', { type: 'string', describe: 'The job whose state it is (default: the only state in --state-dir; import: the job named in the file)' })
-      .option('state-dir', { type: 'string', default: DEFAULT_STATE_DIR, describe: 'Where run ledgers and sync states are kept' })
+      .option('job', {
+        type: 'string',
+        describe:
+          'The job whose state it is (default: the only state in --state-dir; import: the job named in the file)',
+      })
+      .option('state-dir', {
+        type: 'string',
+        default: DEFAULT_STATE_DIR,
+        describe: 'Where run ledgers and sync states are kept',
+      })
       .option('resource', { choices: RESOURCES, describe: 'forget: the resource to forget' })
-      .option('key', { type: 'string', describe: 'forget: only this key (a custom_id, an id, or an event identity from the export)' })
+      .option('key', {
+        type: 'string',
+        describe: 'forget: only this key (a custom_id, an id, or an event identity from the export)',
+      })
       .option('json', { type: 'boolean', default: false, describe: 'show: print JSON on stdout' })
       .example('$0 state show', 'What the nightly job remembers')
       .example('$0 state forget --resource user --key C-1001', 'Send contact C-1001 again on the next incremental run')
@@ -50,10 +66,16 @@ async function runState(args: StateArgs, io: CliIo): Promise<number> {
   const stateDir = resolve(io.cwd, args['state-dir']);
   const show = (p: string) => displayPath(p, io.cwd);
   if ((args.action === 'export' || args.action === 'import') && args.file === undefined) {
-    throw new ConfigError('USAGE', `state ${args.action} needs the NDJSON file: engage-import state ${args.action} FILE`);
+    throw new ConfigError(
+      'USAGE',
+      `state ${args.action} needs the NDJSON file: engage-import state ${args.action} FILE`,
+    );
   }
   if (args.action === 'forget' && args.resource === undefined) {
-    throw new ConfigError('USAGE', 'state forget needs --resource (and optionally --key): engage-import state forget --resource user --key C-1001');
+    throw new ConfigError(
+      'USAGE',
+      'state forget needs --resource (and optionally --key): engage-import state forget --resource user --key C-1001',
+    );
   }
   if (args.action !== 'forget' && (args.resource !== undefined || args.key !== undefined)) {
     throw new ConfigError('USAGE', '--resource and --key apply to state forget only');
@@ -67,7 +89,9 @@ async function runState(args: StateArgs, io: CliIo): Promise<number> {
       const state = SyncState.open(syncStateFile(stateDir, job), job, { cwd: io.cwd, mode: 'write', check: false })!;
       try {
         const rows = await importState(state, file, io.cwd);
-        io.stderr.write(`Imported ${rows.toLocaleString('en-US')} rows into the sync state of ${show(job)} (${show(state.place.file)}).\n`);
+        io.stderr.write(
+          `Imported ${rows.toLocaleString('en-US')} rows into the sync state of ${show(job)} (${show(state.place.file)}).\n`,
+        );
       } finally {
         state.close();
       }
@@ -85,7 +109,11 @@ async function runState(args: StateArgs, io: CliIo): Promise<number> {
       try {
         const n = state.forget(args.resource!, args.key);
         const what = args.key === undefined ? `every ${args.resource} row` : `${args.resource} ${args.key}`;
-        io.stderr.write(n === 0 ? `The sync state holds nothing for ${what}; nothing changed.\n` : `Forgot ${what} (${n.toLocaleString('en-US')} row${n === 1 ? '' : 's'}): the next incremental run sends ${n === 1 ? 'it' : 'them'} again.\n`);
+        io.stderr.write(
+          n === 0
+            ? `The sync state holds nothing for ${what}; nothing changed.\n`
+            : `Forgot ${what} (${n.toLocaleString('en-US')} row${n === 1 ? '' : 's'}): the next incremental run sends ${n === 1 ? 'it' : 'them'} again.\n`,
+        );
       } finally {
         state.close();
       }
@@ -99,12 +127,20 @@ async function runState(args: StateArgs, io: CliIo): Promise<number> {
   try {
     if (args.action === 'export') {
       const rows = await exportState(state, resolve(io.cwd, args.file!));
-      io.stderr.write(`Exported ${rows.toLocaleString('en-US')} rows of the sync state of ${show(state.job)} to ${args.file}.\n`);
+      io.stderr.write(
+        `Exported ${rows.toLocaleString('en-US')} rows of the sync state of ${show(state.job)} to ${args.file}.\n`,
+      );
       return EXIT.OK;
     }
     const counts = state.counts();
     const last = state.lastRun();
-    const summary = { job: state.job, file: show(stateFile), bytes: state.size(), resources: counts, lastRun: last ?? null };
+    const summary = {
+      job: state.job,
+      file: show(stateFile),
+      bytes: state.size(),
+      resources: counts,
+      lastRun: last ?? null,
+    };
     if (args.json) io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     else io.stdout.write(formatShow(summary, show));
     return EXIT.OK;
@@ -125,12 +161,23 @@ function findStateFile(stateDir: string, job: string | undefined, show: (p: stri
   const all = listSyncStateFiles(stateDir);
   if (job !== undefined) {
     const file = syncStateFile(stateDir, job);
-    if (!all.includes(file)) throw new SyncError('SYNC_STATE', `there is no sync state of ${show(job)} in ${show(stateDir)} (a run with --incremental, or any run, creates it)`);
+    if (!all.includes(file))
+      throw new SyncError(
+        'SYNC_STATE',
+        `there is no sync state of ${show(job)} in ${show(stateDir)} (a run with --incremental, or any run, creates it)`,
+      );
     return file;
   }
   if (all.length === 1) return all[0]!;
-  if (all.length === 0) throw new SyncError('SYNC_STATE', `there is no sync state in ${show(stateDir)} (a run with --incremental, or any run, creates it)`);
-  throw new ConfigError('USAGE', `${show(stateDir)} holds the sync states of ${all.length} jobs (${all.map(show).join(', ')}); name one with --job`);
+  if (all.length === 0)
+    throw new SyncError(
+      'SYNC_STATE',
+      `there is no sync state in ${show(stateDir)} (a run with --incremental, or any run, creates it)`,
+    );
+  throw new ConfigError(
+    'USAGE',
+    `${show(stateDir)} holds the sync states of ${all.length} jobs (${all.map(show).join(', ')}); name one with --job`,
+  );
 }
 
 /** The job an export belongs to, from its first line (import without --job). */
@@ -147,20 +194,39 @@ async function jobNamedIn(file: string, shown: string): Promise<string> {
       break;
     }
   } catch (error) {
-    throw new SyncError('SYNC_STATE', `cannot read ${shown}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`, { cause: error });
+    throw new SyncError(
+      'SYNC_STATE',
+      `cannot read ${shown}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+      { cause: error },
+    );
   } finally {
     lines.close();
   }
-  throw new SyncError('SYNC_STATE', `${shown}:1: not an engage-import sync state export (no job named in its first line); the sync state was not changed`);
+  throw new SyncError(
+    'SYNC_STATE',
+    `${shown}:1: not an engage-import sync state export (no job named in its first line); the sync state was not changed`,
+  );
 }
 
 const n = (v: number) => v.toLocaleString('en-US');
 
-function formatShow(s: { job: string; file: string; bytes: number; resources: readonly { resource: string; kind: string; count: number }[]; lastRun: { runId: string; at: string } | null }, show: (p: string) => string): string {
+function formatShow(
+  s: {
+    job: string;
+    file: string;
+    bytes: number;
+    resources: readonly { resource: string; kind: string; count: number }[];
+    lastRun: { runId: string; at: string } | null;
+  },
+  show: (p: string) => string,
+): string {
   const lines = [`Sync state of ${show(s.job)}: ${s.file}, ${formatBytes(s.bytes)}`];
   if (s.resources.length === 0) lines.push('  empty: the next incremental run sends every row');
-  for (const r of s.resources) lines.push(`  ${r.resource.padEnd(16)}  ${n(r.count).padStart(12)} ${r.kind === 'entity' ? 'keys' : 'events'}`);
-  lines.push(s.lastRun === null ? 'Last run: none applied' : `Last run: ${s.lastRun.runId} (last accepted row ${s.lastRun.at})`);
+  for (const r of s.resources)
+    lines.push(`  ${r.resource.padEnd(16)}  ${n(r.count).padStart(12)} ${r.kind === 'entity' ? 'keys' : 'events'}`);
+  lines.push(
+    s.lastRun === null ? 'Last run: none applied' : `Last run: ${s.lastRun.runId} (last accepted row ${s.lastRun.at})`,
+  );
   return `${lines.join('\n')}\n`;
 }
 

@@ -27,19 +27,34 @@ export async function readConfigFile(path: string): Promise<ConfigDocument> {
   try {
     text = await readFile(path, 'utf8');
   } catch (cause) {
-    throw new ConfigError('CONFIG_INVALID', `${path}: cannot read the file (${(cause as NodeJS.ErrnoException).code ?? String(cause)})`, { cause });
+    throw new ConfigError(
+      'CONFIG_INVALID',
+      `${path}: cannot read the file (${(cause as NodeJS.ErrnoException).code ?? String(cause)})`,
+      { cause },
+    );
   }
   // Checked before parsing: a deeply nested or huge file makes the parser itself run out of stack or memory.
-  if (text.length > MAX_CONFIG_BYTES) throw new ConfigError('CONFIG_INVALID', `${path}: the file is ${text.length} characters long; a mapping or job file is at most ${MAX_CONFIG_BYTES}`);
+  if (text.length > MAX_CONFIG_BYTES)
+    throw new ConfigError(
+      'CONFIG_INVALID',
+      `${path}: the file is ${text.length} characters long; a mapping or job file is at most ${MAX_CONFIG_BYTES}`,
+    );
   const depth = jsonDepth(text, MAX_FLOW_DEPTH);
-  if (depth > MAX_FLOW_DEPTH) throw new ConfigError('CONFIG_INVALID', `${path}: lists or objects nested more than ${MAX_FLOW_DEPTH} levels deep; a mapping needs a few`);
+  if (depth > MAX_FLOW_DEPTH)
+    throw new ConfigError(
+      'CONFIG_INVALID',
+      `${path}: lists or objects nested more than ${MAX_FLOW_DEPTH} levels deep; a mapping needs a few`,
+    );
   // YAML 1.2 is a superset of JSON, so one parser serves both formats and both get line numbers.
   const lineCounter = new LineCounter();
   const doc: Document = parseDocument(text, { lineCounter, prettyErrors: true, uniqueKeys: true });
   const first = doc.errors[0];
   if (first) {
     const line = first.linePos?.[0].line;
-    throw new ConfigError('CONFIG_INVALID', `${path}${line ? `:${line}` : ''}: not valid YAML/JSON: ${first.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}`);
+    throw new ConfigError(
+      'CONFIG_INVALID',
+      `${path}${line ? `:${line}` : ''}: not valid YAML/JSON: ${first.message.split('\n')[0]?.replace(/ at line \d+, column \d+:?$/, '')}`,
+    );
   }
   // A `__proto__` key would set the prototype of the object it is in, not a key: JavaScript drops
   // it without a word, so it is refused here where its line is known.
@@ -53,13 +68,21 @@ export async function readConfigFile(path: string): Promise<ConfigDocument> {
       return undefined;
     },
   });
-  if (proto !== undefined) throw new ConfigError('CONFIG_INVALID', `${path}${proto ? `:${proto}` : ''}: the key "__proto__" is a name JavaScript objects reserve; no field or value can be called that`);
+  if (proto !== undefined)
+    throw new ConfigError(
+      'CONFIG_INVALID',
+      `${path}${proto ? `:${proto}` : ''}: the key "__proto__" is a name JavaScript objects reserve; no field or value can be called that`,
+    );
   let data: unknown;
   try {
     // `maxAliasCount` bounds what aliases may expand to (a "billion laughs" file stops here).
     data = doc.toJS({ maxAliasCount: MAX_ALIASES });
   } catch (cause) {
-    throw new ConfigError('CONFIG_INVALID', `${path}: its aliases (*name) expand to too much (${(cause as Error).message}); write the values out or use fewer aliases`, { cause });
+    throw new ConfigError(
+      'CONFIG_INVALID',
+      `${path}: its aliases (*name) expand to too much (${(cause as Error).message}); write the values out or use fewer aliases`,
+      { cause },
+    );
   }
   return {
     path,
@@ -90,7 +113,8 @@ function describe(value: unknown): string {
  */
 function unwrapUnion(issue: z.core.$ZodIssue): z.core.$ZodIssue[] {
   if (issue.code !== 'invalid_union' || issue.errors.length === 0) return [issue];
-  const score = (branch: readonly z.core.$ZodIssue[]) => (branch.some((i) => i.path.length === 0 && i.code === 'invalid_type') ? 1 : 0);
+  const score = (branch: readonly z.core.$ZodIssue[]) =>
+    branch.some((i) => i.path.length === 0 && i.code === 'invalid_type') ? 1 : 0;
   const best = [...issue.errors].sort((a, b) => score(a) - score(b))[0] ?? [];
   if (best.length === 0) return [issue];
   return best.flatMap((i) => unwrapUnion({ ...i, path: [...issue.path, ...i.path] } as z.core.$ZodIssue));
@@ -102,8 +126,10 @@ export function formatIssue(doc: ConfigDocument, issue: z.core.$ZodIssue): strin
   const where = issue.path.length > 0 ? issue.path.map(String).join('.') : '(top level)';
   let message = issue.message;
   if (issue.code === 'invalid_type') message = `expected ${issue.expected}, got ${describe(issue.input)}`;
-  else if (issue.code === 'invalid_value') message = `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${describe(issue.input)}`;
-  else if (issue.code === 'unrecognized_keys') message = `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `\`${k}\``).join(', ')}`;
+  else if (issue.code === 'invalid_value')
+    message = `expected one of ${issue.values.map((v) => JSON.stringify(v)).join(', ')}, got ${describe(issue.input)}`;
+  else if (issue.code === 'unrecognized_keys')
+    message = `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map((k) => `\`${k}\``).join(', ')}`;
   return `${doc.path}${line ? `:${line}` : ''}: ${where}: ${message}`;
 }
 
@@ -111,5 +137,11 @@ export function formatIssue(doc: ConfigDocument, issue: z.core.$ZodIssue): strin
 export function parseWith<S extends z.ZodType>(doc: ConfigDocument, schema: S): z.output<S> {
   const result = schema.safeParse(doc.data, { reportInput: true });
   if (result.success) return result.data;
-  throw new ConfigError('CONFIG_INVALID', result.error.issues.flatMap(unwrapUnion).map((i) => formatIssue(doc, i)).join('\n'));
+  throw new ConfigError(
+    'CONFIG_INVALID',
+    result.error.issues
+      .flatMap(unwrapUnion)
+      .map((i) => formatIssue(doc, i))
+      .join('\n'),
+  );
 }

@@ -16,7 +16,12 @@ export function mappingDigest(mapping: ResolvedMapping): string {
 
 /** The job's meaning: which mappings, in which order, each by its digest. */
 export function jobDigest(job: LoadedJob): string {
-  return sha256(canonical({ kind: job.kind, mappings: job.mappings.map((m) => ({ file: m.mappingFile, digest: mappingDigest(m) })) }));
+  return sha256(
+    canonical({
+      kind: job.kind,
+      mappings: job.mappings.map((m) => ({ file: m.mappingFile, digest: mappingDigest(m) })),
+    }),
+  );
 }
 
 function sha256(text: string): string {
@@ -27,7 +32,11 @@ function sha256(text: string): string {
 function canonical(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
     v !== null && typeof v === 'object' && !Array.isArray(v)
-      ? Object.fromEntries(Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      ? Object.fromEntries(
+          Object.entries(v as Record<string, unknown>)
+            .filter(([, x]) => x !== undefined)
+            .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+        )
       : v,
   );
 }

@@ -27,7 +27,10 @@ export async function loadJob(path: string, overrides: MappingOverrides = {}): P
   const isJob = typeof doc.data === 'object' && doc.data !== null && 'mappings' in doc.data;
   if (!isJob) return { file, kind: 'mapping', mappings: [resolveMapping(doc, overrides)] };
   if (overrides.input !== undefined) {
-    throw new ConfigError('CONFIG_INVALID', `${file}: --input replaces the CSV of a single mapping; a job file lists several`);
+    throw new ConfigError(
+      'CONFIG_INVALID',
+      `${file}: --input replaces the CSV of a single mapping; a job file lists several`,
+    );
   }
   const job = parseWith(doc, JobFileSchema);
   const mappings: ResolvedMapping[] = [];

@@ -41,16 +41,29 @@ export function resolveMapping(doc: ConfigDocument, overrides: MappingOverrides 
     const path = target.split('.');
     if (path.some((segment) => segment === '')) at(where, `target ${JSON.stringify(target)} has an empty path segment`);
     const unsafe = path.find((segment) => UNSAFE_SEGMENTS.has(segment));
-    if (unsafe !== undefined) at(where, `target ${JSON.stringify(target)} uses ${JSON.stringify(unsafe)}, a name JavaScript objects reserve; no API field is called that`);
+    if (unsafe !== undefined)
+      at(
+        where,
+        `target ${JSON.stringify(target)} uses ${JSON.stringify(unsafe)}, a name JavaScript objects reserve; no API field is called that`,
+      );
     if (f.items !== undefined && type !== 'list') at([...where, 'items'], '`items` applies to type list only');
-    if (f.separator !== undefined && type !== 'list') at([...where, 'separator'], '`separator` applies to type list only');
-    if (f.decimals !== undefined && type !== 'decimal') at([...where, 'decimals'], '`decimals` applies to type decimal only');
-    const dated = ['date', 'datetime', 'unix'].includes(type) || (type === 'list' && ['date', 'datetime', 'unix'].includes(f.items ?? ''));
-    if ((f.format !== undefined || f.timezone !== undefined) && !dated) at(where, '`format` and `timezone` apply to date, datetime and unix only');
+    if (f.separator !== undefined && type !== 'list')
+      at([...where, 'separator'], '`separator` applies to type list only');
+    if (f.decimals !== undefined && type !== 'decimal')
+      at([...where, 'decimals'], '`decimals` applies to type decimal only');
+    const dated =
+      ['date', 'datetime', 'unix'].includes(type) ||
+      (type === 'list' && ['date', 'datetime', 'unix'].includes(f.items ?? ''));
+    if ((f.format !== undefined || f.timezone !== undefined) && !dated)
+      at(where, '`format` and `timezone` apply to date, datetime and unix only');
     if (f.bulk_header !== undefined) {
       // One CSV column carries the whole top-level field: its parts must agree on the header.
       const top = path[0]!;
-      if (bulkHeaders[top] !== undefined && bulkHeaders[top] !== f.bulk_header) at([...where, 'bulk_header'], `field ${JSON.stringify(top)} already has bulk_header ${JSON.stringify(bulkHeaders[top])}`);
+      if (bulkHeaders[top] !== undefined && bulkHeaders[top] !== f.bulk_header)
+        at(
+          [...where, 'bulk_header'],
+          `field ${JSON.stringify(top)} already has bulk_header ${JSON.stringify(bulkHeaders[top])}`,
+        );
       else bulkHeaders[top] = f.bulk_header;
     }
     const badZone = f.timezone === undefined ? undefined : checkTimezone(f.timezone);
@@ -88,13 +101,18 @@ export function resolveMapping(doc: ConfigDocument, overrides: MappingOverrides 
   if (file.resource === 'deal' && file.bulk === true) {
     const missing = [...new Set(fields.map((f) => f.path[0]!))].filter((top) => bulkHeaders[top] === undefined);
     // The deal importer's header names are not published: the mapping must give them.
-    if (missing.length > 0) at(['bulk'], `a deal mapping with \`bulk: true\` needs \`bulk_header:\` on every field; missing for ${missing.join(', ')}`);
+    if (missing.length > 0)
+      at(
+        ['bulk'],
+        `a deal mapping with \`bulk: true\` needs \`bulk_header:\` on every field; missing for ${missing.join(', ')}`,
+      );
   }
   if (problems.length > 0) throw new ConfigError('CONFIG_INVALID', problems.join('\n'));
 
-  const source = overrides.input !== undefined
-    ? resolve(overrides.cwd ?? process.cwd(), overrides.input)
-    : resolve(dirname(doc.path), file.source.file);
+  const source =
+    overrides.input !== undefined
+      ? resolve(overrides.cwd ?? process.cwd(), overrides.input)
+      : resolve(dirname(doc.path), file.source.file);
   return {
     mappingFile: doc.path,
     resource: file.resource,
@@ -115,7 +133,11 @@ function checkPathConflicts(fields: readonly ResolvedField[], at: (p: string[], 
   for (const f of fields) {
     for (let n = 1; n < f.path.length; n++) {
       const prefix = f.path.slice(0, n).join('.');
-      if (targets.has(prefix)) at(['fields', f.target], `conflicts with field ${JSON.stringify(prefix)}, which sets the same place to a single value`);
+      if (targets.has(prefix))
+        at(
+          ['fields', f.target],
+          `conflicts with field ${JSON.stringify(prefix)}, which sets the same place to a single value`,
+        );
     }
   }
 }
@@ -128,7 +150,8 @@ export function checkHeader(mapping: ResolvedMapping, header: readonly string[])
   const have = new Set(header);
   const missing: string[] = [];
   for (const f of mapping.fields) {
-    if (f.column !== undefined && !have.has(f.column)) missing.push(`field ${JSON.stringify(f.target)} reads column ${JSON.stringify(f.column)}`);
+    if (f.column !== undefined && !have.has(f.column))
+      missing.push(`field ${JSON.stringify(f.target)} reads column ${JSON.stringify(f.column)}`);
   }
   for (const k of mapping.key) {
     if (!have.has(k)) missing.push(`key reads column ${JSON.stringify(k)}`);

@@ -12,7 +12,14 @@ export type Operation = (typeof DEAL_OPERATIONS)[number];
 export const DELIMITERS = [',', ';', '\t', '|', 'auto'] as const;
 export type Delimiter = (typeof DELIMITERS)[number];
 
-const constant = z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(z.unknown()), z.record(z.string(), z.unknown())]);
+const constant = z.union([
+  z.string(),
+  z.number(),
+  z.boolean(),
+  z.null(),
+  z.array(z.unknown()),
+  z.record(z.string(), z.unknown()),
+]);
 
 /** A field given as an object: where its value comes from and how the cell is read. */
 export const FieldObjectSchema = z
@@ -94,20 +101,40 @@ export const MappingFileSchema = z
   })
   .superRefine((m, ctx) => {
     if (m.bulk !== undefined && !['user', 'product', 'deal'].includes(m.resource)) {
-      ctx.addIssue({ code: 'custom', path: ['bulk'], message: `\`bulk\` applies to contacts, products and deals only; ${m.resource} rows have no bulk import endpoint` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['bulk'],
+        message: `\`bulk\` applies to contacts, products and deals only; ${m.resource} rows have no bulk import endpoint`,
+      });
     }
     if (m.resource === 'deal' && m.operation === undefined) {
-      ctx.addIssue({ code: 'custom', path: ['operation'], message: 'a deal mapping needs `operation`: create, update or update_or_create' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['operation'],
+        message: 'a deal mapping needs `operation`: create, update or update_or_create',
+      });
     }
     if (m.order !== undefined && m.resource !== 'product-event') {
-      ctx.addIssue({ code: 'custom', path: ['order'], message: `\`order: timestamp\` applies to product events only, not to ${m.resource}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['order'],
+        message: `\`order: timestamp\` applies to product events only, not to ${m.resource}`,
+      });
     }
     if (m.resource !== 'deal' && m.operation !== undefined) {
-      ctx.addIssue({ code: 'custom', path: ['operation'], message: `\`operation\` applies to deals only, not to ${m.resource}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['operation'],
+        message: `\`operation\` applies to deals only, not to ${m.resource}`,
+      });
     }
     // Entities are matched by their own key (custom_id or id); only events need a stated identity.
     if (m.identity !== undefined && m.resource !== 'event' && m.resource !== 'product-event') {
-      ctx.addIssue({ code: 'custom', path: ['identity'], message: `\`identity\` applies to events and product events only; ${m.resource} rows are matched by their custom_id or id` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['identity'],
+        message: `\`identity\` applies to events and product events only; ${m.resource} rows are matched by their custom_id or id`,
+      });
     }
   });
 

@@ -4,14 +4,27 @@ import { parseValue, type ValueSpec } from '../mapping/parse-value.js';
 export type DateGuess =
   | { readonly kind: 'iso'; readonly withTime: boolean }
   | { readonly kind: 'format'; readonly format: string; readonly withTime: boolean }
-  | { readonly kind: 'ambiguous'; readonly formats: readonly [string, string]; readonly example: string; readonly readings: readonly [string, string]; readonly withTime: boolean };
+  | {
+      readonly kind: 'ambiguous';
+      readonly formats: readonly [string, string];
+      readonly example: string;
+      readonly readings: readonly [string, string];
+      readonly withTime: boolean;
+    };
 
 const DAY_FIRST = ['dd.MM.yyyy', 'd.M.yyyy', 'dd/MM/yyyy', 'd/M/yyyy', 'dd-MM-yyyy'];
 const MONTH_FIRST = ['MM/dd/yyyy', 'M/d/yyyy', 'MM-dd-yyyy'];
 const YEAR_FIRST = ['yyyy/MM/dd', 'yyyyMMdd', 'yyyy.MM.dd'];
 const TIMES = [' HH:mm', ' HH:mm:ss', ' H:mm'];
 
-const spec = (type: 'date' | 'datetime', format?: string): ValueSpec => ({ type, items: 'string', separator: ',', decimals: 2, timezone: 'UTC', ...(format !== undefined ? { format } : {}) });
+const spec = (type: 'date' | 'datetime', format?: string): ValueSpec => ({
+  type,
+  items: 'string',
+  separator: ',',
+  decimals: 2,
+  timezone: 'UTC',
+  ...(format !== undefined ? { format } : {}),
+});
 let tolerance = 0;
 /** Every value parses, or all but `tolerance` of them (a known field whose odd cells are the file's mistakes). */
 const allParse = (values: readonly string[], s: ValueSpec) => {
@@ -21,7 +34,10 @@ const allParse = (values: readonly string[], s: ValueSpec) => {
 };
 
 /** The first format of the list that reads every value, dates alone first, then with a time. */
-function firstFitting(values: readonly string[], dates: readonly string[]): { format: string; withTime: boolean } | undefined {
+function firstFitting(
+  values: readonly string[],
+  dates: readonly string[],
+): { format: string; withTime: boolean } | undefined {
   for (const d of dates) if (allParse(values, spec('date', d))) return { format: d, withTime: false };
   for (const d of dates) {
     for (const t of TIMES) if (allParse(values, spec('datetime', d + t))) return { format: d + t, withTime: true };
@@ -46,12 +62,24 @@ export function guessDateFormat(values: readonly string[], misfits = 0): DateGue
   const monthFirst = firstFitting(values, MONTH_FIRST);
   if (dayFirst !== undefined && monthFirst !== undefined) {
     const type = dayFirst.withTime ? 'datetime' : 'date';
-    const example = values.find((v) => parseValue(v, spec(type, dayFirst.format)).ok && JSON.stringify(parseValue(v, spec(type, dayFirst.format))) !== JSON.stringify(parseValue(v, spec(type, monthFirst.format)))) ?? values[0]!;
+    const example =
+      values.find(
+        (v) =>
+          parseValue(v, spec(type, dayFirst.format)).ok &&
+          JSON.stringify(parseValue(v, spec(type, dayFirst.format))) !==
+            JSON.stringify(parseValue(v, spec(type, monthFirst.format))),
+      ) ?? values[0]!;
     const read = (format: string) => {
       const r = parseValue(example, spec(type, format));
       return r.ok ? String(r.value).slice(0, 10) : '?';
     };
-    return { kind: 'ambiguous', formats: [dayFirst.format, monthFirst.format], example, readings: [read(dayFirst.format), read(monthFirst.format)], withTime: dayFirst.withTime };
+    return {
+      kind: 'ambiguous',
+      formats: [dayFirst.format, monthFirst.format],
+      example,
+      readings: [read(dayFirst.format), read(monthFirst.format)],
+      withTime: dayFirst.withTime,
+    };
   }
   const one = dayFirst ?? monthFirst ?? firstFitting(values, YEAR_FIRST);
   return one === undefined ? undefined : { kind: 'format', ...one };

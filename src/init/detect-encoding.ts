@@ -26,13 +26,27 @@ const CODE_PAGES = ['windows-1252', 'windows-1250'] as const;
  * high bytes into letters rather than symbols is taken, and the comment says it is a guess.
  */
 export function detectEncoding(bytes: Uint8Array): DetectedEncoding {
-  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) return { encoding: 'utf-8', why: 'the file starts with the byte order mark of UTF-8', guessed: false };
-  if (bytes[0] === 0xff && bytes[1] === 0xfe) return { encoding: 'utf-16le', why: 'the file starts with the byte order mark of UTF-16LE', guessed: false };
-  if (bytes[0] === 0xfe && bytes[1] === 0xff) return { encoding: 'utf-16be', why: 'the file starts with the byte order mark of UTF-16BE', guessed: false };
+  if (bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf)
+    return { encoding: 'utf-8', why: 'the file starts with the byte order mark of UTF-8', guessed: false };
+  if (bytes[0] === 0xff && bytes[1] === 0xfe)
+    return { encoding: 'utf-16le', why: 'the file starts with the byte order mark of UTF-16LE', guessed: false };
+  if (bytes[0] === 0xfe && bytes[1] === 0xff)
+    return { encoding: 'utf-16be', why: 'the file starts with the byte order mark of UTF-16BE', guessed: false };
   const zeros = zeroBytes(bytes);
-  if (zeros.odd > 0.3 && zeros.even < 0.05) return { encoding: 'utf-16le', why: 'every other byte is zero (UTF-16LE without a byte order mark)', guessed: false };
-  if (zeros.even > 0.3 && zeros.odd < 0.05) return { encoding: 'utf-16be', why: 'every other byte is zero (UTF-16BE without a byte order mark)', guessed: false };
-  if (!bytes.some((b) => b > 0x7f)) return { encoding: 'utf-8', why: 'the sampled bytes are plain ASCII (UTF-8 reads them)', guessed: false };
+  if (zeros.odd > 0.3 && zeros.even < 0.05)
+    return {
+      encoding: 'utf-16le',
+      why: 'every other byte is zero (UTF-16LE without a byte order mark)',
+      guessed: false,
+    };
+  if (zeros.even > 0.3 && zeros.odd < 0.05)
+    return {
+      encoding: 'utf-16be',
+      why: 'every other byte is zero (UTF-16BE without a byte order mark)',
+      guessed: false,
+    };
+  if (!bytes.some((b) => b > 0x7f))
+    return { encoding: 'utf-8', why: 'the sampled bytes are plain ASCII (UTF-8 reads them)', guessed: false };
   try {
     // `stream` keeps a character cut by the end of the sample from counting as an error.
     new TextDecoder('utf-8', { fatal: true }).decode(bytes, { stream: true });

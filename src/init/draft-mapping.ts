@@ -32,12 +32,14 @@ export interface Draft {
   readonly leftoverTitle: string;
 }
 
-const cellsOf = (sample: Sample, column: string) => sample.rows.map((r) => (r[column] ?? '').trim()).filter((v) => v !== '');
+const cellsOf = (sample: Sample, column: string) =>
+  sample.rows.map((r) => (r[column] ?? '').trim()).filter((v) => v !== '');
 
 function describeMatch(m: ColumnMatch): string {
   if (m.how === 'exact name') return `matched ${JSON.stringify(m.column)} by its exact name`;
   if (m.how === 'synonym') return `matched ${JSON.stringify(m.column)} by synonym (${JSON.stringify(m.via)})`;
-  if (m.how === 'similar name') return `matched ${JSON.stringify(m.column)} by a similar name (${JSON.stringify(m.via)}): check it`;
+  if (m.how === 'similar name')
+    return `matched ${JSON.stringify(m.column)} by a similar name (${JSON.stringify(m.via)}): check it`;
   return `matched ${JSON.stringify(m.column)} ignoring case, spaces and underscores`;
 }
 
@@ -46,26 +48,52 @@ function describeMatch(m: ColumnMatch): string {
  * sampled values are all present and distinct (an export's row id), else the first column.
  */
 function chooseKey(sample: Sample, matches: readonly ColumnMatch[]): { key: string; why: string } {
-  const identifying = matches.find((m) => m.field.required && (m.field.target === 'custom_id' || m.field.target === 'id'));
-  if (identifying !== undefined) return { key: identifying.column, why: `key: ${JSON.stringify(identifying.column)}, the column of ${identifying.field.target}` };
+  const identifying = matches.find(
+    (m) => m.field.required && (m.field.target === 'custom_id' || m.field.target === 'id'),
+  );
+  if (identifying !== undefined)
+    return {
+      key: identifying.column,
+      why: `key: ${JSON.stringify(identifying.column)}, the column of ${identifying.field.target}`,
+    };
   for (const column of sample.header) {
     const cells = sample.rows.map((r) => r[column] ?? '');
     if (cells.length > 0 && cells.every((c) => c.trim() !== '') && new Set(cells).size === cells.length) {
-      return { key: column, why: `key: ${JSON.stringify(column)}, the first column whose sampled values are all present and distinct` };
+      return {
+        key: column,
+        why: `key: ${JSON.stringify(column)}, the first column whose sampled values are all present and distinct`,
+      };
     }
   }
-  return { key: sample.header[0]!, why: `key: ${JSON.stringify(sample.header[0])}, the first column (no column has distinct values in the sample)` };
+  return {
+    key: sample.header[0]!,
+    why: `key: ${JSON.stringify(sample.header[0])}, the first column (no column has distinct values in the sample)`,
+  };
 }
 
 /** A deal's operation follows from how rows name the deal (docs/api-contract.md: deals by custom_id or by id). */
 function dealOperation(matches: readonly ColumnMatch[]): { operation: Operation; why: string } {
-  if (matches.some((m) => m.field.target === 'custom_id')) return { operation: 'update_or_create', why: 'operation update_or_create: rows name the deal by custom_id, so a rerun updates instead of duplicating' };
-  return { operation: 'create', why: 'operation create: no column names the deal (custom_id); a rerun would create the deals again' };
+  if (matches.some((m) => m.field.target === 'custom_id'))
+    return {
+      operation: 'update_or_create',
+      why: 'operation update_or_create: rows name the deal by custom_id, so a rerun updates instead of duplicating',
+    };
+  return {
+    operation: 'create',
+    why: 'operation create: no column names the deal (custom_id); a rerun would create the deals again',
+  };
 }
 
 /** Field names a mapping may use for a custom column: `loyalty_tier` stays, `Data zamknięcia` → `data_zamkniecia`. */
 function attributeName(column: string): string {
-  const plain = column.normalize('NFD').replace(/\p{M}/gu, '').replace(/ł/g, 'l').replace(/Ł/g, 'L').trim().replace(/[^A-Za-z0-9_]+/g, '_').replace(/^_+|_+$/g, '');
+  const plain = column
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .replace(/ł/g, 'l')
+    .replace(/Ł/g, 'L')
+    .trim()
+    .replace(/[^A-Za-z0-9_]+/g, '_')
+    .replace(/^_+|_+$/g, '');
   return plain === '' ? 'column' : plain.toLowerCase();
 }
 
@@ -85,10 +113,18 @@ export function draftMapping(sample: Sample, resource: ResourceName, sourceFile:
     const guess = guessType(cellsOf(sample, m.column), m.field.expect);
     const why = [`${describeMatch(m)}; ${guess.why}`];
     if (guess.undecided !== undefined) why.push(`TO DECIDE: ${guess.undecided}`);
-    return { target: m.field.target, column: m.column, options: guess.options, required: m.field.required === true, why, commentedOut: guess.undecided !== undefined };
+    return {
+      target: m.field.target,
+      column: m.column,
+      options: guess.options,
+      required: m.field.required === true,
+      why,
+      commentedOut: guess.undecided !== undefined,
+    };
   });
   const missing = targets.fields.filter((f) => f.required && !matches.some((m) => m.field === f));
-  for (const f of missing) notes.push(`no column matched ${f.target}, which the API requires: add it under fields, or every row fails`);
+  for (const f of missing)
+    notes.push(`no column matched ${f.target}, which the API requires: add it under fields, or every row fails`);
 
   const leftovers: DraftField[] = [];
   let leftoverTitle = '';
@@ -101,18 +137,45 @@ export function draftMapping(sample: Sample, resource: ResourceName, sourceFile:
     taken.add(target);
     const why = [`column ${JSON.stringify(column)}: ${guess.why}`];
     if (guess.undecided !== undefined) why.push(`TO DECIDE: ${guess.undecided}`);
-    const field: DraftField = { target, column, options: guess.options, required: false, why, commentedOut: guess.undecided !== undefined };
+    const field: DraftField = {
+      target,
+      column,
+      options: guess.options,
+      required: false,
+      why,
+      commentedOut: guess.undecided !== undefined,
+    };
     // Events carry custom values under `data`, which the API takes as it is: sent by default.
     // (the key column only names rows in the report: it is not sent unless the user says so).
     if (targets.leftovers === 'data' && column !== key.key) fields.push(field);
     else leftovers.push({ ...field, commentedOut: true });
   }
-  if (targets.leftovers === 'custom-attribute') leftoverTitle = 'Columns that match no field of the API. Uncomment to send them as custom attributes, which must exist in the account first (API version 2 refuses unknown attributes):';
-  if (targets.leftovers === 'data') leftoverTitle = 'The key column names rows in the report; uncomment to send it under data too:';
-  if (targets.leftovers === 'none') leftoverTitle = `Columns that match no field of a ${resource} (it has no custom attributes); not sent:`;
+  if (targets.leftovers === 'custom-attribute')
+    leftoverTitle =
+      'Columns that match no field of the API. Uncomment to send them as custom attributes, which must exist in the account first (API version 2 refuses unknown attributes):';
+  if (targets.leftovers === 'data')
+    leftoverTitle = 'The key column names rows in the report; uncomment to send it under data too:';
+  if (targets.leftovers === 'none')
+    leftoverTitle = `Columns that match no field of a ${resource} (it has no custom attributes); not sent:`;
   if (resource === 'product-event' && !fields.some((f) => f.target === 'data' || f.target.startsWith('data.'))) {
     // A product event requires `data` (docs/api-contract.md): an empty object when no column is left for it.
-    fields.push({ target: 'data', constant: {}, options: {}, required: false, why: ['a product event requires data; no column is left for it, so an empty object is sent'], commentedOut: false });
+    fields.push({
+      target: 'data',
+      constant: {},
+      options: {},
+      required: false,
+      why: ['a product event requires data; no column is left for it, so an empty object is sent'],
+      commentedOut: false,
+    });
   }
-  return { resource, operation, source: { file: sourceFile, delimiter: sample.delimiter, encoding: sample.encoding.encoding }, key: key.key, notes, fields, leftovers, leftoverTitle };
+  return {
+    resource,
+    operation,
+    source: { file: sourceFile, delimiter: sample.delimiter, encoding: sample.encoding.encoding },
+    key: key.key,
+    notes,
+    fields,
+    leftovers,
+    leftoverTitle,
+  };
 }

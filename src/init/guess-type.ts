@@ -18,7 +18,8 @@ export interface TypeGuess {
 
 const base: Omit<ValueSpec, 'type'> = { items: 'string', separator: ',', decimals: 2, timezone: 'UTC' };
 /** Values the type reads. */
-const fitting = (values: readonly string[], s: Partial<ValueSpec>) => values.filter((v) => parseValue(v, { ...base, type: 'string', ...s } as ValueSpec).ok).length;
+const fitting = (values: readonly string[], s: Partial<ValueSpec>) =>
+  values.filter((v) => parseValue(v, { ...base, type: 'string', ...s } as ValueSpec).ok).length;
 /**
  * How many sampled values may fail a type: none for a column of unknown meaning; for a known
  * field (`price`, `expected_close_date`) one in twenty, at least one, so that the file's own
@@ -37,7 +38,14 @@ const share = (values: readonly string[], s: Partial<ValueSpec>) => count(fittin
 const SECONDS = { min: 946_684_800, max: 4_102_444_800 }; // 2000-01-01 .. 2100-01-01
 const EMAIL = /^[^@\s]+@[^@\s]+\.[^@\s]+$/;
 /** Deal status names as exports write them → the API's numbers (docs/api-contract.md R-DEAL-3: 0 abandoned … 4 archived). */
-const STATUS_NAMES: Readonly<Record<string, number>> = { abandoned: 0, open: 1, 'in progress': 1, won: 2, lost: 3, archived: 4 };
+const STATUS_NAMES: Readonly<Record<string, number>> = {
+  abandoned: 0,
+  open: 1,
+  'in progress': 1,
+  won: 2,
+  lost: 3,
+  archived: 4,
+};
 
 /**
  * The type of a column from its sampled non-empty cells, tried with the tool's own converters
@@ -57,14 +65,18 @@ export function guessType(values: readonly string[], expect: Expect | undefined)
       return { options: {}, why: `${count(ok, n)} look like email addresses` };
     }
     case 'json':
-      return fits(values, { type: 'json' }) ? { options: { type: 'json' }, why: `${all} are JSON` } : { options: {}, why: 'not all values are JSON: left as text' };
+      return fits(values, { type: 'json' })
+        ? { options: { type: 'json' }, why: `${all} are JSON` }
+        : { options: {}, why: 'not all values are JSON: left as text' };
     case 'list':
     case 'integer-list':
       return guessList(values, expect === 'integer-list' ? 'integer' : 'string');
     case 'deal-status':
       return guessStatus(values);
     case 'boolean':
-      return fits(values, { type: 'boolean' }) ? { options: { type: 'boolean' }, why: `${all} are true/false, yes/no or 1/0` } : { options: {}, why: 'not all values are true/false: left as text' };
+      return fits(values, { type: 'boolean' })
+        ? { options: { type: 'boolean' }, why: `${all} are true/false, yes/no or 1/0` }
+        : { options: {}, why: 'not all values are true/false: left as text' };
     default:
       return guessScalar(values, expect);
   }
@@ -74,24 +86,44 @@ function guessScalar(values: readonly string[], expect: Expect | undefined): Typ
   const n = values.length;
   const all = count(n, n);
   const integers = fits(values, { type: 'integer' });
-  const millis = integers && values.every((v) => /^\d{13}$/.test(v) && Number(v) / 1000 >= SECONDS.min && Number(v) / 1000 < SECONDS.max);
+  const millis =
+    integers &&
+    values.every((v) => /^\d{13}$/.test(v) && Number(v) / 1000 >= SECONDS.min && Number(v) / 1000 < SECONDS.max);
   if (millis && (expect === 'unix' || expect === 'datetime' || expect === undefined)) {
     // `format: x` reads milliseconds; `unix` then sends the seconds the API wants (fractions dropped).
-    return { options: { type: expect ?? 'unix', format: 'x' }, why: `${all} are UNIX time in milliseconds (13 digits, years 2000–2100)` };
+    return {
+      options: { type: expect ?? 'unix', format: 'x' },
+      why: `${all} are UNIX time in milliseconds (13 digits, years 2000–2100)`,
+    };
   }
-  const seconds = integers && values.every((v) => /^\d{10}$/.test(v) && Number(v) >= SECONDS.min && Number(v) < SECONDS.max);
-  if (seconds && (expect === 'unix' || expect === undefined)) return { options: { type: 'unix' }, why: `${all} are UNIX seconds (10 digits, years 2000–2100)` };
-  if (expect === 'integer') return integers ? { options: { type: 'integer' }, why: `${share(values, { type: 'integer' })} are integers` } : { options: { type: 'integer' }, why: 'expected integers, but not every sampled value is one (see the check at the top)' };
+  const seconds =
+    integers && values.every((v) => /^\d{10}$/.test(v) && Number(v) >= SECONDS.min && Number(v) < SECONDS.max);
+  if (seconds && (expect === 'unix' || expect === undefined))
+    return { options: { type: 'unix' }, why: `${all} are UNIX seconds (10 digits, years 2000–2100)` };
+  if (expect === 'integer')
+    return integers
+      ? { options: { type: 'integer' }, why: `${share(values, { type: 'integer' })} are integers` }
+      : {
+          options: { type: 'integer' },
+          why: 'expected integers, but not every sampled value is one (see the check at the top)',
+        };
   if (expect === 'number' || expect === 'decimal') {
-    if (fits(values, { type: 'number' })) return { options: { type: 'number' }, why: `${share(values, { type: 'number' })} are numbers` };
-    return { options: { type: 'number' }, why: 'expected numbers, but not every sampled value is one (see the check at the top)' };
+    if (fits(values, { type: 'number' }))
+      return { options: { type: 'number' }, why: `${share(values, { type: 'number' })} are numbers` };
+    return {
+      options: { type: 'number' },
+      why: 'expected numbers, but not every sampled value is one (see the check at the top)',
+    };
   }
   if (expect === 'date' || expect === 'datetime' || expect === 'unix' || expect === undefined) {
     const date = guessDateFormat(values, misfits);
     if (date !== undefined) {
       const type = expect ?? (date.withTime ? 'datetime' : 'date');
       if (date.kind === 'iso') {
-        return { options: { type }, why: `${share(values, { type: date.withTime ? 'datetime' : 'date' })} are ISO 8601 ${date.withTime ? 'date-times' : 'dates'}` };
+        return {
+          options: { type },
+          why: `${share(values, { type: date.withTime ? 'datetime' : 'date' })} are ISO 8601 ${date.withTime ? 'date-times' : 'dates'}`,
+        };
       }
       if (date.kind === 'format') {
         const zone = date.withTime && type !== 'date' ? '; read as UTC: add `timezone:` if they are local times' : '';
@@ -104,11 +136,17 @@ function guessScalar(values: readonly string[], expect: Expect | undefined): Typ
         undecided: `ambiguous dates: "${date.example}" is ${date.readings[0]} as ${date.formats[0]} (day first) or ${date.readings[1]} as ${date.formats[1]} (month first); keep the right format and uncomment`,
       };
     }
-    if (expect !== undefined) return { options: { type: expect }, why: `expected ${expect === 'unix' ? 'a time' : `a ${expect}`}, but no date format reads every sampled value (see the check at the top)` };
+    if (expect !== undefined)
+      return {
+        options: { type: expect },
+        why: `expected ${expect === 'unix' ? 'a time' : `a ${expect}`}, but no date format reads every sampled value (see the check at the top)`,
+      };
   }
   if (integers) return { options: { type: 'integer' }, why: `${all} are integers` };
-  if (fits(values, { type: 'number' })) return { options: { type: 'number' }, why: `${all} are numbers with a decimal point` };
-  if (values.every((v) => /^(true|false|yes|no)$/i.test(v))) return { options: { type: 'boolean' }, why: `${all} are true/false or yes/no` };
+  if (fits(values, { type: 'number' }))
+    return { options: { type: 'number' }, why: `${all} are numbers with a decimal point` };
+  if (values.every((v) => /^(true|false|yes|no)$/i.test(v)))
+    return { options: { type: 'boolean' }, why: `${all} are true/false or yes/no` };
   const list = listSeparator(values);
   if (list !== undefined) return guessList(values, 'string');
   return { options: {}, why: `text (${all})` };
@@ -126,22 +164,33 @@ function guessList(values: readonly string[], items: 'string' | 'integer'): Type
   const counts = [';', '|', ',', ' '].map((sep) => ({ sep, cells: values.filter((v) => v.includes(sep)).length }));
   const best = counts.find((c) => c.cells > 0) ?? { sep: ',', cells: 0 };
   const options: Record<string, string> = { type: 'list', separator: best.sep };
-  if (items === 'integer' && fits(values, { type: 'list', items: 'integer', separator: best.sep })) options['items'] = 'integer';
-  const why = best.cells > 0 ? `a list: ${count(best.cells, values.length)} hold ${JSON.stringify(best.sep)}` : 'a list; no sampled value holds a separator, `,` assumed';
+  if (items === 'integer' && fits(values, { type: 'list', items: 'integer', separator: best.sep }))
+    options['items'] = 'integer';
+  const why =
+    best.cells > 0
+      ? `a list: ${count(best.cells, values.length)} hold ${JSON.stringify(best.sep)}`
+      : 'a list; no sampled value holds a separator, `,` assumed';
   return { options, why };
 }
 
 function guessStatus(values: readonly string[]): TypeGuess {
   const n = values.length;
-  if (values.every((v) => /^[0-4]$/.test(v))) return { options: { type: 'integer' }, why: `${count(n, n)} are the API's status numbers 0–4` };
+  if (values.every((v) => /^[0-4]$/.test(v)))
+    return { options: { type: 'integer' }, why: `${count(n, n)} are the API's status numbers 0–4` };
   const odd = values.filter((v) => !(v.toLowerCase() in STATUS_NAMES));
   const unknown = [...new Set(odd.map((v) => v.toLowerCase()))];
   if (odd.length === 0 || (odd.length < n / 2 && odd.length <= misfits)) {
-    return { options: { type: 'integer', map: STATUS_NAMES }, why: `${count(n - odd.length, n)} are status names, mapped to the API's numbers` };
+    return {
+      options: { type: 'integer', map: STATUS_NAMES },
+      why: `${count(n - odd.length, n)} are status names, mapped to the API's numbers`,
+    };
   }
   return {
     options: { type: 'integer' },
-    why: `values such as ${unknown.slice(0, 3).map((v) => JSON.stringify(v)).join(', ')} are not status numbers`,
+    why: `values such as ${unknown
+      .slice(0, 3)
+      .map((v) => JSON.stringify(v))
+      .join(', ')} are not status numbers`,
     undecided: 'add a `map` from these values to 0 abandoned, 1 in progress, 2 won, 3 lost, 4 archived, and uncomment',
   };
 }

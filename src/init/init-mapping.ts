@@ -44,7 +44,10 @@ const number = new Intl.NumberFormat('en-US');
  */
 export async function initMapping(options: InitOptions): Promise<InitResult> {
   if (existsSync(options.out) && options.force !== true) {
-    throw new ConfigError('OUTPUT', `${displayPath(options.out, options.cwd)} exists already; pass --force to overwrite it`);
+    throw new ConfigError(
+      'OUTPUT',
+      `${displayPath(options.out, options.cwd)} exists already; pass --force to overwrite it`,
+    );
   }
   const sample = await readSample(options.csv, { size: options.sample, encoding: options.encoding });
   const sourceFile = relative(dirname(options.out), options.csv).split(sep).join('/') || basename(options.csv);
@@ -54,7 +57,11 @@ export async function initMapping(options: InitOptions): Promise<InitResult> {
     `then run: engage-import validate ${displayPath(options.out, options.cwd)}`,
     `encoding ${draft.source.encoding}: ${sample.encoding.why}`,
     `delimiter ${JSON.stringify(draft.source.delimiter)}: the separator found most often in the header line`,
-    ...(sample.malformed > 0 ? [`${sample.malformed} sampled record${sample.malformed === 1 ? '' : 's'} could not be parsed (wrong number of fields or a stray quote)`] : []),
+    ...(sample.malformed > 0
+      ? [
+          `${sample.malformed} sampled record${sample.malformed === 1 ? '' : 's'} could not be parsed (wrong number of fields or a stray quote)`,
+        ]
+      : []),
   ];
   await mkdir(dirname(options.out), { recursive: true });
   await writeFile(options.out, renderAll(draft, intro, []));
@@ -68,7 +75,14 @@ export async function initMapping(options: InitOptions): Promise<InitResult> {
     problem = error.message.replaceAll(options.out, basename(options.out));
   }
   const lines = check !== undefined ? checkLines(check) : [`This mapping does not load yet: ${problem}`];
-  await writeFile(options.out, renderAll(draft, intro, lines.flatMap((l) => l.split('\n'))));
+  await writeFile(
+    options.out,
+    renderAll(
+      draft,
+      intro,
+      lines.flatMap((l) => l.split('\n')),
+    ),
+  );
   return { draft, check, problem, sampled: sample.rows.length };
 }
 
@@ -78,9 +92,16 @@ function renderAll(draft: Draft, intro: readonly string[], check: readonly strin
 
 /** What running the mapping over the whole file found, in the file's own header comment. */
 function checkLines(check: MappingCheck): string[] {
-  if (check.invalid === 0) return [check.rows === 1 ? 'Checked against the whole file: its one row is valid.' : `Checked against the whole file: all ${number.format(check.rows)} rows are valid.`];
+  if (check.invalid === 0)
+    return [
+      check.rows === 1
+        ? 'Checked against the whole file: its one row is valid.'
+        : `Checked against the whole file: all ${number.format(check.rows)} rows are valid.`,
+    ];
   const rows = `${number.format(check.rows)} row${check.rows === 1 ? '' : 's'}`;
-  const lines = [`Checked against the whole file: ${rows}, ${number.format(check.invalid)} would fail (validate's report lists each one):`];
+  const lines = [
+    `Checked against the whole file: ${rows}, ${number.format(check.invalid)} would fail (validate's report lists each one):`,
+  ];
   for (const group of check.errors.top()) lines.push(`  ${formatErrorGroup(group)}`);
   return lines;
 }

@@ -13,7 +13,13 @@ export interface ColumnMatch {
 
 /** `E-Mail`, `e_mail`, `E mail`, `Data zamknięcia` → `email`, `email`, `email`, `datazamkniecia`. */
 function normaliseName(name: string): string {
-  return name.normalize('NFD').replace(/\p{M}/gu, '').replace(/ł/g, 'l').replace(/Ł/g, 'L').toLowerCase().replace(/[\s_\-.]+/g, '');
+  return name
+    .normalize('NFD')
+    .replace(/\p{M}/gu, '')
+    .replace(/ł/g, 'l')
+    .replace(/Ł/g, 'L')
+    .toLowerCase()
+    .replace(/[\s_\-.]+/g, '');
 }
 
 /** A typo allowance: one edit per four characters, none for names shorter than four. */
@@ -28,7 +34,10 @@ function closeEnough(a: string, b: string): number | undefined {
  * over all fields (exact name, then ignoring case/spaces/underscores, then synonyms, then edit
  * distance), so a loose rule never takes a column that a stricter one gives to another field.
  */
-export function matchColumns(header: readonly string[], fields: readonly TargetField[]): { matches: ColumnMatch[]; unmatched: string[] } {
+export function matchColumns(
+  header: readonly string[],
+  fields: readonly TargetField[],
+): { matches: ColumnMatch[]; unmatched: string[] } {
   const used = new Set<string>();
   const found = new Map<TargetField, ColumnMatch>();
   const take = (field: TargetField, column: string, how: MatchHow, via?: string) => {

@@ -27,9 +27,10 @@ export interface SampleOptions {
  * based on is what the run will see.
  */
 export async function readSample(path: string, options: SampleOptions = {}): Promise<Sample> {
-  const encoding: DetectedEncoding = options.encoding !== undefined
-    ? { encoding: options.encoding, why: 'given with --encoding', guessed: false }
-    : detectEncoding(await firstBytes(path));
+  const encoding: DetectedEncoding =
+    options.encoding !== undefined
+      ? { encoding: options.encoding, why: 'given with --encoding', guessed: false }
+      : detectEncoding(await firstBytes(path));
   const source = await openCsv({ path, delimiter: 'auto', encoding: encoding.encoding });
   const rows: Record<string, string>[] = [];
   let malformed = 0;
@@ -51,7 +52,11 @@ async function firstBytes(path: string): Promise<Uint8Array> {
   try {
     file = await open(path, 'r');
   } catch (error) {
-    throw new SourceError('CSV_READ', `${path}: cannot open the file (${(error as NodeJS.ErrnoException).code ?? 'unknown error'})`, { cause: error });
+    throw new SourceError(
+      'CSV_READ',
+      `${path}: cannot open the file (${(error as NodeJS.ErrnoException).code ?? 'unknown error'})`,
+      { cause: error },
+    );
   }
   try {
     const buffer = Buffer.alloc(SNIFF_BYTES);

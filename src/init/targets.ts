@@ -4,7 +4,20 @@ import type { ResourceName } from '../config/mapping-schema.js';
  * What a target field holds, which steers the type guess: `text` fields stay strings whatever
  * their cells look like (a custom id `00123` must not become the number 123).
  */
-export type Expect = 'text' | 'email' | 'integer' | 'number' | 'decimal' | 'boolean' | 'date' | 'datetime' | 'unix' | 'list' | 'integer-list' | 'json' | 'deal-status';
+export type Expect =
+  | 'text'
+  | 'email'
+  | 'integer'
+  | 'number'
+  | 'decimal'
+  | 'boolean'
+  | 'date'
+  | 'datetime'
+  | 'unix'
+  | 'list'
+  | 'integer-list'
+  | 'json'
+  | 'deal-status';
 
 export interface TargetField {
   /** The field as a mapping names it (`custom_id`, `messages.0.title`). */
@@ -30,7 +43,16 @@ export interface ResourceTargets {
   readonly leftovers: Leftovers;
 }
 
-const USER_REF = ['customer_id', 'customer', 'client_id', 'client', 'contact_id', 'user_custom_id', 'customer_number', 'klient'];
+const USER_REF = [
+  'customer_id',
+  'customer',
+  'client_id',
+  'client',
+  'contact_id',
+  'user_custom_id',
+  'customer_number',
+  'klient',
+];
 
 /**
  * The target fields of each resource, with the types docs/api-contract.md gives them, and the
@@ -41,18 +63,40 @@ export const TARGETS: Readonly<Record<ResourceName, ResourceTargets>> = {
   user: {
     leftovers: 'custom-attribute',
     fields: [
-      { target: 'custom_id', expect: 'text', required: true, synonyms: ['customer_id', 'client_id', 'contact_id', 'external_id', 'customer_number', 'account_id', 'id'] },
+      {
+        target: 'custom_id',
+        expect: 'text',
+        required: true,
+        synonyms: ['customer_id', 'client_id', 'contact_id', 'external_id', 'customer_number', 'account_id', 'id'],
+      },
       { target: 'email', expect: 'email', synonyms: ['e-mail', 'email_address', 'mail', 'e_mail_address'] },
-      { target: 'first_name', expect: 'text', synonyms: ['firstname', 'given_name', 'forename', 'first', 'imie', 'vorname'] },
-      { target: 'last_name', expect: 'text', synonyms: ['surname', 'lastname', 'family_name', 'last', 'nazwisko', 'nachname'] },
-      { target: 'phone_number', expect: 'text', synonyms: ['phone', 'mobile', 'telephone', 'tel', 'cell', 'phone_no', 'mobile_phone', 'telefon'] },
+      {
+        target: 'first_name',
+        expect: 'text',
+        synonyms: ['firstname', 'given_name', 'forename', 'first', 'imie', 'vorname'],
+      },
+      {
+        target: 'last_name',
+        expect: 'text',
+        synonyms: ['surname', 'lastname', 'family_name', 'last', 'nazwisko', 'nachname'],
+      },
+      {
+        target: 'phone_number',
+        expect: 'text',
+        synonyms: ['phone', 'mobile', 'telephone', 'tel', 'cell', 'phone_no', 'mobile_phone', 'telefon'],
+      },
       { target: 'tags', expect: 'list', synonyms: ['tag', 'labels', 'segments'] },
     ],
   },
   product: {
     leftovers: 'custom-attribute',
     fields: [
-      { target: 'custom_id', expect: 'text', required: true, synonyms: ['sku', 'product_id', 'item_id', 'product_code', 'article_number', 'code', 'id'] },
+      {
+        target: 'custom_id',
+        expect: 'text',
+        required: true,
+        synonyms: ['sku', 'product_id', 'item_id', 'product_code', 'article_number', 'code', 'id'],
+      },
       { target: 'name', expect: 'text', synonyms: ['title', 'product_name', 'product_title', 'nazwa'] },
       { target: 'price', expect: 'number', synonyms: ['unit_price', 'cena', 'preis'] },
       { target: 'category_name', expect: 'text', synonyms: ['category', 'kategoria'] },
@@ -63,7 +107,12 @@ export const TARGETS: Readonly<Record<ResourceName, ResourceTargets>> = {
   deal: {
     leftovers: 'custom-attribute',
     fields: [
-      { target: 'custom_id', expect: 'text', required: true, synonyms: ['deal_ref', 'deal_id', 'deal_number', 'reference', 'offer_number', 'nr_oferty', 'order_id'] },
+      {
+        target: 'custom_id',
+        expect: 'text',
+        required: true,
+        synonyms: ['deal_ref', 'deal_id', 'deal_number', 'reference', 'offer_number', 'nr_oferty', 'order_id'],
+      },
       { target: 'name', expect: 'text', synonyms: ['deal_name', 'title', 'subject', 'nazwa'] },
       { target: 'user_custom_id', expect: 'text', synonyms: USER_REF },
       { target: 'company_custom_id', expect: 'text', synonyms: ['company', 'company_id', 'account'] },
@@ -73,7 +122,11 @@ export const TARGETS: Readonly<Record<ResourceName, ResourceTargets>> = {
       { target: 'pipeline', expect: 'integer', synonyms: ['pipeline_id', 'lejek'] },
       { target: 'stage', expect: 'integer', synonyms: ['stage_id', 'etap'] },
       { target: 'products_custom_id', expect: 'list', synonyms: ['products', 'skus', 'product_skus', 'produkty'] },
-      { target: 'expected_close_date', expect: 'date', synonyms: ['expected_close', 'close_date', 'closing_date', 'data_zamkniecia'] },
+      {
+        target: 'expected_close_date',
+        expect: 'date',
+        synonyms: ['expected_close', 'close_date', 'closing_date', 'data_zamkniecia'],
+      },
       { target: 'won_at', expect: 'datetime', synonyms: ['won_date', 'date_won'] },
       { target: 'lost_at', expect: 'datetime', synonyms: ['lost_date', 'date_lost'] },
     ],
@@ -83,16 +136,35 @@ export const TARGETS: Readonly<Record<ResourceName, ResourceTargets>> = {
     fields: [
       { target: 'user_custom_id', expect: 'text', required: true, synonyms: USER_REF },
       { target: 'name', expect: 'text', required: true, synonyms: ['event', 'event_name', 'event_type', 'action'] },
-      { target: 'timestamp', expect: 'unix', synonyms: ['occurred_at', 'time', 'date', 'datetime', 'created_at', 'event_time', 'ts'] },
+      {
+        target: 'timestamp',
+        expect: 'unix',
+        synonyms: ['occurred_at', 'time', 'date', 'datetime', 'created_at', 'event_time', 'ts'],
+      },
     ],
   },
   'product-event': {
     leftovers: 'data',
     fields: [
-      { target: 'custom_id', expect: 'text', required: true, synonyms: ['sku', 'product_id', 'product', 'item_id', 'product_code'] },
+      {
+        target: 'custom_id',
+        expect: 'text',
+        required: true,
+        synonyms: ['sku', 'product_id', 'product', 'item_id', 'product_code'],
+      },
       { target: 'user_custom_id', expect: 'text', required: true, synonyms: USER_REF },
-      { target: 'event_type', expect: 'text', required: true, synonyms: ['action', 'event', 'interaction', 'type', 'event_name'] },
-      { target: 'timestamp', expect: 'unix', required: true, synonyms: ['occurred_at', 'time', 'date', 'datetime', 'created_at', 'event_time', 'ts'] },
+      {
+        target: 'event_type',
+        expect: 'text',
+        required: true,
+        synonyms: ['action', 'event', 'interaction', 'type', 'event_name'],
+      },
+      {
+        target: 'timestamp',
+        expect: 'unix',
+        required: true,
+        synonyms: ['occurred_at', 'time', 'date', 'datetime', 'created_at', 'event_time', 'ts'],
+      },
     ],
   },
   'webpush-campaign': {

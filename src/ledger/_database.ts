@@ -49,7 +49,6 @@ CREATE TABLE rows (
 ) STRICT, WITHOUT ROWID;
 ${OUTBOX_SQL}`;
 
-
 export interface RunMeta {
   readonly runId: string;
   readonly createdAt: string;
@@ -72,7 +71,8 @@ export interface DbPlace {
  */
 export function openDb(place: DbPlace, mode: 'create' | 'existing'): Db {
   // SQLite would take an empty file for a new database (and make it one); a ledger is never empty.
-  if (mode === 'existing' && existsSync(place.file) && statSync(place.file).size === 0) throw damaged(place, 'the file is empty');
+  if (mode === 'existing' && existsSync(place.file) && statSync(place.file).size === 0)
+    throw damaged(place, 'the file is empty');
   return guard(place, () => {
     const db = new Database(place.file, { fileMustExist: mode === 'existing', timeout: 5_000 });
     try {
@@ -118,7 +118,8 @@ export function readMeta(db: Db, place: DbPlace): RunMeta {
     const runId = meta.get('run_id');
     const createdAt = meta.get('created_at');
     const identityJson = meta.get('identity');
-    if (runId === undefined || createdAt === undefined || identityJson === undefined) throw damaged(place, 'its run identity is missing');
+    if (runId === undefined || createdAt === undefined || identityJson === undefined)
+      throw damaged(place, 'its run identity is missing');
     let identity: RunIdentity;
     try {
       identity = RunIdentitySchema.parse(JSON.parse(identityJson));
@@ -143,7 +144,13 @@ export function storeIdentity(db: Db, identity: RunIdentity): void {
 export function quickCheck(db: Db, place: DbPlace): void {
   guard(place, () => {
     const result = db.pragma('quick_check', { simple: true });
-    if (result !== 'ok') throw damaged(place, `quick_check: ${String(result).replace(/\*\*\* in database main \*\*\*\s*/g, '').replace(/\s*\n\s*/g, '; ')}`);
+    if (result !== 'ok')
+      throw damaged(
+        place,
+        `quick_check: ${String(result)
+          .replace(/\*\*\* in database main \*\*\*\s*/g, '')
+          .replace(/\s*\n\s*/g, '; ')}`,
+      );
   });
 }
 
@@ -160,13 +167,21 @@ export function toLedgerError(place: DbPlace, error: unknown): LedgerError {
   if (error instanceof LedgerError) return error;
   if (!(error instanceof Database.SqliteError)) {
     const reason = error instanceof Error ? error.message : String(error);
-    return new LedgerError('LEDGER', `cannot use the run ledger ${displayPath(place.file, place.cwd)}: ${reason}`, { cause: error });
+    return new LedgerError('LEDGER', `cannot use the run ledger ${displayPath(place.file, place.cwd)}: ${reason}`, {
+      cause: error,
+    });
   }
   if (/^SQLITE_(CORRUPT|NOTADB|IOERR_SHORT_READ)/.test(error.code)) return damaged(place, error.message, error);
   if (error.code.startsWith('SQLITE_CANTOPEN') && !existsSync(place.file)) {
-    return new LedgerError('LEDGER', `there is no run ledger at ${displayPath(place.file, place.cwd)}`, { cause: error });
+    return new LedgerError('LEDGER', `there is no run ledger at ${displayPath(place.file, place.cwd)}`, {
+      cause: error,
+    });
   }
-  return new LedgerError('LEDGER', `cannot use the run ledger ${displayPath(place.file, place.cwd)}: ${error.message} (${error.code})`, { cause: error });
+  return new LedgerError(
+    'LEDGER',
+    `cannot use the run ledger ${displayPath(place.file, place.cwd)}: ${error.message} (${error.code})`,
+    { cause: error },
+  );
 }
 
 /** The file cannot be trusted to say which rows were sent: say so, and what to do about it. */

@@ -10,7 +10,13 @@ import type { LockOwner, StateLock } from './lock.js';
 
 type Write =
   | { readonly kind: 'intent'; readonly source: number; readonly line: number }
-  | { readonly kind: 'outcome'; readonly source: number; readonly line: number; readonly entry: LedgerEntry; readonly sync?: OutboxKey | undefined }
+  | {
+      readonly kind: 'outcome';
+      readonly source: number;
+      readonly line: number;
+      readonly entry: LedgerEntry;
+      readonly sync?: OutboxKey | undefined;
+    }
   | { readonly kind: 'fingerprints'; readonly json: string }
   | { readonly kind: 'forget'; readonly source: number; readonly line: number }
   | { readonly kind: 'finish'; readonly at: string }
@@ -64,8 +70,12 @@ export class SqliteLedger implements OpenLedger {
     this.identity = identity;
     this.#finished = finished;
     this.#lock = lock;
-    this.#select = db.prepare<[number, number], RowRecord>('SELECT state, status, id, message FROM rows WHERE source = ? AND line = ?');
-    this.#countAll = db.prepare<[], { state: LedgerState; n: number }>('SELECT state, count(*) AS n FROM rows GROUP BY state');
+    this.#select = db.prepare<[number, number], RowRecord>(
+      'SELECT state, status, id, message FROM rows WHERE source = ? AND line = ?',
+    );
+    this.#countAll = db.prepare<[], { state: LedgerState; n: number }>(
+      'SELECT state, count(*) AS n FROM rows GROUP BY state',
+    );
     const intent = db.prepare(
       `INSERT INTO rows (source, line, state) VALUES (?, ?, 'intent')
        ON CONFLICT (source, line) DO UPDATE SET state = 'intent', status = NULL, id = NULL, message = NULL`,
@@ -77,12 +87,19 @@ export class SqliteLedger implements OpenLedger {
     const forget = db.prepare(`DELETE FROM rows WHERE source = ? AND line = ? AND state = 'intent'`);
     const finish = db.prepare(`INSERT INTO meta (key, value) VALUES ('finished_at', ?) ON CONFLICT (key) DO NOTHING`);
     const reopen = db.prepare(`DELETE FROM meta WHERE key = 'finished_at'`);
-    const outbox = db.prepare(`INSERT INTO sync_outbox (source, line, resource, kind, key, hash, at) VALUES (?, ?, ?, ?, ?, ?, ?)`);
-    const fingerprints = db.prepare(`INSERT INTO meta (key, value) VALUES ('fingerprints', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
+    const outbox = db.prepare(
+      `INSERT INTO sync_outbox (source, line, resource, kind, key, hash, at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const fingerprints = db.prepare(
+      `INSERT INTO meta (key, value) VALUES ('fingerprints', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+    );
     const checkpoint = () => {
       const [result] = db.pragma('wal_checkpoint(PASSIVE)') as { busy: number; log: number; checkpointed: number }[];
       if (result !== undefined && (result.busy !== 0 || result.checkpointed < result.log)) {
-        throw new LedgerError('LEDGER', `the run ledger ${displayPath(place.file, place.cwd)} could not copy its intents into the main file (another process is reading it?)`);
+        throw new LedgerError(
+          'LEDGER',
+          `the run ledger ${displayPath(place.file, place.cwd)} could not copy its intents into the main file (another process is reading it?)`,
+        );
       }
     };
     const commit = db.transaction((batch: readonly Write[]) => {
@@ -91,9 +108,17 @@ export class SqliteLedger implements OpenLedger {
         else if (w.kind === 'outcome') {
           outcome.run(w.source, w.line, w.entry.state, w.entry.status, w.entry.id, w.entry.message);
           // Only what the API accepted enters the sync state, in this same transaction.
-          if (w.sync !== undefined && w.entry.state === 'ok') outbox.run(w.source, w.line, w.sync.resource, w.sync.kind, w.sync.key, w.sync.hash, new Date().toISOString());
-        }
-        else if (w.kind === 'fingerprints') fingerprints.run(w.json);
+          if (w.sync !== undefined && w.entry.state === 'ok')
+            outbox.run(
+              w.source,
+              w.line,
+              w.sync.resource,
+              w.sync.kind,
+              w.sync.key,
+              w.sync.hash,
+              new Date().toISOString(),
+            );
+        } else if (w.kind === 'fingerprints') fingerprints.run(w.json);
         else if (w.kind === 'forget') forget.run(w.source, w.line);
         else if (w.kind === 'finish') finish.run(w.at);
         else reopen.run();
@@ -168,7 +193,12 @@ export class SqliteLedger implements OpenLedger {
 
   recordOutcome(source: number, line: number, outcome: Outcome): Promise<void> {
     return this.#write(source, line, () => {
-      const entry: LedgerEntry = { state: outcome.state, status: outcome.status ?? null, id: outcome.id ?? null, message: outcome.message ?? null };
+      const entry: LedgerEntry = {
+        state: outcome.state,
+        status: outcome.status ?? null,
+        id: outcome.id ?? null,
+        message: outcome.message ?? null,
+      };
       this.#pending.set(key(source, line), entry);
       return { kind: 'outcome', source, line, entry, sync: outcome.sync };
     });
@@ -237,7 +267,8 @@ export class SqliteLedger implements OpenLedger {
   #write(source: number, line: number, make: () => Write): Promise<void> {
     try {
       this.#assertOpen();
-      if (!Number.isSafeInteger(source) || source < 0) throw new RangeError(`source must be an integer >= 0, got ${source}`);
+      if (!Number.isSafeInteger(source) || source < 0)
+        throw new RangeError(`source must be an integer >= 0, got ${source}`);
       if (!Number.isSafeInteger(line) || line < 1) throw new RangeError(`line must be an integer >= 1, got ${line}`);
       return this.#group.enqueue(make());
     } catch (error) {
@@ -246,6 +277,7 @@ export class SqliteLedger implements OpenLedger {
   }
 
   #assertOpen(): void {
-    if (this.#closing !== undefined) throw new LedgerError('LEDGER', `the run ledger ${displayPath(this.#place.file, this.#place.cwd)} is closed`);
+    if (this.#closing !== undefined)
+      throw new LedgerError('LEDGER', `the run ledger ${displayPath(this.#place.file, this.#place.cwd)} is closed`);
   }
 }

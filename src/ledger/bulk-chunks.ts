@@ -62,11 +62,16 @@ export function openBulkChunks(runDir: string, cwd: string = process.cwd()): Bul
   const setImport = db.prepare('UPDATE bulk_chunks SET import_id = ? WHERE chunk = ?');
   const findRow = db.prepare('SELECT chunk FROM bulk_chunk_rows WHERE source = ? AND line = ?').pluck();
   const findChunk = db.prepare('SELECT chunk, source, file, lines, keys, import_id FROM bulk_chunks WHERE chunk = ?');
-  const record = db.transaction((source: number, file: string, lines: readonly number[], keys: readonly (string | undefined)[]) => {
-    const chunk = Number(insertChunk.run(source, file, JSON.stringify(lines), JSON.stringify(keys.map((k) => k ?? null))).lastInsertRowid);
-    for (const line of lines) insertRow.run(source, line, chunk);
-    return chunk;
-  });
+  const record = db.transaction(
+    (source: number, file: string, lines: readonly number[], keys: readonly (string | undefined)[]) => {
+      const chunk = Number(
+        insertChunk.run(source, file, JSON.stringify(lines), JSON.stringify(keys.map((k) => k ?? null)))
+          .lastInsertRowid,
+      );
+      for (const line of lines) insertRow.run(source, line, chunk);
+      return chunk;
+    },
+  );
   const cache = new Map<number, BulkChunkRecord>();
   return {
     recordChunk: (source, file, lines, keys) => guard(place, () => record(source, file, lines, keys)),
@@ -79,9 +84,18 @@ export function openBulkChunks(runDir: string, cwd: string = process.cwd()): Bul
       if (chunk === undefined) return undefined;
       const known = cache.get(chunk);
       if (known !== undefined) return known;
-      const row = guard(place, () => findChunk.get(chunk)) as { chunk: number; source: number; file: string; lines: string; keys: string; import_id: string | null } | undefined;
+      const row = guard(place, () => findChunk.get(chunk)) as
+        | { chunk: number; source: number; file: string; lines: string; keys: string; import_id: string | null }
+        | undefined;
       if (row === undefined) return undefined;
-      const found: BulkChunkRecord = { chunk: row.chunk, source: row.source, file: row.file, lines: JSON.parse(row.lines) as number[], keys: JSON.parse(row.keys) as (string | null)[], importId: row.import_id };
+      const found: BulkChunkRecord = {
+        chunk: row.chunk,
+        source: row.source,
+        file: row.file,
+        lines: JSON.parse(row.lines) as number[],
+        keys: JSON.parse(row.keys) as (string | null)[],
+        importId: row.import_id,
+      };
       cache.set(chunk, found);
       return found;
     },

@@ -41,12 +41,15 @@ export function normaliseIdentity(identity: RunIdentity): RunIdentity {
     mappings: identity.mappings.map((m) => ({ path: m.path, sha256: m.sha256 })),
     inputs: identity.inputs.map((i) => ({ path: i.path, size: i.size, sha256: i.sha256 })),
     options: Object.fromEntries(Object.entries(identity.options).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))),
-    ...(identity.target && { target: { baseUrl: identity.target.baseUrl, keyFingerprint: identity.target.keyFingerprint } }),
+    ...(identity.target && {
+      target: { baseUrl: identity.target.baseUrl, keyFingerprint: identity.target.keyFingerprint },
+    }),
   };
 }
 
 const bytes = (n: number) => n.toLocaleString('en-US');
-const optionValue = (v: string | number | boolean | null | undefined) => (v === null || v === undefined ? 'not set' : String(v));
+const optionValue = (v: string | number | boolean | null | undefined) =>
+  v === null || v === undefined ? 'not set' : String(v);
 
 /**
  * Every difference between the identity a run started with and the current one, one sentence
@@ -57,27 +60,42 @@ export function identityChanges(stored: RunIdentity, current: RunIdentity, cwd: 
   const show = (path: string) => displayPath(path, cwd);
   const changes: string[] = [];
 
-  if (stored.job.path !== current.job.path) changes.push(`job file was ${show(stored.job.path)}, now ${show(current.job.path)}`);
+  if (stored.job.path !== current.job.path)
+    changes.push(`job file was ${show(stored.job.path)}, now ${show(current.job.path)}`);
   else if (stored.job.sha256 !== current.job.sha256) changes.push(`job ${show(current.job.path)} changed`);
 
   changes.push(
-    ...listChanges('mapping', stored.mappings, current.mappings, (before, now) =>
-      before.sha256 === now.sha256 ? undefined : `mapping ${show(now.path)} changed`,
-    show),
+    ...listChanges(
+      'mapping',
+      stored.mappings,
+      current.mappings,
+      (before, now) => (before.sha256 === now.sha256 ? undefined : `mapping ${show(now.path)} changed`),
+      show,
+    ),
   );
   changes.push(
-    ...listChanges('input', stored.inputs, current.inputs, (before, now) => {
-      if (before.sha256 === now.sha256 && before.size === now.size) return undefined;
-      const size = before.size === now.size ? `size ${bytes(now.size)} bytes, unchanged` : `size ${bytes(before.size)} → ${bytes(now.size)} bytes`;
-      return `${show(now.path)} changed since the run started (${size}; sha256 differs)`;
-    }, show),
+    ...listChanges(
+      'input',
+      stored.inputs,
+      current.inputs,
+      (before, now) => {
+        if (before.sha256 === now.sha256 && before.size === now.size) return undefined;
+        const size =
+          before.size === now.size
+            ? `size ${bytes(now.size)} bytes, unchanged`
+            : `size ${bytes(before.size)} → ${bytes(now.size)} bytes`;
+        return `${show(now.path)} changed since the run started (${size}; sha256 differs)`;
+      },
+      show,
+    ),
   );
 
   const keys = [...new Set([...Object.keys(stored.options), ...Object.keys(current.options)])].sort();
   for (const key of keys) {
     const before = stored.options[key];
     const now = current.options[key];
-    if ((before ?? null) !== (now ?? null)) changes.push(`option ${key} was ${optionValue(before)}, now ${optionValue(now)}`);
+    if ((before ?? null) !== (now ?? null))
+      changes.push(`option ${key} was ${optionValue(before)}, now ${optionValue(now)}`);
   }
   return changes;
 }
@@ -89,8 +107,10 @@ export function identityChanges(stored: RunIdentity, current: RunIdentity, cwd: 
 export function targetChanges(stored: RunIdentity, current: RunIdentity): string[] {
   if (stored.target === undefined || current.target === undefined) return [];
   const changes: string[] = [];
-  if (stored.target.baseUrl !== current.target.baseUrl) changes.push(`the base URL was ${stored.target.baseUrl}, now ${current.target.baseUrl}`);
-  if (stored.target.keyFingerprint !== current.target.keyFingerprint) changes.push('the API key is not the one the run started with (another account?)');
+  if (stored.target.baseUrl !== current.target.baseUrl)
+    changes.push(`the base URL was ${stored.target.baseUrl}, now ${current.target.baseUrl}`);
+  if (stored.target.keyFingerprint !== current.target.keyFingerprint)
+    changes.push('the API key is not the one the run started with (another account?)');
   return changes;
 }
 
@@ -117,7 +137,9 @@ function listChanges<T extends { path: string }>(
     }
   }
   for (const file of stored) if (!now.has(file.path)) out.push(`${what} ${show(file.path)} was removed`);
-  if (out.length === 0 && stored.length !== current.length) out.push(`the ${what} files are listed a different number of times`);
-  else if (out.length === 0 && stored.some((f, i) => f.path !== current[i]?.path)) out.push(`the order of the ${what} files changed`);
+  if (out.length === 0 && stored.length !== current.length)
+    out.push(`the ${what} files are listed a different number of times`);
+  else if (out.length === 0 && stored.some((f, i) => f.path !== current[i]?.path))
+    out.push(`the order of the ${what} files changed`);
   return out;
 }

@@ -1,5 +1,14 @@
 export { createRun, openForResume } from './ledger.js';
-export type { Ledger, LedgerEntry, LedgerOptions, LedgerState, OpenLedger, OutboxDelta, OutboxKey, Outcome } from './types.js';
+export type {
+  Ledger,
+  LedgerEntry,
+  LedgerOptions,
+  LedgerState,
+  OpenLedger,
+  OutboxDelta,
+  OutboxKey,
+  Outcome,
+} from './types.js';
 export { findLatestRun, findUnfinishedRun, readRun, LEDGER_FILE, RUNS_FOLDER } from './run-dirs.js';
 export type { RunInfo } from './run-dirs.js';
 export { hashFile } from './hash-file.js';

@@ -2,7 +2,16 @@ import { makeFolders } from '../report/make-folders.js';
 import { existsSync, closeSync, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { LedgerError } from '../errors.js';
-import { initialise, isEmpty, openDb, OUTBOX_SQL, quickCheck, readMeta, storeIdentity, toLedgerError } from './_database.js';
+import {
+  initialise,
+  isEmpty,
+  openDb,
+  OUTBOX_SQL,
+  quickCheck,
+  readMeta,
+  storeIdentity,
+  toLedgerError,
+} from './_database.js';
 import { displayPath } from './_display-path.js';
 import { SqliteLedger } from './_sqlite-ledger.js';
 import { identityChanges, normaliseIdentity, targetChanges, type RunIdentity } from './identity.js';
@@ -15,7 +24,12 @@ import { LEDGER_FILE, ledgerFile, listRunIds, nextRunId, runsDir, stateDirOf } f
  * with its ledger and identity. The folder is prepared under a hidden name and renamed into
  * place, so a crash while creating never leaves a run folder without its identity.
  */
-export async function createRun(stateDir: string, identity: RunIdentity, now: () => Date = () => new Date(), options: LedgerOptions = {}): Promise<OpenLedger> {
+export async function createRun(
+  stateDir: string,
+  identity: RunIdentity,
+  now: () => Date = () => new Date(),
+  options: LedgerOptions = {},
+): Promise<OpenLedger> {
   const cwd = options.cwd ?? process.cwd();
   const state = resolve(stateDir);
   const runs = runsDir(state);
@@ -25,7 +39,11 @@ export async function createRun(stateDir: string, identity: RunIdentity, now: ()
       fsyncDir(state);
     }
   } catch (error) {
-    throw new LedgerError('LEDGER', `cannot create the state directory ${displayPath(runs, cwd)}: ${(error as Error).message}`, { cause: error });
+    throw new LedgerError(
+      'LEDGER',
+      `cannot create the state directory ${displayPath(runs, cwd)}: ${(error as Error).message}`,
+      { cause: error },
+    );
   }
   const lock = acquireLock(state, { cwd, ...options.lock });
   try {
@@ -50,7 +68,9 @@ export async function createRun(stateDir: string, identity: RunIdentity, now: ()
   } catch (error) {
     lock.release();
     if (error instanceof LedgerError) throw error;
-    throw new LedgerError('LEDGER', `cannot start a run in ${displayPath(runs, cwd)}: ${(error as Error).message}`, { cause: error });
+    throw new LedgerError('LEDGER', `cannot start a run in ${displayPath(runs, cwd)}: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
 }
 
@@ -59,7 +79,11 @@ export async function createRun(stateDir: string, identity: RunIdentity, now: ()
  * (`PRAGMA quick_check`), and refuses (RESUME_REFUSED) when the job, a mapping, an input file or
  * a payload option differs from what the run started with, saying what changed.
  */
-export async function openForResume(runDir: string, identity: RunIdentity, options: LedgerOptions = {}): Promise<OpenLedger> {
+export async function openForResume(
+  runDir: string,
+  identity: RunIdentity,
+  options: LedgerOptions = {},
+): Promise<OpenLedger> {
   const cwd = options.cwd ?? process.cwd();
   const dir = resolve(runDir);
   if (!existsSync(ledgerFile(dir))) {
@@ -74,7 +98,13 @@ export async function openForResume(runDir: string, identity: RunIdentity, optio
   }
 }
 
-function openLedger(runDir: string, lock: StateLock, cwd: string, options: LedgerOptions, expected: RunIdentity | undefined): OpenLedger {
+function openLedger(
+  runDir: string,
+  lock: StateLock,
+  cwd: string,
+  options: LedgerOptions,
+  expected: RunIdentity | undefined,
+): OpenLedger {
   const place = { file: ledgerFile(runDir), cwd };
   const db = openDb(place, 'existing');
   try {
@@ -87,7 +117,10 @@ function openLedger(runDir: string, lock: StateLock, cwd: string, options: Ledge
       // A run that never recorded a row (stopped by a 401 on its first request) may go on with
       // another key or base URL: nothing was sent that another target could be confused with.
       const moved = targetChanges(meta.identity, expected);
-      const changes = [...identityChanges(meta.identity, expected, cwd), ...(moved.length > 0 && !isEmpty(db) ? moved : [])];
+      const changes = [
+        ...identityChanges(meta.identity, expected, cwd),
+        ...(moved.length > 0 && !isEmpty(db) ? moved : []),
+      ];
       if (changes.length > 0) {
         throw new LedgerError(
           'RESUME_REFUSED',
@@ -99,7 +132,16 @@ function openLedger(runDir: string, lock: StateLock, cwd: string, options: Ledge
         identity = expected;
       }
     }
-    return new SqliteLedger({ db, place, runDir, runId: meta.runId, identity, finished: meta.finished, lock, schedule: options.schedule });
+    return new SqliteLedger({
+      db,
+      place,
+      runDir,
+      runId: meta.runId,
+      identity,
+      finished: meta.finished,
+      lock,
+      schedule: options.schedule,
+    });
   } catch (error) {
     try {
       db.close();

@@ -105,7 +105,10 @@ export function acquireLock(stateDir: string, options: LockOptions = {}): StateL
     unlinkSync(aside);
     takenOverFrom = { pid: holder.pid, hostname: holder.hostname, startedAt: holder.startedAt };
   }
-  throw new LedgerError('STATE_LOCKED', `could not take the lock ${displayPath(path, cwd)}: other processes keep taking it; try again`);
+  throw new LedgerError(
+    'STATE_LOCKED',
+    `could not take the lock ${displayPath(path, cwd)}: other processes keep taking it; try again`,
+  );
 }
 
 function held(path: string, mine: LockFile, takenOverFrom: LockOwner | undefined): StateLock {
@@ -158,7 +161,8 @@ function parseLock(raw: string): LockFile | undefined {
     const v = JSON.parse(raw) as Partial<LockFile>;
     // A pid of 0 or below would address a process group in kill(); never trust one.
     if (!Number.isSafeInteger(v.pid) || (v.pid as number) <= 0) return undefined;
-    if (typeof v.hostname !== 'string' || typeof v.startedAt !== 'string' || Number.isNaN(Date.parse(v.startedAt))) return undefined;
+    if (typeof v.hostname !== 'string' || typeof v.startedAt !== 'string' || Number.isNaN(Date.parse(v.startedAt)))
+      return undefined;
     return { pid: v.pid as number, hostname: v.hostname, startedAt: v.startedAt, token: String(v.token) };
   } catch {
     return undefined;

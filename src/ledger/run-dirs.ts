@@ -1,4 +1,4 @@
-import { existsSync, readdirSync } from 'node:fs';
+import { type Dirent, existsSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { openDb, readMeta } from './_database.js';
 import type { RunIdentity } from './identity.js';
@@ -28,7 +28,10 @@ export const isRunId = (name: string) => RUN_ID.test(name);
 
 /** `2026-11-23T07:15:00.123Z` → `20261123T071500Z`. */
 export function runStamp(at: Date): string {
-  return at.toISOString().replace(/\.\d{3}Z$/, 'Z').replace(/[-:]/g, '');
+  return at
+    .toISOString()
+    .replace(/\.\d{3}Z$/, 'Z')
+    .replace(/[-:]/g, '');
 }
 
 /**
@@ -44,20 +47,25 @@ export function nextRunId(existing: readonly string[], now: Date, random: () => 
   const [, stamp, suffix] = RUN_ID.exec(latest)!;
   const next = parseInt(suffix!, 16) + 1;
   if (next <= 0xffff) return `${stamp}-${hex4(next)}`;
-  const later = new Date(Date.parse(stamp!.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z')) + 1000);
+  const later = new Date(
+    Date.parse(stamp!.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z')) + 1000,
+  );
   return `${runStamp(later)}-0000`;
 }
 
 /** Run ids in a state directory, oldest first (folders being created, `.…`, are not runs). */
 export function listRunIds(stateDir: string): string[] {
-  let entries;
+  let entries: Dirent[];
   try {
     entries = readdirSync(runsDir(stateDir), { withFileTypes: true });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
     throw error;
   }
-  return entries.filter((e) => e.isDirectory() && isRunId(e.name)).map((e) => e.name).sort();
+  return entries
+    .filter((e) => e.isDirectory() && isRunId(e.name))
+    .map((e) => e.name)
+    .sort();
 }
 
 /**
@@ -90,7 +98,10 @@ export function findLatestRun(stateDir: string, options: { cwd?: string } = {}):
  * The newest run of a state directory that has not finished, of `jobPath` when given: what
  * `resume` continues, and what a plain `import` of that job must not start over.
  */
-export function findUnfinishedRun(stateDir: string, options: { cwd?: string; jobPath?: string } = {}): RunInfo | undefined {
+export function findUnfinishedRun(
+  stateDir: string,
+  options: { cwd?: string; jobPath?: string } = {},
+): RunInfo | undefined {
   for (const id of listRunIds(stateDir).reverse()) {
     const run = readRun(join(runsDir(stateDir), id), options);
     if (run === undefined || run.finished) continue;

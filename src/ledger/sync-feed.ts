@@ -23,10 +23,21 @@ export function openSyncFeed(runDir: string, options: { cwd?: string } = {}): Ou
   const db = openDb(place, 'existing');
   try {
     const meta = readMeta(db, place);
-    const fingerprintsJson = guard(place, () => (db.prepare(`SELECT value FROM meta WHERE key = 'fingerprints'`).pluck().get() as string | undefined));
-    const fingerprints = fingerprintsJson === undefined ? {} : (JSON.parse(fingerprintsJson) as Partial<Record<ResourceName, string>>);
-    const hasOutbox = guard(place, () => db.prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'sync_outbox'`).get() !== undefined);
-    const select = hasOutbox ? db.prepare<[number, number], OutboxDelta>(`SELECT seq, resource, kind, key, hash, at FROM sync_outbox WHERE seq > ? ORDER BY seq LIMIT ?`) : undefined;
+    const fingerprintsJson = guard(
+      place,
+      () => db.prepare(`SELECT value FROM meta WHERE key = 'fingerprints'`).pluck().get() as string | undefined,
+    );
+    const fingerprints =
+      fingerprintsJson === undefined ? {} : (JSON.parse(fingerprintsJson) as Partial<Record<ResourceName, string>>);
+    const hasOutbox = guard(
+      place,
+      () => db.prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'sync_outbox'`).get() !== undefined,
+    );
+    const select = hasOutbox
+      ? db.prepare<[number, number], OutboxDelta>(
+          `SELECT seq, resource, kind, key, hash, at FROM sync_outbox WHERE seq > ? ORDER BY seq LIMIT ?`,
+        )
+      : undefined;
     const finished = db.prepare(`SELECT 1 FROM meta WHERE key = 'finished_at'`);
     return {
       runId: meta.runId,

@@ -94,4 +94,3 @@ export interface LedgerOptions {
   /** Schedules a group commit. Default `setImmediate` (see GroupCommit). */
   readonly schedule?: (flush: () => void) => void;
 }
-

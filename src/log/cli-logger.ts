@@ -21,10 +21,14 @@ export function logFormatOf(argv: readonly string[]): LogFormat {
  * stream that turns every line of prose into a `message` event, carrying the json logger that
  * commands use for their structured events (`loggerOf`).
  */
-export function withLogFormat<T extends { readonly stderr: Stderr; readonly env: Readonly<Record<string, string | undefined>> }>(io: T, format: LogFormat, now?: () => number): T {
+export function withLogFormat<
+  T extends { readonly stderr: Stderr; readonly env: Readonly<Record<string, string | undefined>> },
+>(io: T, format: LogFormat, now?: () => number): T {
   // Already set up (bin.ts does it to log its signal notices the same way): keep the one logger.
   if (format === 'text' || (io.stderr as WithLogger)[LOGGER] !== undefined) return io;
-  const secrets = [io.env['ENGAGE_API_KEY'], io.env['ENGAGE_NOTIFY_URL']].filter((s): s is string => typeof s === 'string');
+  const secrets = [io.env['ENGAGE_API_KEY'], io.env['ENGAGE_NOTIFY_URL']].filter(
+    (s): s is string => typeof s === 'string',
+  );
   const logger = createLogger('json', { stream: io.stderr, secrets, ...(now ? { now } : {}) });
   const stderr: WithLogger = jsonLinesStream(logger, io.stderr.columns);
   stderr[LOGGER] = logger;

@@ -42,4 +42,3 @@ export function createLogger(format: LogFormat, options: LoggerOptions): Logger 
     },
   };
 }
-

@@ -23,7 +23,15 @@ export type LogEvent =
   /** A line of the tool's ordinary prose (summary, notices, errors), carried as `text` in json. */
   | 'message';
 
-type Figure = string | number | boolean | null | undefined | readonly string[] | Readonly<Record<string, unknown>> | readonly unknown[];
+type Figure =
+  | string
+  | number
+  | boolean
+  | null
+  | undefined
+  | readonly string[]
+  | Readonly<Record<string, unknown>>
+  | readonly unknown[];
 export type Figures = Readonly<Record<string, Figure>>;
 
 export interface Logger {

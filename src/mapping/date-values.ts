@@ -38,8 +38,10 @@ function instantReader(spec: DateSpec, expected: string): (text: string) => numb
     const written = read(text);
     if (written instanceof Invalid) return written;
     const instant = written.offset === undefined ? clock.instantOf(written.wall) : written.wall - written.offset;
-    if (instant === undefined) return new Invalid(`${quote(text)} does not exist in ${clock.name} (the clocks skip it)`);
-    if (instant < MIN_INSTANT || instant > MAX_INSTANT) return new Invalid(`${expected}, got ${quote(text)} (no such year)`);
+    if (instant === undefined)
+      return new Invalid(`${quote(text)} does not exist in ${clock.name} (the clocks skip it)`);
+    if (instant < MIN_INSTANT || instant > MAX_INSTANT)
+      return new Invalid(`${expected}, got ${quote(text)} (no such year)`);
     return instant;
   };
 }
@@ -79,7 +81,9 @@ const INTEGER = /^[+-]?\d+$/;
 function seconds(n: number, shown: string): number | Invalid {
   if (isUnixSeconds(n)) return n + 0;
   // Milliseconds are not the seconds the API wants (docs/api-contract.md R-EVENT-1); `format: x` reads them.
-  return new Invalid(`expected UNIX time in seconds, got ${shown}${isUnixMilliseconds(n) ? ' (milliseconds? read them with `format: x`)' : ''}`);
+  return new Invalid(
+    `expected UNIX time in seconds, got ${shown}${isUnixMilliseconds(n) ? ' (milliseconds? read them with `format: x`)' : ''}`,
+  );
 }
 
 /**
@@ -89,7 +93,8 @@ function seconds(n: number, shown: string): number | Invalid {
  * are dropped (floor): an event is never dated after it happened.
  */
 export function unixValue(spec: DateSpec): Converter {
-  const expected = spec.format === undefined ? `expected UNIX seconds or ${ISO_DATE_TIME}` : asFormat('a date-time', spec.format);
+  const expected =
+    spec.format === undefined ? `expected UNIX seconds or ${ISO_DATE_TIME}` : asFormat('a date-time', spec.format);
   const read = instantReader(spec, expected);
   const digitsAreSeconds = spec.format === undefined;
   return {
@@ -98,6 +103,7 @@ export function unixValue(spec: DateSpec): Converter {
       const instant = read(text);
       return instant instanceof Invalid ? instant : Math.floor(instant / 1000);
     },
-    scalar: (value) => (typeof value === 'number' ? seconds(value, show(value)) : new Invalid(`${expected}, got ${show(value)}`)),
+    scalar: (value) =>
+      typeof value === 'number' ? seconds(value, show(value)) : new Invalid(`${expected}, got ${show(value)}`),
   };
 }

@@ -5,7 +5,17 @@
  */
 
 /** Types a cell can be converted to; `list` elements take one of the scalar ones. */
-export const SCALAR_TYPES = ['string', 'integer', 'number', 'decimal', 'boolean', 'date', 'datetime', 'unix', 'json'] as const;
+export const SCALAR_TYPES = [
+  'string',
+  'integer',
+  'number',
+  'decimal',
+  'boolean',
+  'date',
+  'datetime',
+  'unix',
+  'json',
+] as const;
 export const VALUE_TYPES = [...SCALAR_TYPES, 'list'] as const;
 export type ScalarType = (typeof SCALAR_TYPES)[number];
 export type ValueType = (typeof VALUE_TYPES)[number];

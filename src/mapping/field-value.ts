@@ -19,7 +19,8 @@ const REQUIRED = new Invalid('is required');
 const LISTED_KEYS = 12;
 
 /** Objects and arrays are copied per row: rows must not share (and mutate) one object. */
-const fresh = (value: unknown): unknown => (typeof value === 'object' && value !== null ? structuredClone(value) : value);
+const fresh = (value: unknown): unknown =>
+  typeof value === 'object' && value !== null ? structuredClone(value) : value;
 
 /**
  * The `map` of a field, with its values converted once, up front: a lookup then costs one `Map.get`.
@@ -43,11 +44,15 @@ function compileMap(field: ResolvedField, convert: Converter, map: NonNullable<R
   }
   for (const lower of ambiguous) folded.delete(lower);
   const keys = [...exact.keys()];
-  const listed = keys.slice(0, LISTED_KEYS).map((k) => JSON.stringify(k)).join(', ');
+  const listed = keys
+    .slice(0, LISTED_KEYS)
+    .map((k) => JSON.stringify(k))
+    .join(', ');
   const allowed = keys.length > LISTED_KEYS ? `${listed} and ${keys.length - LISTED_KEYS} more` : listed;
 
   /** The mapped value; `undefined` when the cell is not a key. */
-  const lookup = (text: string): unknown => exact.get(text) ?? (exact.has(text) ? null : folded.get(text.toLowerCase()));
+  const lookup = (text: string): unknown =>
+    exact.get(text) ?? (exact.has(text) ? null : folded.get(text.toLowerCase()));
   const notFound = (text: string): Invalid => {
     return new Invalid(`expected one of ${allowed}, got ${quote(text)}${didYouMean(nearest(text, keys))}`);
   };
@@ -91,17 +96,25 @@ export function fieldReader(field: ResolvedField): FieldReader {
   let emptyValue: unknown = field.empty === 'null' ? null : OMIT;
   if (field.required) emptyValue = REQUIRED;
   if (field.default !== undefined) {
-    emptyValue = typeof field.default === 'string' ? convert.text(keepSpaces ? field.default : field.default.trim()) : field.default;
+    emptyValue =
+      typeof field.default === 'string'
+        ? convert.text(keepSpaces ? field.default : field.default.trim())
+        : field.default;
     if (emptyValue instanceof Invalid) throw new ConfigError('CONFIG_INVALID', `default: ${emptyValue.message}`);
   }
-  const whenEmpty = typeof emptyValue === 'object' && emptyValue !== null && !(emptyValue instanceof Invalid) ? () => fresh(emptyValue) : () => emptyValue;
+  const whenEmpty =
+    typeof emptyValue === 'object' && emptyValue !== null && !(emptyValue instanceof Invalid)
+      ? () => fresh(emptyValue)
+      : () => emptyValue;
   const map = field.map === undefined ? undefined : compileMap(field, convert, field.map);
 
   return (values) => {
     const cell = values[column];
     if (typeof cell !== 'string') {
       // checkHeader guarantees every column before row 1 (config/load-mapping.ts): a bug if not.
-      throw new Error(`mapRow: column ${JSON.stringify(column)} of field ${JSON.stringify(field.target)} is not in the row`);
+      throw new Error(
+        `mapRow: column ${JSON.stringify(column)} of field ${JSON.stringify(field.target)} is not in the row`,
+      );
     }
     const text = cell.trim();
     let value: unknown;

@@ -62,7 +62,7 @@ const NUMERIC: Readonly<Record<string, readonly [slot: number, pattern: string]>
   SSS: [6, '\\d{3}'],
 };
 
-const escape = (text: string): string => text.replace(/[-[\]{}()*+?.,\\^$|#/\s]/g, '\\$&');
+const escapeRegExp = (text: string): string => text.replace(/[-[\]{}()*+?.,\\^$|#/\s]/g, '\\$&');
 
 /**
  * The common all-digit formats (`dd.MM.yyyy HH:mm`) read with one precompiled regex instead of
@@ -75,7 +75,7 @@ function numericReader(tokens: readonly FormatToken[], expected: string): TimeRe
   const slots: number[] = [];
   for (const t of tokens) {
     if (t.literal || !/^[A-Za-z]/.test(t.val)) {
-      source += escape(t.val);
+      source += escapeRegExp(t.val);
       continue;
     }
     const unit = NUMERIC[t.val];
@@ -110,7 +110,8 @@ function epochReader(unit: number, expected: string): TimeReader {
   return (text) => {
     if (!INTEGER.test(text)) return badTime(expected, text);
     const wall = Number(text) * unit + 0; // + 0: `-0` is 0
-    if (!Number.isSafeInteger(wall) || wall < MIN_INSTANT || wall > MAX_INSTANT) return badTime(expected, text, 'no such year');
+    if (!Number.isSafeInteger(wall) || wall < MIN_INSTANT || wall > MAX_INSTANT)
+      return badTime(expected, text, 'no such year');
     return { wall, offset: 0 };
   };
 }
@@ -123,14 +124,18 @@ function epochReader(unit: number, expected: string): TimeReader {
  */
 export function checkDateFormat(format: string): string | undefined {
   if (Object.hasOwn(EPOCH_UNITS, format)) return undefined;
-  const probe = DateTime.fromObject({ year: 2031, month: 7, day: 15, hour: 13, minute: 45, second: 7 }, { ...LOCALE, zone: 'UTC' });
+  const probe = DateTime.fromObject(
+    { year: 2031, month: 7, day: 15, hour: 13, minute: 45, second: 7 },
+    { ...LOCALE, zone: 'UTC' },
+  );
   let back: DateTime;
   try {
     back = DateTime.fromFormat(probe.toFormat(format), format, PARSE);
   } catch (error) {
     return `date format ${JSON.stringify(format)} cannot be used: ${(error as Error).message}`;
   }
-  if (!back.isValid) return `date format ${JSON.stringify(format)} cannot read back the dates it writes (check the luxon tokens, e.g. dd.MM.yyyy HH:mm)`;
+  if (!back.isValid)
+    return `date format ${JSON.stringify(format)} cannot read back the dates it writes (check the luxon tokens, e.g. dd.MM.yyyy HH:mm)`;
   if (back.year !== 2031 || back.month !== 7 || back.day !== 15) {
     return `date format ${JSON.stringify(format)} lacks a year, month or day (e.g. dd.MM.yyyy)`;
   }
@@ -160,7 +165,8 @@ export function formatReader(format: string, expected: string): TimeReader {
       return badTime(expected, text);
     }
     if (!dt.isValid) {
-      const unit = dt.invalidReason === 'unit out of range' ? /as an? (\w+)/.exec(dt.invalidExplanation ?? '')?.[1] : undefined;
+      const unit =
+        dt.invalidReason === 'unit out of range' ? /as an? (\w+)/.exec(dt.invalidExplanation ?? '')?.[1] : undefined;
       return badTime(expected, text, unit === undefined ? undefined : `no such ${unit}`);
     }
     const wall = wallTime(dt.year, dt.month, dt.day, dt.hour, dt.minute, dt.second, dt.millisecond);

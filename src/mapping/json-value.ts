@@ -34,7 +34,10 @@ class InexactNumber extends Error {
 export const jsonValue: Converter = {
   text(text) {
     const depth = jsonDepth(text, MAX_JSON_DEPTH);
-    if (depth > MAX_JSON_DEPTH) return new Invalid(`expected a JSON object nested at most ${MAX_JSON_DEPTH} levels deep, got one nested more than ${MAX_JSON_DEPTH}`);
+    if (depth > MAX_JSON_DEPTH)
+      return new Invalid(
+        `expected a JSON object nested at most ${MAX_JSON_DEPTH} levels deep, got one nested more than ${MAX_JSON_DEPTH}`,
+      );
     let value: unknown;
     try {
       value = parse(text, undefined, (digits) => {
@@ -43,10 +46,13 @@ export const jsonValue: Converter = {
       });
     } catch (error) {
       if (error instanceof InexactNumber) {
-        return new Invalid(`the number ${error.text} in this JSON would be sent as ${Number(error.text) + 0}: a JSON number keeps about 15 significant digits; write it as a string ("${error.text}")`);
+        return new Invalid(
+          `the number ${error.text} in this JSON would be sent as ${Number(error.text) + 0}: a JSON number keeps about 15 significant digits; write it as a string ("${error.text}")`,
+        );
       }
       const duplicate = /^Duplicate key '(.*)' encountered/.exec((error as Error).message);
-      if (duplicate) return new Invalid(`the key ${JSON.stringify(duplicate[1])} is given twice in ${quote(text)}; keep one`);
+      if (duplicate)
+        return new Invalid(`the key ${JSON.stringify(duplicate[1])} is given twice in ${quote(text)}; keep one`);
       return new Invalid(`expected a JSON object, got ${quote(text)} (not valid JSON)`);
     }
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value;

@@ -60,7 +60,10 @@ export function compileMapping(mapping: MappingFields): RowMapper {
     target: field.target,
     read: readers[i] ?? (() => OMIT),
     path: compiledPaths.paths[i] ?? { keys: field.path },
-    trimmedColumn: field.type === 'string' && field.trim === undefined && field.map === undefined && trimsCell(field) ? field.column : undefined,
+    trimmedColumn:
+      field.type === 'string' && field.trim === undefined && field.map === undefined && trimsCell(field)
+        ? field.column
+        : undefined,
   }));
   const hasArrays = compiledPaths.paths.some((p) => p.keys.some((k) => typeof k === 'number'));
 
@@ -77,7 +80,9 @@ export function compileMapping(mapping: MappingFields): RowMapper {
         setAt(payload, field.path, value, created);
         if (field.trimmedColumn !== undefined && typeof value === 'string' && value !== values[field.trimmedColumn]) {
           notes ??= [];
-          notes.push(`${field.target}: spaces around ${JSON.stringify(values[field.trimmedColumn])} were removed (set trim: false to keep them)`);
+          notes.push(
+            `${field.target}: spaces around ${JSON.stringify(values[field.trimmedColumn])} were removed (set trim: false to keep them)`,
+          );
         }
       }
     }

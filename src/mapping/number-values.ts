@@ -47,7 +47,10 @@ export const integerValue: Converter = {
 
 /** The significant digits of a number written in decimal: `-0012.300e5` → `123`. */
 function significant(text: string): string {
-  const mantissa = text.replace(/^[+-]/, '').replace(/[eE].*$/, '').replace('.', '');
+  const mantissa = text
+    .replace(/^[+-]/, '')
+    .replace(/[eE].*$/, '')
+    .replace('.', '');
   return mantissa.replace(/^0+/, '').replace(/0+$/, '');
 }
 
@@ -71,7 +74,10 @@ export const numberValue: Converter = {
     if (!NUMBER.test(text)) return new Invalid(`expected a number${hint(text)}, got ${quote(text)}`);
     const n = Number(text);
     if (!Number.isFinite(n)) return new Invalid(`expected a number, got ${quote(text)} (too large)`);
-    if (!isExactNumber(text)) return new Invalid(`expected a number that can be sent exactly, got ${quote(text)}, which would be sent as ${n + 0} (${EXACT_TYPES_HINT})`);
+    if (!isExactNumber(text))
+      return new Invalid(
+        `expected a number that can be sent exactly, got ${quote(text)}, which would be sent as ${n + 0} (${EXACT_TYPES_HINT})`,
+      );
     return n + 0;
   },
   scalar(value) {
@@ -89,7 +95,8 @@ export const numberValue: Converter = {
  */
 export function decimalValue(decimals: number): Converter {
   const zeros = '0'.repeat(decimals);
-  const tooPrecise = decimals === 0 ? 'expected a whole number' : `expected at most ${decimals} decimal${decimals === 1 ? '' : 's'}`;
+  const tooPrecise =
+    decimals === 0 ? 'expected a whole number' : `expected at most ${decimals} decimal${decimals === 1 ? '' : 's'}`;
   const text = (cell: string): unknown => {
     const m = DECIMAL.exec(cell);
     const whole = m?.[2] ?? '';

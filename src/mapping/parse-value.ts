@@ -53,11 +53,15 @@ function scalarConverter(type: ScalarType, spec: ValueSpec): Converter {
  * first, with `checkTimezone` and `checkDateFormat`, to report them with file and line).
  */
 export function converterFor(spec: ValueSpec): Converter {
-  return spec.type === 'list' ? listValue(scalarConverter(spec.items, spec), spec.separator) : scalarConverter(spec.type, spec);
+  return spec.type === 'list'
+    ? listValue(scalarConverter(spec.items, spec), spec.separator)
+    : scalarConverter(spec.type, spec);
 }
 
 /** A converted cell, or the message that says why it could not be converted. */
-export type ValueResult = { readonly ok: true; readonly value: unknown } | { readonly ok: false; readonly message: string };
+export type ValueResult =
+  | { readonly ok: true; readonly value: unknown }
+  | { readonly ok: false; readonly message: string };
 
 const compiled = new WeakMap<ValueSpec, Converter>();
 

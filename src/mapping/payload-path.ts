@@ -27,14 +27,17 @@ export function compilePaths(targets: readonly (readonly string[])[]): { paths: 
     const target = segments.join('.');
     const keys = segments.map((s, i) => (i > 0 && INDEX.test(s) ? Number(s) : s));
     const tooLarge = keys.find((k) => typeof k === 'number' && k > MAX_INDEX);
-    if (tooLarge !== undefined) problems.push(`${JSON.stringify(target)}: array index ${tooLarge} is too large (at most ${MAX_INDEX})`);
+    if (tooLarge !== undefined)
+      problems.push(`${JSON.stringify(target)}: array index ${tooLarge} is too large (at most ${MAX_INDEX})`);
     for (let i = 0; i < keys.length; i++) {
       const at = segments.slice(0, i + 1).join('.');
       const kind: Kind = i === keys.length - 1 ? 'value' : typeof keys[i + 1] === 'number' ? 'array' : 'object';
       const seen = kinds.get(at);
       if (seen === undefined) kinds.set(at, { kind, target });
       else if (seen.kind !== kind || kind === 'value') {
-        problems.push(`${JSON.stringify(target)} and ${JSON.stringify(seen.target)} both set ${JSON.stringify(at)}, as ${describe(kind)} and ${describe(seen.kind)}`);
+        problems.push(
+          `${JSON.stringify(target)} and ${JSON.stringify(seen.target)} both set ${JSON.stringify(at)}, as ${describe(kind)} and ${describe(seen.kind)}`,
+        );
       }
     }
     return { keys };
@@ -54,7 +57,8 @@ function own(node: Container, key: string | number): unknown {
 }
 
 function put(node: Container, key: string | number, value: unknown): void {
-  if (key === '__proto__') Object.defineProperty(node, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(node, key, { value, enumerable: true, writable: true, configurable: true });
   else node[key] = value;
 }
 
@@ -69,7 +73,12 @@ export interface CreatedArray {
  * pushed to `created` (when given) so that `compactArrays` can close the holes left by omitted
  * elements.
  */
-export function setAt(root: Record<string, unknown>, path: PayloadPath, value: unknown, created?: CreatedArray[]): void {
+export function setAt(
+  root: Record<string, unknown>,
+  path: PayloadPath,
+  value: unknown,
+  created?: CreatedArray[],
+): void {
   const keys = path.keys;
   let node = root as Container;
   const last = keys.length - 1;

@@ -1,5 +1,7 @@
 /** `--max-failed`: how many rows that are not ok a run may have and still exit 0. */
-export type MaxFailed = { readonly kind: 'count'; readonly rows: number } | { readonly kind: 'percent'; readonly percent: number };
+export type MaxFailed =
+  | { readonly kind: 'count'; readonly rows: number }
+  | { readonly kind: 'percent'; readonly percent: number };
 
 /** `3` (rows) or `0.5%` (of the rows read). Throws a message for yargs to show as a usage error. */
 export function parseMaxFailed(text: string): MaxFailed {
@@ -10,7 +12,9 @@ export function parseMaxFailed(text: string): MaxFailed {
     if (p <= 100) return { kind: 'percent', percent: p };
   }
   if (/^\d+$/.test(t) && Number.isSafeInteger(Number(t))) return { kind: 'count', rows: Number(t) };
-  throw new Error(`--max-failed must be a number of rows (3) or a percentage of the rows (0.5%), got ${JSON.stringify(t)}`);
+  throw new Error(
+    `--max-failed must be a number of rows (3) or a percentage of the rows (0.5%), got ${JSON.stringify(t)}`,
+  );
 }
 
 /**

@@ -24,7 +24,10 @@ const number = new Intl.NumberFormat('en-US');
 export function notificationBody(summary: RunSummary, run: RunOutcome): Record<string, unknown> {
   const t = summary.totals;
   const rows = ROW_STATUSES.reduce((n, s) => n + t[s], 0);
-  const counts = ROW_STATUSES.filter((s) => t[s] > 0).map((s) => `${s} ${number.format(t[s])}`).join(', ') || 'no rows';
+  const counts =
+    ROW_STATUSES.filter((s) => t[s] > 0)
+      .map((s) => `${s} ${number.format(t[s])}`)
+      .join(', ') || 'no rows';
   const report = summary.report === undefined ? '' : `; report ${summary.report}`;
   const text = `engage-import ${run.job}: ${run.outcome} (exit ${run.exitCode}): ${number.format(rows)} rows, ${counts} in ${formatDuration(run.durationMs / 1000)}${report}`;
   return { text, job: run.job, outcome: run.outcome, exit_code: run.exitCode, duration_ms: run.durationMs, summary };

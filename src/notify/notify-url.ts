@@ -17,6 +17,7 @@ export function parseNotifyUrl(text: string, from: '--notify-url' | 'ENGAGE_NOTI
     // The value itself is not repeated: it is a secret, and a typo in it may still be one.
     throw new ConfigError('USAGE', `${from} is not a URL (expected https://…)`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ConfigError('USAGE', `${from} must be an http or https URL, got a ${url.protocol} one`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new ConfigError('USAGE', `${from} must be an http or https URL, got a ${url.protocol} one`);
   return url;
 }

@@ -11,7 +11,11 @@ import { bulkColumns, type BulkColumn } from '../bulk/chunk-csv.js';
 import type { BulkKind } from '../transport/bulk-client.js';
 import type { BulkOptions } from './bulk-options.js';
 
-const KINDS: Partial<Record<ResolvedMapping['resource'], BulkKind>> = { user: 'users', product: 'products', deal: 'deals' };
+const KINDS: Partial<Record<ResolvedMapping['resource'], BulkKind>> = {
+  user: 'users',
+  product: 'products',
+  deal: 'deals',
+};
 
 export interface BulkPlan {
   readonly kind: BulkKind;
@@ -23,15 +27,28 @@ export interface BulkPlan {
 }
 
 /** The bulk plan of a stage, or undefined when it goes per row. */
-export function bulkPlanOf(mapping: ResolvedMapping, validRows: number, options: BulkOptions | undefined): BulkPlan | undefined {
+export function bulkPlanOf(
+  mapping: ResolvedMapping,
+  validRows: number,
+  options: BulkOptions | undefined,
+): BulkPlan | undefined {
   const kind = KINDS[mapping.resource];
   if (kind === undefined || options === undefined) return undefined;
-  const wanted = mapping.bulk ?? (options.mode === 'always' || (options.mode === 'auto' && kind !== 'deals' && validRows >= options.minRows));
+  const wanted =
+    mapping.bulk ??
+    (options.mode === 'always' || (options.mode === 'auto' && kind !== 'deals' && validRows >= options.minRows));
   if (!wanted || validRows === 0) return undefined;
   const resource = mapping.resource as 'user' | 'product' | 'deal';
-  const columns = bulkColumns(resource, mapping.fields.map((f) => f.target), mapping.bulkHeaders ?? {});
+  const columns = bulkColumns(
+    resource,
+    mapping.fields.map((f) => f.target),
+    mapping.bulkHeaders ?? {},
+  );
   if ('missingHeaders' in columns) {
-    throw new ConfigError('CONFIG_INVALID', `${mapping.mappingFile}: deals go by bulk import (--bulk always) but the deal importer's header names are not published: give \`bulk_header:\` for ${columns.missingHeaders.join(', ')}, or run with --bulk auto`);
+    throw new ConfigError(
+      'CONFIG_INVALID',
+      `${mapping.mappingFile}: deals go by bulk import (--bulk always) but the deal importer's header names are not published: give \`bulk_header:\` for ${columns.missingHeaders.join(', ')}, or run with --bulk auto`,
+    );
   }
   const header = (field: string) => columns.columns.find((c) => c.field === field)?.header ?? field;
   const keys = kind === 'users' ? ['custom_id', 'email'] : ['custom_id'];

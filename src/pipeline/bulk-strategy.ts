@@ -59,13 +59,28 @@ interface Member {
 }
 
 type Batch =
-  | { readonly kind: 'fresh'; readonly file: string; readonly writer: ChunkFileWriter; readonly members: Member[]; readonly keys: Set<string>; readonly keyList: (string | undefined)[]; done?: Promise<void> }
+  | {
+      readonly kind: 'fresh';
+      readonly file: string;
+      readonly writer: ChunkFileWriter;
+      readonly members: Member[];
+      readonly keys: Set<string>;
+      readonly keyList: (string | undefined)[];
+      done?: Promise<void>;
+    }
   | { readonly kind: 'resumed'; readonly record: BulkChunkRecord; readonly members: Member[]; done?: Promise<void> };
 
 export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { readonly stats: BulkStats } {
   const { plan, chunks, ledger, state, options } = deps;
   const perRow = sendEachRow(stage, deps);
-  const client: BulkClient = createBulkClient({ transport: deps.transport, timeoutMs: options.timeoutMs, ...(options.pollDelaysMs && { pollDelaysMs: options.pollDelaysMs }), ...(options.sleep && { sleep: options.sleep }), ...(options.now && { now: options.now }), ...(deps.signal && { signal: deps.signal }) });
+  const client: BulkClient = createBulkClient({
+    transport: deps.transport,
+    timeoutMs: options.timeoutMs,
+    ...(options.pollDelaysMs && { pollDelaysMs: options.pollDelaysMs }),
+    ...(options.sleep && { sleep: options.sleep }),
+    ...(options.now && { now: options.now }),
+    ...(deps.signal && { signal: deps.signal }),
+  });
   const header = headerLine(plan.columns);
   const open: Batch[] = [];
   let filling: Extract<Batch, { kind: 'fresh' }> | undefined;
@@ -84,7 +99,13 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
       .catch((error: unknown) => {
         // A bug: stop the run; rows not yet answered say so (an answered row keeps its line).
         state.stop({ kind: 'bug', error });
-        each(batch.members, (m) => settled({ ...baseLine(stage, m.row), status: 'unknown', message: `stopped on an error while this row's bulk import was handled: ${error instanceof Error ? error.message : String(error)}` }));
+        each(batch.members, (m) =>
+          settled({
+            ...baseLine(stage, m.row),
+            status: 'unknown',
+            message: `stopped on an error while this row's bulk import was handled: ${error instanceof Error ? error.message : String(error)}`,
+          }),
+        );
       });
     batch.done = work.finally(() => open.splice(open.indexOf(batch), 1));
     chain = work;
@@ -112,10 +133,18 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
     const line = payloadLine(plan.columns, row.payload);
     if (!line.ok) return sendPerRow(row, before);
     const key = plan.keyOf(row.payload);
-    if (filling !== undefined && ((key !== undefined && filling.keys.has(key)) || !filling.writer.fits(line.text))) close(filling);
+    if (filling !== undefined && ((key !== undefined && filling.keys.has(key)) || !filling.writer.fits(line.text)))
+      close(filling);
     if (filling === undefined) {
       const file = join(deps.dir, `${stage.index}-${String(++files).padStart(5, '0')}-${ledger.runId}.csv`);
-      filling = { kind: 'fresh', file, writer: createChunkFileWriter(file, header), members: [], keys: new Set(), keyList: [] };
+      filling = {
+        kind: 'fresh',
+        file,
+        writer: createChunkFileWriter(file, header),
+        members: [],
+        keys: new Set(),
+        keyList: [],
+      };
       open.push(filling);
     }
     const batch = filling;
@@ -132,7 +161,8 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
   /** A row a CSV cell cannot carry: per row, in the run's in-flight slots. */
   async function sendPerRow(row: SendableRow, before: LedgerEntry | undefined): Promise<Settled> {
     // Not in a chunk: its per-row request was in flight at the crash, and that is no upsert.
-    if (before?.state === 'intent' && !row.idempotent) return settled({ ...baseLine(stage, row), status: 'unknown', message: IN_DOUBT_MESSAGE });
+    if (before?.state === 'intent' && !row.idempotent)
+      return settled({ ...baseLine(stage, row), status: 'unknown', message: IN_DOUBT_MESSAGE });
     await deps.inFlight.acquire();
     try {
       return await perRow.send(row, before);
@@ -144,21 +174,37 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
   async function runFresh(batch: Extract<Batch, { kind: 'fresh' }>): Promise<void> {
     await batch.writer.close();
     const { members } = batch;
-    if (state.stopReason !== undefined) return each(members, (m) => settled({ ...baseLine(stage, m.row), status: 'not_sent', message: state.stopReason }));
+    if (state.stopReason !== undefined)
+      return each(members, (m) =>
+        settled({ ...baseLine(stage, m.row), status: 'not_sent', message: state.stopReason }),
+      );
     let chunk: number;
     try {
       // The chunk's rows, then their intents, are committed before the upload leaves.
-      chunk = chunks.recordChunk(stage.index, batch.file, members.map((m) => m.row.line), batch.keyList);
+      chunk = chunks.recordChunk(
+        stage.index,
+        batch.file,
+        members.map((m) => m.row.line),
+        batch.keyList,
+      );
       await Promise.all(members.map((m) => ledger.recordIntent(stage.index, m.row.line)));
     } catch (error) {
       state.ledgerBroke(error);
       await Promise.all(members.map((m) => ledger.forget(stage.index, m.row.line).catch(() => undefined)));
-      return each(members, (m) => settled({ ...baseLine(stage, m.row), status: 'not_sent', message: state.stopReason }));
+      return each(members, (m) =>
+        settled({ ...baseLine(stage, m.row), status: 'not_sent', message: state.stopReason }),
+      );
     }
     const first = await upload(batch.file, chunk);
     if (first === 'not_sent') {
       await Promise.all(members.map((m) => ledger.forget(stage.index, m.row.line).catch(() => undefined)));
-      return each(members, (m) => settled({ ...baseLine(stage, m.row), status: 'not_sent', message: state.stopReason ?? 'the upload did not leave' }));
+      return each(members, (m) =>
+        settled({
+          ...baseLine(stage, m.row),
+          status: 'not_sent',
+          message: state.stopReason ?? 'the upload did not leave',
+        }),
+      );
     }
     await settleAll(batch.file, batch.keyList, first, members);
   }
@@ -167,34 +213,72 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
     const { record, members } = batch;
     const importId = record.importId!;
     const first = await waitFor(importId);
-    await settleAll(record.file, record.keys.map((k) => k ?? undefined), first, members);
+    await settleAll(
+      record.file,
+      record.keys.map((k) => k ?? undefined),
+      first,
+      members,
+    );
   }
 
   /** Settles the chunk's rows (bisecting unnamed failures), then records and reports each member. */
-  async function settleAll(file: string, keys: readonly (string | undefined)[], first: ImportAttempt & { readonly stopped?: boolean }, members: readonly Member[]): Promise<void> {
+  async function settleAll(
+    file: string,
+    keys: readonly (string | undefined)[],
+    first: ImportAttempt & { readonly stopped?: boolean },
+    members: readonly Member[],
+  ): Promise<void> {
     if (first.kind === 'given_up' && first.stopped) {
       // Interrupted while waiting: the intents stay, so a resume polls this import.
-      return each(members, (m) => settled({ ...baseLine(stage, m.row), status: 'unknown', message: `${first.message}; resume to wait for it` }));
+      return each(members, (m) =>
+        settled({ ...baseLine(stage, m.row), status: 'unknown', message: `${first.message}; resume to wait for it` }),
+      );
     }
-    const outcomes = await settleChunk(keys.map((key) => ({ key })), first, {
-      keyFields: plan.keyFields,
-      uploadAndWait: async (positions) => {
-        const sub = join(deps.dir, `${basename(file, '.csv')}-${++files}.csv`);
-        try {
-          await access(file);
-          await writeSubChunk(file, positions, sub);
-        } catch (error) {
-          return { kind: 'given_up', message: `the chunk file to upload again is gone: ${(error as Error).message}`, importId: undefined };
-        }
-        const attempt = await upload(sub, undefined);
-        return attempt === 'not_sent' ? { kind: 'given_up', message: `not uploaded again: ${state.stopReason ?? 'the run stopped'}`, importId: undefined } : attempt;
+    const outcomes = await settleChunk(
+      keys.map((key) => ({ key })),
+      first,
+      {
+        keyFields: plan.keyFields,
+        uploadAndWait: async (positions) => {
+          const sub = join(deps.dir, `${basename(file, '.csv')}-${++files}.csv`);
+          try {
+            await access(file);
+            await writeSubChunk(file, positions, sub);
+          } catch (error) {
+            return {
+              kind: 'given_up',
+              message: `the chunk file to upload again is gone: ${(error as Error).message}`,
+              importId: undefined,
+            };
+          }
+          const attempt = await upload(sub, undefined);
+          return attempt === 'not_sent'
+            ? {
+                kind: 'given_up',
+                message: `not uploaded again: ${state.stopReason ?? 'the run stopped'}`,
+                importId: undefined,
+              }
+            : attempt;
+        },
       },
-    });
-    await Promise.all(members.map(async (m) => m.resolve(await settleRow(m.row, outcomes[m.position] ?? { kind: 'unknown', message: 'not in its chunk', importId: undefined }))));
+    );
+    await Promise.all(
+      members.map(async (m) =>
+        m.resolve(
+          await settleRow(
+            m.row,
+            outcomes[m.position] ?? { kind: 'unknown', message: 'not in its chunk', importId: undefined },
+          ),
+        ),
+      ),
+    );
   }
 
   /** Uploads one file and waits for its import; the chunk's import id is recorded as soon as it is known. */
-  async function upload(file: string, chunk: number | undefined): Promise<(ImportAttempt & { readonly stopped?: boolean }) | 'not_sent'> {
+  async function upload(
+    file: string,
+    chunk: number | undefined,
+  ): Promise<(ImportAttempt & { readonly stopped?: boolean }) | 'not_sent'> {
     if (state.stopReason !== undefined) return 'not_sent';
     let answer: UploadOutcome;
     try {
@@ -213,7 +297,13 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
       case 'unknown':
         return { kind: 'given_up', message: answer.message, importId: undefined };
       case 'not_sent':
-        return answer.mayHaveApplied ? { kind: 'given_up', message: `${answer.message}; the upload may have created an import`, importId: undefined } : 'not_sent';
+        return answer.mayHaveApplied
+          ? {
+              kind: 'given_up',
+              message: `${answer.message}; the upload may have created an import`,
+              importId: undefined,
+            }
+          : 'not_sent';
       case 'accepted':
         stats.imports++;
         if (chunk !== undefined) {
@@ -268,7 +358,9 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
         return settled({ ...base, status: 'failed', message: message + note }, deps.cascade.failed(row, 'failed'));
       }
       case 'unknown': {
-        const message = outcome.message.includes(outcome.importId ?? '\u0000') ? outcome.message : `${by}: ${outcome.message}`;
+        const message = outcome.message.includes(outcome.importId ?? '\u0000')
+          ? outcome.message
+          : `${by}: ${outcome.message}`;
         const note = await record({ state: 'unknown', message });
         return settled({ ...base, status: 'unknown', message: message + note });
       }

@@ -19,10 +19,29 @@ export interface ChosenStrategy {
   close(): void;
 }
 
-export function chooseStrategy(stage: StageInfo, deps: SendDeps, context: { readonly validRows: number; readonly bulk: BulkOptions | undefined; readonly inFlight: Semaphore; readonly signal: AbortSignal; readonly cwd: string }): ChosenStrategy {
+export function chooseStrategy(
+  stage: StageInfo,
+  deps: SendDeps,
+  context: {
+    readonly validRows: number;
+    readonly bulk: BulkOptions | undefined;
+    readonly inFlight: Semaphore;
+    readonly signal: AbortSignal;
+    readonly cwd: string;
+  },
+): ChosenStrategy {
   const plan = bulkPlanOf(stage.mapping, context.validRows, context.bulk);
-  if (plan === undefined || context.bulk === undefined) return { strategy: sendEachRow(stage, deps), bulkStats: () => undefined, close: () => undefined };
+  if (plan === undefined || context.bulk === undefined)
+    return { strategy: sendEachRow(stage, deps), bulkStats: () => undefined, close: () => undefined };
   const chunks = openBulkChunks(deps.ledger.runDir, context.cwd);
-  const strategy = sendByBulk(stage, { ...deps, plan, chunks, dir: join(deps.ledger.runDir, 'bulk'), options: context.bulk, inFlight: context.inFlight, signal: context.signal });
+  const strategy = sendByBulk(stage, {
+    ...deps,
+    plan,
+    chunks,
+    dir: join(deps.ledger.runDir, 'bulk'),
+    options: context.bulk,
+    inFlight: context.inFlight,
+    signal: context.signal,
+  });
   return { strategy, bulkStats: () => strategy.stats, close: () => chunks.close() };
 }

@@ -61,7 +61,9 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
     payloads = options.payloads ? createPayloadsWriter(options.payloads) : undefined;
     // Incremental preview: every entity file is read once for its keys before any row is
     // classified, so a row is superseded by a later one with its key, in this file or a later one.
-    const syncs = sources.map(({ mapping, source }, index) => options.classifier?.forSource(index, mapping, source.header, displayPath(mapping.source.path, options.cwd)));
+    const syncs = sources.map(({ mapping, source }, index) =>
+      options.classifier?.forSource(index, mapping, source.header, displayPath(mapping.source.path, options.cwd)),
+    );
     for (const [index, { mapping }] of sources.entries()) {
       const sync = syncs[index];
       if (sync?.needsFirstPass) await notePass(mapping, sync, options);
@@ -84,17 +86,37 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
           summary.counts[status]++;
           if (send) summary.requests++;
           const message = c?.message ?? row.notes?.join('; ');
-          const wait = out.write({ file, line: row.line, resource: mapping.resource, key: row.key, status, ...(message !== undefined ? { message } : {}) });
+          const wait = out.write({
+            file,
+            line: row.line,
+            resource: mapping.resource,
+            key: row.key,
+            status,
+            ...(message !== undefined ? { message } : {}),
+          });
           if (!payloadsOut || !send) return wait;
           const call = row.call;
           return (async () => {
             if (wait) await wait;
-            await payloadsOut.write({ file, line: row.line, method: call.method, path: `/${call.path}`, body: call.body });
+            await payloadsOut.write({
+              file,
+              line: row.line,
+              method: call.method,
+              path: `/${call.path}`,
+              body: call.body,
+            });
           })();
         }
         summary.counts.invalid++;
         summary.errors.add('invalid', row.line, row.message);
-        const wait = out.write({ file, line: row.line, resource: mapping.resource, key: row.key, status: 'invalid', message: row.message });
+        const wait = out.write({
+          file,
+          line: row.line,
+          resource: mapping.resource,
+          key: row.key,
+          status: 'invalid',
+          message: row.message,
+        });
         if (!rejectsOut) return wait;
         return (async () => {
           if (wait) await wait;

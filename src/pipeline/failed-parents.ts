@@ -33,7 +33,8 @@ export class FailedParents {
     if (this.failures.size === 0) return undefined;
     for (const ref of parents) {
       const f = this.failures.get(keyOf(ref));
-      if (f) return `depends on ${ref.kind} ${ref.by} '${ref.value}', which ${f.how === 'skipped' ? 'was skipped' : f.how === 'invalid' ? 'was invalid' : 'failed'} at ${f.file} line ${f.line}`;
+      if (f)
+        return `depends on ${ref.kind} ${ref.by} '${ref.value}', which ${f.how === 'skipped' ? 'was skipped' : f.how === 'invalid' ? 'was invalid' : 'failed'} at ${f.file} line ${f.line}`;
     }
     return undefined;
   }

@@ -68,13 +68,23 @@ interface Run {
  * record in input order. The run is: validation → stages (`runStage`, each row through its
  * strategy) → the ledger marked finished or left open for `resume` → the summary.
  */
-export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, deps: LiveImportDeps): Promise<LiveRunResult> {
+export async function runLiveImport(
+  job: LoadedJob,
+  options: LiveImportOptions,
+  deps: LiveImportDeps,
+): Promise<LiveRunResult> {
   const { ledger, progress, signal } = deps;
   const mappings = inDependencyOrder(job.mappings);
   const rejectsPaths = planOutputs(job, mappings, options);
   const syncs: (SourceClassifier | undefined)[] = [];
   checkBulkHeaders(mappings, options.bulk);
-  const totals = await validationPass(mappings, options, signal, (index, mapping, header) => (syncs[index] = deps.sync?.forSource(index, mapping, header, displayPath(mapping.source.path, options.cwd))));
+  const totals = await validationPass(
+    mappings,
+    options,
+    signal,
+    (index, mapping, header) =>
+      (syncs[index] = deps.sync?.forSource(index, mapping, header, displayPath(mapping.source.path, options.cwd))),
+  );
   const state = new RunState(() => `resume with: engage-import resume ${displayPath(ledger.runDir, options.cwd)}`);
   const invalidTotal = totals.reduce((n, t) => n + t.invalid, 0);
   if (options.failOnInvalid && invalidTotal > 0) state.stop({ kind: 'invalid', count: invalidTotal });
@@ -84,9 +94,23 @@ export async function runLiveImport(job: LoadedJob, options: LiveImportOptions, 
 
   const report = createReportWriter(options.report);
   const rejects = rejectsPaths ? createRejectsWriter(rejectsPaths) : undefined;
-  const run: Run = { job, options, deps, state, report, rejects, parents: new FailedParents(), inFlight: new Semaphore(options.concurrency), gate: new FirstRequestGate(), files: [], syncs, resumed: Object.values(ledger.counts()).some((n) => n > 0) };
+  const run: Run = {
+    job,
+    options,
+    deps,
+    state,
+    report,
+    rejects,
+    parents: new FailedParents(),
+    inFlight: new Semaphore(options.concurrency),
+    gate: new FirstRequestGate(),
+    files: [],
+    syncs,
+    resumed: Object.values(ledger.counts()).some((n) => n > 0),
+  };
   try {
-    for (const [index, mapping] of mappings.entries()) await stage(run, index, mapping, totals[index] ?? { rows: 0, invalid: 0 });
+    for (const [index, mapping] of mappings.entries())
+      await stage(run, index, mapping, totals[index] ?? { rows: 0, invalid: 0 });
   } finally {
     signal.removeEventListener('abort', onSignal);
     progress.stop();
@@ -109,8 +133,21 @@ async function stage(run: Run, index: number, mapping: ResolvedMapping, { rows, 
   const source = opened!.source;
   const info = { index, mapping, def, file };
   const cascade = cascadeOf(def, file, run.parents);
-  const reject = (row: { readonly fields: readonly string[]; readonly line: number; readonly raw?: string | undefined }, message: string) => run.rejects?.write(mapping, source, row.fields, message, row.line, row.raw);
-  const chosen = chooseStrategy(info, { transport, ledger, state: run.state, gate: run.gate, cascade, reject }, { validRows: rows - invalid, bulk: run.options.bulk, inFlight: run.inFlight, signal: run.deps.signal, cwd: run.options.cwd });
+  const reject = (
+    row: { readonly fields: readonly string[]; readonly line: number; readonly raw?: string | undefined },
+    message: string,
+  ) => run.rejects?.write(mapping, source, row.fields, message, row.line, row.raw);
+  const chosen = chooseStrategy(
+    info,
+    { transport, ledger, state: run.state, gate: run.gate, cascade, reject },
+    {
+      validRows: rows - invalid,
+      bulk: run.options.bulk,
+      inFlight: run.inFlight,
+      signal: run.deps.signal,
+      cwd: run.options.cwd,
+    },
+  );
   const strategy = chosen.strategy;
   // Lines wait for every earlier line; the window bounds memory when one slow row holds back the rest.
   const windowSize = Math.max(256, run.options.concurrency * 16);
@@ -121,7 +158,23 @@ async function stage(run: Run, index: number, mapping: ResolvedMapping, { rows, 
   const reordered = mapping.order === 'timestamp' ? reorderByLine(write) : undefined;
   const writeLine = reordered ? async (line: ReportLine) => reordered.push(line) : write;
   try {
-    await runStage({ stage: info, source, strategy, cascade, ledger, state: run.state, inFlight: run.inFlight, windowSize, options: run.options, summary, progress: bar, resumed: run.resumed, sync: run.syncs[index], writeLine, reject });
+    await runStage({
+      stage: info,
+      source,
+      strategy,
+      cascade,
+      ledger,
+      state: run.state,
+      inFlight: run.inFlight,
+      windowSize,
+      options: run.options,
+      summary,
+      progress: bar,
+      resumed: run.resumed,
+      sync: run.syncs[index],
+      writeLine,
+      reject,
+    });
   } finally {
     await reordered?.end();
     chosen.close();
@@ -148,13 +201,22 @@ async function finish(run: Run, invalidTotal: number): Promise<LiveRunResult> {
   const interrupted = signal.aborted ? String(signal.reason) : undefined;
   if (!interrupted && !state.fatal) {
     const sentAny = Object.values(ledger.counts()).some((n) => n > 0);
-    if (totalsOf(run.files).not_sent === 0 || (!sentAny && options.failOnInvalid && invalidTotal > 0)) await ledger.markFinished();
+    if (totalsOf(run.files).not_sent === 0 || (!sentAny && options.failOnInvalid && invalidTotal > 0))
+      await ledger.markFinished();
   }
   const summary = summarise(
     'live',
     run.files,
-    { report: displayPath(options.report, options.cwd), rejects: run.rejects?.files().map((f) => displayPath(f, options.cwd)) ?? [], payloads: undefined },
-    { rate: options.rate, limit: options.limit, aborted: interrupted ? `interrupted by ${interrupted}; ${state.resumeHint}` : state.aborted },
+    {
+      report: displayPath(options.report, options.cwd),
+      rejects: run.rejects?.files().map((f) => displayPath(f, options.cwd)) ?? [],
+      payloads: undefined,
+    },
+    {
+      rate: options.rate,
+      limit: options.limit,
+      aborted: interrupted ? `interrupted by ${interrupted}; ${state.resumeHint}` : state.aborted,
+    },
   );
   const notes = run.deps.sync?.notes() ?? [];
   return { ...summary, ...(notes.length > 0 && { notes }), interrupted, fatal: state.fatal };

@@ -18,7 +18,11 @@ export async function openSources(mappings: readonly ResolvedMapping[]): Promise
   const opened: OpenedSource[] = [];
   try {
     for (const mapping of mappings) {
-      const source = await openCsv({ path: mapping.source.path, delimiter: mapping.source.delimiter, encoding: mapping.source.encoding });
+      const source = await openCsv({
+        path: mapping.source.path,
+        delimiter: mapping.source.delimiter,
+        encoding: mapping.source.encoding,
+      });
       opened.push({ mapping, source });
       checkHeader(mapping, source.header);
     }

@@ -35,8 +35,13 @@ export interface OutputOptions {
  * anything is opened (see `checkOutputs`).
  * @returns the rejects file of each mapping (`rejectsFiles`), when `--rejects` was given.
  */
-export function planOutputs(job: LoadedJob, mappings: readonly ResolvedMapping[], options: OutputOptions): Map<string, string> | undefined {
-  const rejects = options.rejects === undefined ? undefined : rejectsFiles(options.rejects, job.kind === 'job', mappings);
+export function planOutputs(
+  job: LoadedJob,
+  mappings: readonly ResolvedMapping[],
+  options: OutputOptions,
+): Map<string, string> | undefined {
+  const rejects =
+    options.rejects === undefined ? undefined : rejectsFiles(options.rejects, job.kind === 'job', mappings);
   const outputs: OutputFile[] = [{ option: '--report', path: options.report }];
   for (const path of new Set(rejects?.values())) outputs.push({ option: '--rejects', path });
   if (options.payloads !== undefined) outputs.push({ option: '--payloads', path: options.payloads });
@@ -60,27 +65,40 @@ interface Identity {
  */
 function checkOutputs(job: LoadedJob, outputs: readonly OutputFile[], options: OutputOptions): void {
   const { cwd } = options;
-  const inputs: { id: Identity; what: string; folder: boolean }[] = [{ id: identify(job.file), what: `the ${job.kind} file`, folder: false }];
+  const inputs: { id: Identity; what: string; folder: boolean }[] = [
+    { id: identify(job.file), what: `the ${job.kind} file`, folder: false },
+  ];
   for (const m of job.mappings) {
     inputs.push({ id: identify(m.mappingFile), what: 'a mapping file of the job', folder: false });
-    inputs.push({ id: identify(m.source.path), what: `the CSV read by ${displayPath(m.mappingFile, cwd)}`, folder: false });
+    inputs.push({
+      id: identify(m.source.path),
+      what: `the CSV read by ${displayPath(m.mappingFile, cwd)}`,
+      folder: false,
+    });
   }
   for (const p of options.protect ?? []) inputs.push({ id: identify(p.path), what: p.what, folder: p.folder ?? false });
   const written: { id: Identity; option: string }[] = [];
   for (const { option, path } of outputs) {
     const shown = displayPath(path, cwd);
     if (/[\\/]$/.test(path) || isFolder(path)) {
-      throw new ConfigError('USAGE', `${option} ${shown} is a folder: name a file (for example ${join(shown, option === '--payloads' ? 'payloads.ndjson' : 'report.csv')})`);
+      throw new ConfigError(
+        'USAGE',
+        `${option} ${shown} is a folder: name a file (for example ${join(shown, option === '--payloads' ? 'payloads.ndjson' : 'report.csv')})`,
+      );
     }
     const at = identify(path);
     const input = inputs.find((i) => same(i.id, at) || (i.folder && inside(at.real, i.id.real)));
     if (input !== undefined) {
       const verb = input.folder && !same(input.id, at) ? 'is inside' : 'is';
       const needs = input.folder || (options.protect ?? []).some((p) => same(identify(p.path), at)) ? 'needs' : 'reads';
-      throw new ConfigError('USAGE', `${option} ${shown} ${verb} ${input.what}: writing it would destroy what the run ${needs}; name another file`);
+      throw new ConfigError(
+        'USAGE',
+        `${option} ${shown} ${verb} ${input.what}: writing it would destroy what the run ${needs}; name another file`,
+      );
     }
     const other = written.find((w) => same(w.id, at));
-    if (other !== undefined) throw new ConfigError('USAGE', `${option} and ${other.option} both name ${shown}: give each its own file`);
+    if (other !== undefined)
+      throw new ConfigError('USAGE', `${option} and ${other.option} both name ${shown}: give each its own file`);
     written.push({ id: at, option });
   }
 }

@@ -39,7 +39,11 @@ export interface PlanOptions extends RequestOptions {
  * The pure per-record step: map, check, route. Synchronous, so the million-row loops pay no
  * extra async hop per record (a pure core in a thin shell).
  */
-export function createPlanner(mapping: ResolvedMapping, header: readonly string[], options: RequestOptions): (item: SourceItem) => PlannedRow {
+export function createPlanner(
+  mapping: ResolvedMapping,
+  header: readonly string[],
+  options: RequestOptions,
+): (item: SourceItem) => PlannedRow {
   const def = resourceDef(mapping.resource);
   const idempotent = def.idempotent(mapping.operation);
   const mapper = compileMapping(mapping);
@@ -47,13 +51,28 @@ export function createPlanner(mapping: ResolvedMapping, header: readonly string[
   return (item) => {
     // The key names the row even in a malformed record, when its columns are where the header says.
     // Trimmed, as ids are: the report names the record the API gets.
-    const key = keyColumns.length === 1 ? (item.fields[keyColumns[0]!] ?? '').trim() : keyColumns.map((i) => (item.fields[i] ?? '').trim()).join('|');
-    if (item.kind === 'malformed') return { status: 'invalid', line: item.line, key, fields: item.fields, message: item.message, ...(item.raw !== undefined && { raw: item.raw }) };
+    const key =
+      keyColumns.length === 1
+        ? (item.fields[keyColumns[0]!] ?? '').trim()
+        : keyColumns.map((i) => (item.fields[i] ?? '').trim()).join('|');
+    if (item.kind === 'malformed')
+      return {
+        status: 'invalid',
+        line: item.line,
+        key,
+        fields: item.fields,
+        message: item.message,
+        ...(item.raw !== undefined && { raw: item.raw }),
+      };
     const mapped = mapper(item.values);
     let errors = def.validate(mapped.payload, mapping.operation);
     const targetOf = mapped.targetOf;
     if (targetOf !== undefined && errors.length > 0) {
-      errors = errors.map((e) => ({ ...e, field: targetOf(e.field), ...(e.alternatives && { alternatives: e.alternatives.map(targetOf) }) }));
+      errors = errors.map((e) => ({
+        ...e,
+        field: targetOf(e.field),
+        ...(e.alternatives && { alternatives: e.alternatives.map(targetOf) }),
+      }));
     }
     if (mapped.errors.length > 0) {
       // All of a row's errors at once: a cell that failed to convert is left out of
@@ -62,9 +81,26 @@ export function createPlanner(mapping: ResolvedMapping, header: readonly string[
       const explained = (e: FieldError) => broken.has(e.field) || (e.alternatives?.some((f) => broken.has(f)) ?? false);
       errors = [...mapped.errors, ...errors.filter((e) => !explained(e))];
     }
-    if (errors.length > 0) return { status: 'invalid', line: item.line, key, fields: item.fields, payload: mapped.payload, message: formatFieldErrors(errors) };
+    if (errors.length > 0)
+      return {
+        status: 'invalid',
+        line: item.line,
+        key,
+        fields: item.fields,
+        payload: mapped.payload,
+        message: formatFieldErrors(errors),
+      };
     const call = def.toRequest(mapped.payload, mapping.operation, options);
-    return { status: 'valid', line: item.line, key, fields: item.fields, payload: mapped.payload, call, idempotent, ...(mapped.notes && { notes: mapped.notes }) };
+    return {
+      status: 'valid',
+      line: item.line,
+      key,
+      fields: item.fields,
+      payload: mapped.payload,
+      call,
+      idempotent,
+      ...(mapped.notes && { notes: mapped.notes }),
+    };
   };
 }
 
@@ -72,7 +108,11 @@ export function createPlanner(mapping: ResolvedMapping, header: readonly string[
  * Every record of one source as a PlannedRow, exactly one per record, at most `limit`; the
  * source is closed when the loop ends, however it ends.
  */
-export async function* planRows(mapping: ResolvedMapping, source: CsvSource, options: PlanOptions): AsyncGenerator<PlannedRow> {
+export async function* planRows(
+  mapping: ResolvedMapping,
+  source: CsvSource,
+  options: PlanOptions,
+): AsyncGenerator<PlannedRow> {
   const plan = createPlanner(mapping, source.header, options);
   let read = 0;
   try {

@@ -30,7 +30,12 @@ export interface ProgressOptions {
 
 const number = new Intl.NumberFormat('en-US');
 
-interface Counts { done: number; ok: number; failed: number; started: number }
+interface Counts {
+  done: number;
+  ok: number;
+  failed: number;
+  started: number;
+}
 
 function line(label: string, total: number, c: Counts, now: number): string {
   const seconds = Math.max((now - c.started) / 1000, 0.001);
@@ -43,7 +48,15 @@ function line(label: string, total: number, c: Counts, now: number): string {
 function figures(label: string, total: number, c: Counts, now: number) {
   const seconds = Math.max((now - c.started) / 1000, 0.001);
   const rate = c.done / seconds;
-  return { stage: label, done: c.done, total, ok: c.ok, not_ok: c.failed, rows_per_s: Math.round(rate * 10) / 10, eta_s: rate > 0 ? Math.ceil((total - c.done) / rate) : null };
+  return {
+    stage: label,
+    done: c.done,
+    total,
+    ok: c.ok,
+    not_ok: c.failed,
+    rows_per_s: Math.round(rate * 10) / 10,
+    eta_s: rate > 0 ? Math.ceil((total - c.done) / rate) : null,
+  };
 }
 
 const NOT_OK: ReadonlySet<RowStatus> = new Set(['failed', 'invalid', 'unknown', 'skipped', 'not_sent']);
@@ -71,7 +84,11 @@ export function createProgress(options: ProgressOptions): Progress {
             c.done++;
             if (status === 'ok' || status === 'valid') c.ok++;
             else if (NOT_OK.has(status)) c.failed++;
-            bar.update(c.done, { ok: c.ok, failed: c.failed, speed: (c.done / Math.max((now() - c.started) / 1000, 0.001)).toFixed(1) });
+            bar.update(c.done, {
+              ok: c.ok,
+              failed: c.failed,
+              speed: (c.done / Math.max((now() - c.started) / 1000, 0.001)).toFixed(1),
+            });
           },
           finish() {
             bar.update(c.done);
@@ -82,17 +99,21 @@ export function createProgress(options: ProgressOptions): Progress {
       stop: () => bars.stop(),
     };
   }
-  const every = options.every ?? ((ms, fn) => {
-    const t = setInterval(fn, ms);
-    t.unref();
-    return () => clearInterval(t);
-  });
+  const every =
+    options.every ??
+    ((ms, fn) => {
+      const t = setInterval(fn, ms);
+      t.unref();
+      return () => clearInterval(t);
+    });
   const log = options.log ?? createLogger('text', { stream: options.stream });
   return {
     stage(label, total) {
       const c: Counts = { done: 0, ok: 0, failed: 0, started: now() };
       log.log('info', 'stage_start', { stage: label, total });
-      const cancel = every(options.logEveryMs ?? 10_000, () => log.log('info', 'progress', figures(label, total, c, now()), line(label, total, c, now())));
+      const cancel = every(options.logEveryMs ?? 10_000, () =>
+        log.log('info', 'progress', figures(label, total, c, now()), line(label, total, c, now())),
+      );
       return {
         tick(status) {
           c.done++;

@@ -38,7 +38,10 @@ export class ReportWindow {
   push(line: Settled | Promise<Settled>): void {
     const pending = Promise.resolve(line);
     this.#pending.push(pending);
-    void pending.then(() => this.#ready.add(pending), () => undefined);
+    void pending.then(
+      () => this.#ready.add(pending),
+      () => undefined,
+    );
   }
 
   /** Whether the oldest line has settled (writing it does not wait for a row in flight). */

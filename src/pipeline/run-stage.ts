@@ -31,7 +31,10 @@ export interface StageRun {
   readonly progress: StageProgress;
   readonly writeLine: (line: ReportLine) => Promise<void>;
   /** Writes a row to the rejects file. */
-  readonly reject: (row: { readonly fields: readonly string[]; readonly line: number; readonly raw?: string | undefined }, message: string) => Promise<void> | undefined;
+  readonly reject: (
+    row: { readonly fields: readonly string[]; readonly line: number; readonly raw?: string | undefined },
+    message: string,
+  ) => Promise<void> | undefined;
   /**
    * Whether the ledger held rows when the run began (a resume): only then may a row have an
    * outcome before this stage reaches it, so a new run skips the lookup per row. Default true.
@@ -48,13 +51,16 @@ export interface StageRun {
  */
 export async function runStage(run: StageRun): Promise<void> {
   const batching = run.strategy.holds !== undefined;
-  const window = new ReportWindow(Math.max(run.windowSize, run.strategy.holds ?? 0), async ({ line, effect }: Settled) => {
-    effect?.();
-    run.summary.counts[line.status]++;
-    run.summary.errors.add(line.status, line.line, line.message);
-    run.progress.tick(line.status);
-    await run.writeLine(line);
-  });
+  const window = new ReportWindow(
+    Math.max(run.windowSize, run.strategy.holds ?? 0),
+    async ({ line, effect }: Settled) => {
+      effect?.();
+      run.summary.counts[line.status]++;
+      run.summary.errors.add(line.status, line.line, line.message);
+      run.progress.tick(line.status);
+      await run.writeLine(line);
+    },
+  );
   const planned = inSendOrder(run.stage.mapping, planRows(run.stage.mapping, run.source, run.options));
   for await (const { row: plannedRow, verdict } of withSyncVerdicts(planned, run.sync)) {
     const row = { ...plannedRow, file: run.stage.file, ...(verdict && { sync: verdict }) };
@@ -63,7 +69,8 @@ export async function runStage(run: StageRun): Promise<void> {
       if (!window.headReady) await run.strategy.flush?.('window_full');
       await window.writeHead();
     }
-    const before = row.status === 'valid' && run.resumed !== false ? run.ledger.get(run.stage.index, row.line) : undefined;
+    const before =
+      row.status === 'valid' && run.resumed !== false ? run.ledger.get(run.stage.index, row.line) : undefined;
     const now = decideWithoutSending(run, row, before, verdict);
     if (now !== undefined) {
       window.push(await now);
@@ -83,14 +90,37 @@ export async function runStage(run: StageRun): Promise<void> {
 }
 
 /** The report line of a row that is not sent now, or undefined when it goes to the strategy. */
-function decideWithoutSending(run: StageRun, row: PlannedRow & { readonly file: string }, before: LedgerEntry | undefined, verdict: SyncVerdict | undefined): Promise<Settled> | Settled | undefined {
+function decideWithoutSending(
+  run: StageRun,
+  row: PlannedRow & { readonly file: string },
+  before: LedgerEntry | undefined,
+  verdict: SyncVerdict | undefined,
+): Promise<Settled> | Settled | undefined {
   const base = baseLine(run.stage, row);
   if (row.status === 'invalid') return invalidRow(run, row, base);
-  const decision = resumeDecision(before?.state, row.idempotent || run.strategy.upsert === true, run.options.resendUnknown);
+  const decision = resumeDecision(
+    before?.state,
+    row.idempotent || run.strategy.upsert === true,
+    run.options.resendUnknown,
+  );
   if (decision.kind === 'report' && before !== undefined) {
     // Resumed run: this row has its outcome already; never send it again.
-    const effect = before.state === 'ok' ? run.cascade.succeeded(row, before.id ?? undefined) : before.state === 'failed' ? run.cascade.failed(row, 'failed') : undefined;
-    return settled({ ...base, status: before.state as 'ok' | 'failed' | 'unknown', http_status: before.status ?? undefined, id: before.id ?? undefined, message: before.message ?? undefined }, effect);
+    const effect =
+      before.state === 'ok'
+        ? run.cascade.succeeded(row, before.id ?? undefined)
+        : before.state === 'failed'
+          ? run.cascade.failed(row, 'failed')
+          : undefined;
+    return settled(
+      {
+        ...base,
+        status: before.state as 'ok' | 'failed' | 'unknown',
+        http_status: before.status ?? undefined,
+        id: before.id ?? undefined,
+        message: before.message ?? undefined,
+      },
+      effect,
+    );
   }
   // In flight when the last run stopped: the intent stays in the ledger, so a later
   // `resume --resend-unknown` can still send it.
@@ -98,8 +128,14 @@ function decideWithoutSending(run: StageRun, row: PlannedRow & { readonly file: 
   // Incremental run: the account has this row already (unchanged, already_sent), or a row of this
   // run with its key is sent instead (superseded). Children of an unchanged parent may be sent.
   if (verdict !== undefined && !verdict.send) {
-    const effect = verdict.status === 'unchanged' || verdict.status === 'already_sent' ? run.cascade.succeeded(row, undefined) : undefined;
-    return settled({ ...base, status: verdict.status, ...(verdict.message !== undefined && { message: verdict.message }) }, effect);
+    const effect =
+      verdict.status === 'unchanged' || verdict.status === 'already_sent'
+        ? run.cascade.succeeded(row, undefined)
+        : undefined;
+    return settled(
+      { ...base, status: verdict.status, ...(verdict.message !== undefined && { message: verdict.message }) },
+      effect,
+    );
   }
   // Parents are all in earlier stages, whose lines are all written: the cascade is complete.
   const blocked = run.cascade.blockedBy(row.payload);
@@ -107,27 +143,44 @@ function decideWithoutSending(run: StageRun, row: PlannedRow & { readonly file: 
   if (run.state.stopReason !== undefined) {
     // A row resent with --resend-unknown that did not go: still in doubt, as the ledger says.
     const doubt = doubtBefore(before, row.idempotent);
-    if (doubt !== undefined) return settled({ ...base, status: 'unknown', message: `${doubt}; not resent: ${run.state.stopReason}` });
+    if (doubt !== undefined)
+      return settled({ ...base, status: 'unknown', message: `${doubt}; not resent: ${run.state.stopReason}` });
     return settled({ ...base, status: 'not_sent', message: run.state.stopReason });
   }
   return undefined;
 }
 
 /** A child of a parent that did not make it: skipped, and in the rejects, so that it goes again with its fixed parent. */
-async function skippedRow(run: StageRun, row: PlannedRow, base: ReturnType<typeof baseLine>, blocked: string): Promise<Settled> {
+async function skippedRow(
+  run: StageRun,
+  row: PlannedRow,
+  base: ReturnType<typeof baseLine>,
+  blocked: string,
+): Promise<Settled> {
   await run.reject(row, blocked);
   return settled({ ...base, status: 'skipped', message: blocked }, run.cascade.failed(row, 'skipped'));
 }
 
-async function invalidRow(run: StageRun, row: Extract<PlannedRow, { status: 'invalid' }>, base: ReturnType<typeof baseLine>): Promise<Settled> {
+async function invalidRow(
+  run: StageRun,
+  row: Extract<PlannedRow, { status: 'invalid' }>,
+  base: ReturnType<typeof baseLine>,
+): Promise<Settled> {
   await run.reject(row, row.message);
-  return settled({ ...base, status: 'invalid', message: row.message }, row.payload ? run.cascade.failed(row, 'invalid') : undefined);
+  return settled(
+    { ...base, status: 'invalid', message: row.message },
+    row.payload ? run.cascade.failed(row, 'invalid') : undefined,
+  );
 }
 
 /** Anything else thrown while sending is a bug: stop sending, report the row, rethrow after the report. */
 function guarded(run: StageRun, row: SendableRow, before: LedgerEntry | undefined): Promise<Settled> {
   return run.strategy.send(row, before).catch((error: unknown) => {
     run.state.stop({ kind: 'bug', error });
-    return settled({ ...baseLine(run.stage, row), status: 'unknown', message: `stopped on an error while this row was being sent: ${error instanceof Error ? error.message : String(error)}` });
+    return settled({
+      ...baseLine(run.stage, row),
+      status: 'unknown',
+      message: `stopped on an error while this row was being sent: ${error instanceof Error ? error.message : String(error)}`,
+    });
   });
 }

@@ -32,7 +32,7 @@ export class FirstRequestGate {
       await this.#first;
       return () => undefined;
     }
-    let open = () => undefined as void;
+    let open: () => void = () => {};
     this.#first = new Promise<void>((resolve) => (open = resolve));
     return open;
   }
@@ -53,7 +53,12 @@ export function sendEachRow(stage: StageInfo, deps: SendDeps): StageStrategy {
 }
 
 /** One row: its intent in the ledger, then the request, then the answer in the ledger. */
-async function sendOne(stage: StageInfo, deps: SendDeps, row: SendableRow, before: LedgerEntry | undefined): Promise<Settled> {
+async function sendOne(
+  stage: StageInfo,
+  deps: SendDeps,
+  row: SendableRow,
+  before: LedgerEntry | undefined,
+): Promise<Settled> {
   const { ledger, state, transport } = deps;
   const base = baseLine(stage, row);
   if (state.stopReason !== undefined) return settled({ ...base, status: 'not_sent', message: state.stopReason });
@@ -65,7 +70,14 @@ async function sendOne(stage: StageInfo, deps: SendDeps, row: SendableRow, befor
   }
   let outcome: SendOutcome;
   try {
-    outcome = await transport.send({ method: row.call.method, path: row.call.path, body: row.call.body, idempotent: row.idempotent, inDoubt: inDoubtBefore(before?.state), exists: stage.def.recognisesOwnCreate });
+    outcome = await transport.send({
+      method: row.call.method,
+      path: row.call.path,
+      body: row.call.body,
+      idempotent: row.idempotent,
+      inDoubt: inDoubtBefore(before?.state),
+      exists: stage.def.recognisesOwnCreate,
+    });
   } catch (error) {
     // 401 (and the other conditions no row can get past: a redirect, a refused TLS certificate,
     // a breaker): this row's request was refused, nothing applied; stop the run, keep it resumable.
@@ -82,21 +94,39 @@ async function sendOne(stage: StageInfo, deps: SendDeps, row: SendableRow, befor
 }
 
 /** The report line of an answered row, its outcome recorded first. */
-async function settle(stage: StageInfo, deps: SendDeps, row: SendableRow, before: LedgerEntry | undefined, outcome: SendOutcome): Promise<Settled> {
+async function settle(
+  stage: StageInfo,
+  deps: SendDeps,
+  row: SendableRow,
+  before: LedgerEntry | undefined,
+  outcome: SendOutcome,
+): Promise<Settled> {
   const base = baseLine(stage, row);
   const record = (entry: Outcome) => recordOutcome(stage, deps, row, entry);
   switch (outcome.kind) {
     case 'ok': {
       // The row's sync key goes with its `ok` outcome: the ledger's outbox, then the sync state.
-      const note = await record({ state: 'ok', status: outcome.status, id: outcome.id, message: outcome.message, sync: row.sync?.key });
+      const note = await record({
+        state: 'ok',
+        status: outcome.status,
+        id: outcome.id,
+        message: outcome.message,
+        sync: row.sync?.key,
+      });
       const message = `${outcome.message ?? ''}${note}`.trim();
-      return settled({ ...base, status: 'ok', http_status: outcome.status, id: outcome.id, ...(message && { message }) }, deps.cascade.succeeded(row, outcome.id));
+      return settled(
+        { ...base, status: 'ok', http_status: outcome.status, id: outcome.id, ...(message && { message }) },
+        deps.cascade.succeeded(row, outcome.id),
+      );
     }
     case 'failed': {
       const message = outcome.message + productChangeNote(stage, row);
       const note = await record({ state: 'failed', status: outcome.status, message });
       await deps.reject(row, message);
-      return settled({ ...base, status: 'failed', http_status: outcome.status, message: message + note }, deps.cascade.failed(row, 'failed'));
+      return settled(
+        { ...base, status: 'failed', http_status: outcome.status, message: message + note },
+        deps.cascade.failed(row, 'failed'),
+      );
     }
     case 'unknown': {
       const note = await record({ state: 'unknown', status: outcome.status, message: outcome.message });
@@ -141,10 +171,21 @@ async function recordOutcome(stage: StageInfo, deps: SendDeps, row: SendableRow,
  * The request did not leave after all: the ledger goes back to what it said before (nothing, or
  * `unknown` for a row resent with --resend-unknown, which stays in doubt).
  */
-async function undoIntent(stage: StageInfo, deps: SendDeps, row: SendableRow, before: LedgerEntry | undefined): Promise<void> {
+async function undoIntent(
+  stage: StageInfo,
+  deps: SendDeps,
+  row: SendableRow,
+  before: LedgerEntry | undefined,
+): Promise<void> {
   try {
     if (before === undefined) await deps.ledger.forget(stage.index, row.line);
-    else if (before.state !== 'intent') await deps.ledger.recordOutcome(stage.index, row.line, { state: before.state, status: before.status ?? undefined, id: before.id ?? undefined, message: before.message ?? undefined });
+    else if (before.state !== 'intent')
+      await deps.ledger.recordOutcome(stage.index, row.line, {
+        state: before.state,
+        status: before.status ?? undefined,
+        id: before.id ?? undefined,
+        message: before.message ?? undefined,
+      });
   } catch (error) {
     deps.state.ledgerBroke(error);
   }
@@ -152,10 +193,14 @@ async function undoIntent(stage: StageInfo, deps: SendDeps, row: SendableRow, be
 
 type BaseLine = Pick<ReportLine, 'file' | 'line' | 'resource' | 'key'>;
 
-export const baseLine = (stage: StageInfo, row: { readonly file: string; readonly line: number; readonly key: string }): BaseLine => ({ file: row.file, line: row.line, resource: stage.mapping.resource, key: row.key });
+export const baseLine = (
+  stage: StageInfo,
+  row: { readonly file: string; readonly line: number; readonly key: string },
+): BaseLine => ({ file: row.file, line: row.line, resource: stage.mapping.resource, key: row.key });
 
 /** A row that was in doubt before this run and still is: say both. */
-const stillInDoubt = (base: BaseLine, doubt: string, why: string): Settled => settled({ ...base, status: 'unknown', message: `${doubt}; resending it was stopped: ${why}` });
+const stillInDoubt = (base: BaseLine, doubt: string, why: string): Settled =>
+  settled({ ...base, status: 'unknown', message: `${doubt}; resending it was stopped: ${why}` });
 
 /**
  * Why a row was already in doubt before this run (what the report says if it is not resent now):

@@ -7,5 +7,8 @@ import { resourceDef, STAGE_ORDER } from '../resources/index.js';
  */
 export function inDependencyOrder(mappings: readonly ResolvedMapping[]): ResolvedMapping[] {
   const rank = (m: ResolvedMapping) => STAGE_ORDER.indexOf(resourceDef(m.resource).stage);
-  return mappings.map((m, i) => ({ m, i })).sort((a, b) => rank(a.m) - rank(b.m) || a.i - b.i).map(({ m }) => m);
+  return mappings
+    .map((m, i) => ({ m, i }))
+    .sort((a, b) => rank(a.m) - rank(b.m) || a.i - b.i)
+    .map(({ m }) => m);
 }

@@ -10,7 +10,10 @@ import type { SyncVerdict } from './sync-verdicts.js';
  * state said of it (`new`, `changed`, or, on a full refresh, `unchanged`/`already_sent`): a
  * strategy passes `sync.key` with the row's `ok` outcome, so the next run knows it was accepted.
  */
-export type SendableRow = Extract<PlannedRow, { status: 'valid' }> & { readonly file: string; readonly sync?: SyncVerdict | undefined };
+export type SendableRow = Extract<PlannedRow, { status: 'valid' }> & {
+  readonly file: string;
+  readonly sync?: SyncVerdict | undefined;
+};
 
 /** What a strategy knows of the stage it sends. */
 export interface StageInfo {

@@ -12,7 +12,10 @@ export const SYNC_BATCH = 512;
  * here until `SYNC_BATCH` valid rows are read, so the state is asked once per batch rather than
  * once per row. Without a classifier (a run that keeps no state) rows pass through as they are.
  */
-export async function* withSyncVerdicts(rows: AsyncIterable<PlannedRow>, sync: SourceClassifier | undefined): AsyncGenerator<{ readonly row: PlannedRow; readonly verdict?: SyncVerdict | undefined }> {
+export async function* withSyncVerdicts(
+  rows: AsyncIterable<PlannedRow>,
+  sync: SourceClassifier | undefined,
+): AsyncGenerator<{ readonly row: PlannedRow; readonly verdict?: SyncVerdict | undefined }> {
   if (sync === undefined) {
     for await (const row of rows) yield { row };
     return;

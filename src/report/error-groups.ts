@@ -70,7 +70,14 @@ export function errorKind(error: string): string {
   return text;
 }
 
-const NOT_ERRORS: ReadonlySet<RowStatus> = new Set(['ok', 'valid', 'not_sent', 'unchanged', 'already_sent', 'superseded']);
+const NOT_ERRORS: ReadonlySet<RowStatus> = new Set([
+  'ok',
+  'valid',
+  'not_sent',
+  'unchanged',
+  'already_sent',
+  'superseded',
+]);
 
 interface Tally {
   status: RowStatus;

@@ -25,7 +25,14 @@ export interface RejectsWriter {
    * of a record the parser could not split (a quote error); it goes whole into the first column,
    * so nothing of it is lost, instead of the few cells read before the error.
    */
-  write(mapping: ResolvedMapping, source: RejectsSource, fields: readonly string[], error: string, line?: number, raw?: string): Promise<void>;
+  write(
+    mapping: ResolvedMapping,
+    source: RejectsSource,
+    fields: readonly string[],
+    error: string,
+    line?: number,
+    raw?: string,
+  ): Promise<void>;
   /** Files written, for the summary. */
   readonly files: () => readonly string[];
   close(): Promise<void>;
@@ -39,7 +46,11 @@ const REORDER_WINDOW = 10_000;
  * with different columns) `<path stem>.<source stem>.csv` beside it, numbered when two sources
  * share a name (`a/x.csv` and `b/x.csv`: `rejects.x.csv`, `rejects.x-2.csv`).
  */
-export function rejectsFiles(path: string, perSource: boolean, mappings: readonly ResolvedMapping[]): Map<string, string> {
+export function rejectsFiles(
+  path: string,
+  perSource: boolean,
+  mappings: readonly ResolvedMapping[],
+): Map<string, string> {
   const files = new Map<string, string>();
   const used = new Set<string>();
   const stem = basename(path, extname(path));
@@ -67,7 +78,10 @@ interface Pending {
 /** Writes each mapping's invalid, failed and skipped rows to its file of `rejectsFiles`, opened at its first row. */
 export function createRejectsWriter(files: ReadonlyMap<string, string>): RejectsWriter {
   /** `errorAt`: the column the error goes in, after the source's own columns (its own `error` one excluded). */
-  const writers = new Map<string, { out: CsvFileWriter; errorAt: number; delimiter: string; file: string; held: Pending[] }>();
+  const writers = new Map<
+    string,
+    { out: CsvFileWriter; errorAt: number; delimiter: string; file: string; held: Pending[] }
+  >();
   let seq = 0;
   return {
     async write(mapping, { header, delimiter }, fields, error, line, raw) {
@@ -84,7 +98,10 @@ export function createRejectsWriter(files: ReadonlyMap<string, string>): Rejects
         w = { out, errorAt, delimiter, file, held: [] };
         writers.set(mapping.mappingFile, w);
       }
-      const cells = [...cellsOf(raw === undefined ? fields : [raw], w.errorAt, header.length, w.delimiter), neutraliseFormula(error)];
+      const cells = [
+        ...cellsOf(raw === undefined ? fields : [raw], w.errorAt, header.length, w.delimiter),
+        neutraliseFormula(error),
+      ];
       if (line === undefined) {
         await w.out.write(cells);
         return;

@@ -8,7 +8,20 @@ import type { ResourceName } from '../config/mapping-schema.js';
  * - Incremental runs (`--incremental`): `new` and `changed` (the preview's word for a valid row
  *   that will be sent), `unchanged`, `already_sent` and `superseded` (not sent: src/sync/classify.ts).
  */
-export const ROW_STATUSES = ['valid', 'invalid', 'ok', 'failed', 'unknown', 'not_sent', 'skipped', 'new', 'changed', 'unchanged', 'already_sent', 'superseded'] as const;
+export const ROW_STATUSES = [
+  'valid',
+  'invalid',
+  'ok',
+  'failed',
+  'unknown',
+  'not_sent',
+  'skipped',
+  'new',
+  'changed',
+  'unchanged',
+  'already_sent',
+  'superseded',
+] as const;
 export type RowStatus = (typeof ROW_STATUSES)[number];
 
 /** One line of the report CSV: one per input record, in input order. */

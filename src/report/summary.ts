@@ -52,7 +52,14 @@ export function summarise(
   written: SummaryFiles,
   run: { readonly rate: number; readonly limit: number | undefined; readonly aborted: string | undefined },
 ): RunSummary {
-  return { mode, files, totals: totalsOf(files), requests: files.reduce((n, f) => n + f.requests, 0), ...written, ...run };
+  return {
+    mode,
+    files,
+    totals: totalsOf(files),
+    requests: files.reduce((n, f) => n + f.requests, 0),
+    ...written,
+    ...run,
+  };
 }
 
 export function emptyCounts(): Record<RowStatus, number> {
@@ -60,7 +67,17 @@ export function emptyCounts(): Record<RowStatus, number> {
 }
 
 export function newFileSummary(file: string, resource: ResourceName): FileSummary {
-  return { file, resource, counts: emptyCounts(), requests: 0, retries: 0, throttled: 0, elapsedMs: 0, errors: new ErrorGroups(), warnings: [] };
+  return {
+    file,
+    resource,
+    counts: emptyCounts(),
+    requests: 0,
+    retries: 0,
+    throttled: 0,
+    elapsedMs: 0,
+    errors: new ErrorGroups(),
+    warnings: [],
+  };
 }
 
 export function totalsOf(files: readonly FileSummary[]): Record<RowStatus, number> {
@@ -93,26 +110,35 @@ export function formatSummary(summary: RunSummary): string {
   const width = Math.max(...summary.files.map((f) => f.file.length), 4);
   for (const f of summary.files) {
     const counts = ROW_STATUSES.filter((s) => f.counts[s] > 0).map((s) => `${s} ${number.format(f.counts[s])}`);
-    const live = summary.mode === 'live'
-      ? `  (${number.format(f.requests)} requests, ${number.format(f.retries)} retries, ${number.format(f.throttled)} × 429, ${formatDuration(f.elapsedMs / 1000)}${f.elapsedMs > 0 ? `, ${(f.requests / (f.elapsedMs / 1000)).toFixed(1)} req/s` : ''})`
-      : '';
+    const live =
+      summary.mode === 'live'
+        ? `  (${number.format(f.requests)} requests, ${number.format(f.retries)} retries, ${number.format(f.throttled)} × 429, ${formatDuration(f.elapsedMs / 1000)}${f.elapsedMs > 0 ? `, ${(f.requests / (f.elapsedMs / 1000)).toFixed(1)} req/s` : ''})`
+        : '';
     if (summary.mode === 'live' && f.bulk !== undefined) {
       // `contacts.csv  user  bulk: 100,000 rows in 10 imports, ok 99,880, failed 120, 23 requests, 3 min 42 s`
       const rows = ROW_STATUSES.reduce((n, s) => n + f.counts[s], 0);
       const imports = `${number.format(f.bulk.imports)} import${f.bulk.imports === 1 ? '' : 's'}`;
-      lines.push(`  ${f.file.padEnd(width)}  ${f.resource.padEnd(16)}  bulk: ${number.format(rows)} rows in ${imports}, ${[...counts, `${number.format(f.requests)} requests`, formatDuration(f.elapsedMs / 1000)].join(', ')}`);
+      lines.push(
+        `  ${f.file.padEnd(width)}  ${f.resource.padEnd(16)}  bulk: ${number.format(rows)} rows in ${imports}, ${[...counts, `${number.format(f.requests)} requests`, formatDuration(f.elapsedMs / 1000)].join(', ')}`,
+      );
     } else lines.push(`  ${f.file.padEnd(width)}  ${f.resource.padEnd(16)}  ${counts.join(', ') || 'no rows'}${live}`);
     for (const warning of f.warnings) lines.push(`    Warning: ${warning}`);
     // The most frequent mistakes of the file, so a user sees what is wrong without sorting the report.
     for (const group of f.errors.top()) lines.push(`      ${formatErrorGroup(group)}`);
-    if (f.errors.kinds > TOP_GROUPS) lines.push(`      … and ${number.format(f.errors.kinds - TOP_GROUPS)} more kinds of error (see the report)`);
+    if (f.errors.kinds > TOP_GROUPS)
+      lines.push(`      … and ${number.format(f.errors.kinds - TOP_GROUPS)} more kinds of error (see the report)`);
   }
   const t = summary.totals;
   const rows = ROW_STATUSES.reduce((n, s) => n + t[s], 0);
   const head = summary.mode === 'dry-run' ? 'Dry run (nothing was sent)' : 'Import';
-  const totals = ROW_STATUSES.filter((s) => t[s] > 0).map((s) => `${s} ${number.format(t[s])}`).join(', ');
-  lines.unshift(`${head}: ${number.format(rows)} row${rows === 1 ? '' : 's'} in ${summary.files.length} file${summary.files.length === 1 ? '' : 's'}: ${totals || 'no rows'}`);
-  if (summary.limit !== undefined) lines.push(`  (--limit: at most ${number.format(summary.limit)} rows read per file)`);
+  const totals = ROW_STATUSES.filter((s) => t[s] > 0)
+    .map((s) => `${s} ${number.format(t[s])}`)
+    .join(', ');
+  lines.unshift(
+    `${head}: ${number.format(rows)} row${rows === 1 ? '' : 's'} in ${summary.files.length} file${summary.files.length === 1 ? '' : 's'}: ${totals || 'no rows'}`,
+  );
+  if (summary.limit !== undefined)
+    lines.push(`  (--limit: at most ${number.format(summary.limit)} rows read per file)`);
   if (summary.mode === 'dry-run') lines.push(`Live import: ${formatEstimate(summary.requests, summary.rate)}`);
   for (const note of summary.notes ?? []) lines.push(`Note: ${note}`);
   if (summary.aborted) lines.push(`Stopped early: ${summary.aborted}`);

@@ -25,7 +25,8 @@ export const nonEmptyString: Rule = (v) => {
   return v.trim() === '' ? `must not be empty, got ${show(v)}` : undefined;
 };
 
-export const number: Rule = (v) => (typeof v === 'number' && Number.isFinite(v) ? undefined : `expected a number, got ${show(v)}`);
+export const number: Rule = (v) =>
+  typeof v === 'number' && Number.isFinite(v) ? undefined : `expected a number, got ${show(v)}`;
 
 export const boolean: Rule = (v) => (typeof v === 'boolean' ? undefined : `expected true or false, got ${show(v)}`);
 
@@ -40,7 +41,6 @@ export function stringOfAtMost(max: number): Rule {
     return length > max ? `at most ${max} characters, got ${length}: ${show(v)}` : undefined;
   };
 }
-
 
 /** The fields of `v` when it is text in the tool's ISO 8601 grammar (src/time/iso-8601.ts), else `undefined`. */
 const isoFields = (v: unknown): IsoFields | undefined => (typeof v === 'string' ? readIsoFields(v) : undefined);
@@ -87,7 +87,9 @@ function nearestCurrency(text: string): string | undefined {
   const upper = text.trim().toUpperCase();
   if (CURRENCIES.has(upper)) return upper;
   if (upper.length !== 4) return undefined;
-  const near = new Set([0, 1, 2, 3].map((i) => upper.slice(0, i) + upper.slice(i + 1)).filter((c) => CURRENCIES.has(c)));
+  const near = new Set(
+    [0, 1, 2, 3].map((i) => upper.slice(0, i) + upper.slice(i + 1)).filter((c) => CURRENCIES.has(c)),
+  );
   return near.size === 1 ? [...near][0] : undefined;
 }
 

@@ -1,6 +1,18 @@
 import type { Operation } from '../config/mapping-schema.js';
 import { show } from '../text/show.js';
-import { currency, date, datetime, integer, isPlainObject, Issues, listOf, nonEmptyString, number, string, type Rule } from './_checks.js';
+import {
+  currency,
+  date,
+  datetime,
+  integer,
+  isPlainObject,
+  Issues,
+  listOf,
+  nonEmptyString,
+  number,
+  string,
+  type Rule,
+} from './_checks.js';
 import { pushRef, pushRefs, uniqueRefs } from './_refs.js';
 import type { ApiCall, EntityRef, Payload, ResourceDef } from './resource-def.js';
 
@@ -43,7 +55,9 @@ const FIELDS: readonly (readonly [string, Rule])[] = [
 const DECIMAL = /^-?\d+(?:\.\d+)?$/;
 /** Order product `value`: a decimal number held in a string (R-DEAL-8), as the `decimal` type writes it. */
 const decimalString: Rule = (v) =>
-  typeof v === 'string' && DECIMAL.test(v) ? undefined : `expected a decimal number as text such as "12.50" (type: decimal), got ${show(v)}`;
+  typeof v === 'string' && DECIMAL.test(v)
+    ? undefined
+    : `expected a decimal number as text such as "12.50" (type: decimal), got ${show(v)}`;
 
 /**
  * Order product items (R-DEAL-8): a product by id or by custom id,

@@ -31,7 +31,11 @@ export function isEventType(value: string): value is EventType {
 }
 
 /** How other tools write the same type: `Add_To_Cart`, `add-to-cart`, `  add  to cart `. */
-const normalise = (text: string) => text.toLowerCase().replace(/[\s_-]+/g, ' ').trim();
+const normalise = (text: string) =>
+  text
+    .toLowerCase()
+    .replace(/[\s_-]+/g, ' ')
+    .trim();
 
 /**
  * The type a value most likely meant: its normalised spelling when that is a type, else the

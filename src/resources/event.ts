@@ -5,7 +5,8 @@ import type { ApiCall, EntityRef, ResourceDef } from './resource-def.js';
 
 /** The body of an event occurrence (docs/api-contract.md R-EVENT-1), plus the user's custom id that goes in the path. */
 const FIELDS: ReadonlySet<string> = new Set(['user_id', 'user_custom_id', 'name', 'data', 'timestamp']);
-const UNKNOWN = 'is not a field of an event (user_id or user_custom_id, name, data, timestamp); custom values go under data.';
+const UNKNOWN =
+  'is not a field of an event (user_id or user_custom_id, name, data, timestamp); custom values go under data.';
 
 /** Custom event occurrences: `POST events/`, or `POST users-by-id/:user_custom_id/events/` (R-EVENT-1, R-EVENT-2). */
 export const event: ResourceDef = {
@@ -25,7 +26,8 @@ export const event: ResourceDef = {
 
   toRequest(payload): ApiCall {
     const key = userKeyOf(payload);
-    if (key === undefined) throw new TypeError('event payload without exactly one of user_id and user_custom_id: validate it first');
+    if (key === undefined)
+      throw new TypeError('event payload without exactly one of user_id and user_custom_id: validate it first');
     const body: Record<string, unknown> = {};
     if (key === 'user_id') body['user_id'] = payload['user_id'];
     body['name'] = payload['name'];

@@ -8,14 +8,23 @@ import { EVENT_TYPES, isEventType, nearestEventType } from './event-types.js';
 import type { ApiCall, EntityRef, ResourceDef } from './resource-def.js';
 
 /** The body of a product event (docs/api-contract.md R-PEVT-3). */
-const FIELDS: ReadonlySet<string> = new Set(['user_id', 'user_custom_id', 'custom_id', 'data', 'event_type', 'timestamp']);
-const UNKNOWN = 'is not a field of a product event (custom_id, user_id or user_custom_id, data, event_type, timestamp); custom values go under data.';
+const FIELDS: ReadonlySet<string> = new Set([
+  'user_id',
+  'user_custom_id',
+  'custom_id',
+  'data',
+  'event_type',
+  'timestamp',
+]);
+const UNKNOWN =
+  'is not a field of a product event (custom_id, user_id or user_custom_id, data, event_type, timestamp); custom values go under data.';
 
 /**
  * The product's custom id travels in the path: as one segment, or as the slashed tail of the
  * alternative endpoint (docs/api-contract.md R-PEVT-2).
  */
-const productCustomId: Rule = (v) => nonEmptyString(v) ?? (typeof v === 'string' && v.includes('/') ? slashedPath(v) : pathSegment(v));
+const productCustomId: Rule = (v) =>
+  nonEmptyString(v) ?? (typeof v === 'string' && v.includes('/') ? slashedPath(v) : pathSegment(v));
 
 /** One of the closed list, with the nearest type suggested (`add_to_cart` → `add to cart`). */
 const eventType: Rule = (v) => {

@@ -41,7 +41,9 @@ export const product: ResourceDef = {
 function customIdExists(bodyText: string): boolean {
   try {
     const body = JSON.parse(bodyText) as { custom_id?: unknown };
-    return Array.isArray(body.custom_id) && body.custom_id.some((m) => typeof m === 'string' && /already exists/i.test(m));
+    return (
+      Array.isArray(body.custom_id) && body.custom_id.some((m) => typeof m === 'string' && /already exists/i.test(m))
+    );
   } catch {
     return false;
   }

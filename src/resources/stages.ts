@@ -6,4 +6,10 @@ export type StageName = 'products' | 'contacts' | 'deals' | 'events' | 'webpush'
  * deals once both exist, events after the contacts they belong to. Webpush campaigns reference
  * none of these and go last.
  */
-export const STAGE_ORDER: readonly StageName[] = Object.freeze(['products', 'contacts', 'deals', 'events', 'webpush'] as const);
+export const STAGE_ORDER: readonly StageName[] = Object.freeze([
+  'products',
+  'contacts',
+  'deals',
+  'events',
+  'webpush',
+] as const);

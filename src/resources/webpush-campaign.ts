@@ -24,7 +24,8 @@ const MESSAGE_FIELDS: readonly (readonly [string, Rule])[] = [
 const MESSAGE_KEYS: ReadonlySet<string> = new Set(['title', 'body', ...MESSAGE_FIELDS.map(([k]) => k)]);
 const UNKNOWN_MESSAGE_KEY = `is not a field of a webpush message (${[...MESSAGE_KEYS].join(', ')})`;
 
-const seconds: Rule = (v) => (Number.isSafeInteger(v) && (v as number) >= 0 ? undefined : `expected whole seconds, 0 or more, got ${show(v)}`);
+const seconds: Rule = (v) =>
+  Number.isSafeInteger(v) && (v as number) >= 0 ? undefined : `expected whole seconds, 0 or more, got ${show(v)}`;
 
 function checkMessages(issues: Issues, payload: Payload): void {
   const messages = payload['messages'];
@@ -34,7 +35,8 @@ function checkMessages(issues: Issues, payload: Payload): void {
     return;
   }
   // The list replaces every message of the campaign (R-PUSH-2): an empty one deletes them all.
-  if (messages.length === 0) issues.add('messages', 'must hold at least one message (an empty list deletes every message of the campaign)');
+  if (messages.length === 0)
+    issues.add('messages', 'must hold at least one message (an empty list deletes every message of the campaign)');
   messages.forEach((message: unknown, i) => {
     const prefix = `messages.${i}.`;
     if (!isPlainObject(message)) {
@@ -67,7 +69,8 @@ export const webpushCampaign: ResourceDef = {
 
   toRequest(payload): ApiCall {
     const id = payload['id'];
-    if (!Number.isSafeInteger(id)) throw new TypeError('webpush campaign payload without an integer id: validate it first');
+    if (!Number.isSafeInteger(id))
+      throw new TypeError('webpush campaign payload without an integer id: validate it first');
     // The id is in the path; a partial update changes only the fields sent (R-PUSH-1).
     const { id: _, ...body } = payload;
     return { method: 'PATCH', path: `webpush-campaign/${String(id)}/`, body };

@@ -74,6 +74,7 @@ export function decideAdminRequest(method: string, name: string, body: string, d
   const methods = Object.hasOwn(routes, key) ? routes[key] : undefined;
   if (methods === undefined) return { status: 404, body: detail(NOT_FOUND) };
   const handler = methods[method];
-  if (handler === undefined) return { status: 405, body: detail(methodNotAllowed(method)), headers: { allow: Object.keys(methods).join(', ') } };
+  if (handler === undefined)
+    return { status: 405, body: detail(methodNotAllowed(method)), headers: { allow: Object.keys(methods).join(', ') } };
   return handler(body);
 }

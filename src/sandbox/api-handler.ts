@@ -17,7 +17,14 @@
  */
 import { bodyDepth } from './body-depth.js';
 import { authenticate } from './api-key.js';
-import { detail, jsonParseError, methodNotAllowed, NOT_FOUND, SERVER_ERROR_HTML, unsupportedMediaType } from './errors.js';
+import {
+  detail,
+  jsonParseError,
+  methodNotAllowed,
+  NOT_FOUND,
+  SERVER_ERROR_HTML,
+  unsupportedMediaType,
+} from './errors.js';
 import type { Fault, FaultDice, FaultSettings } from './faults.js';
 import { throttledMessage, type RateWindow } from './rate-window.js';
 import { ROUTES, type Method, type Route } from './routes/index.js';
@@ -86,7 +93,13 @@ export function decideApiRequest(req: ApiRequestIn, deps: ApiDeps): ApiDecision 
     }
   }
   const loggedBody = parsed?.ok ? parsed.value : null;
-  const reply = (status: number, body: unknown, headers: Record<string, string> = {}, applied = false, fault: Fault | null = null): ApiDecision => ({
+  const reply = (
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+    applied = false,
+    fault: Fault | null = null,
+  ): ApiDecision => ({
     status,
     payload: JSON.stringify(body),
     contentType: JSON_TYPE,
@@ -122,26 +135,44 @@ export function decideApiRequest(req: ApiRequestIn, deps: ApiDeps): ApiDecision 
 
   // 3. The rate limit (R-RATE-2): header name lowercase, whole seconds.
   const taken = deps.rateWindow.take(deps.rateKey, req.arrived);
-  if (!taken.allowed) return reply(429, detail(throttledMessage(taken.retryAfter)), { 'retry-after': String(taken.retryAfter) });
+  if (!taken.allowed)
+    return reply(429, detail(throttledMessage(taken.retryAfter)), { 'retry-after': String(taken.retryAfter) });
 
   // 4. The method.
   const endpoint = METHODS.has(req.method) ? route.methods[req.method as Method] : undefined;
-  if (endpoint === undefined) return reply(405, detail(methodNotAllowed(req.method)), { allow: Object.keys(route.methods).join(', ') });
+  if (endpoint === undefined)
+    return reply(405, detail(methodNotAllowed(req.method)), { allow: Object.keys(route.methods).join(', ') });
 
   // 5. The body; a GET never reads it.
   let body: unknown = {};
   if (req.method !== 'GET' && parsed !== undefined) {
     const mediaType = (req.contentType ?? '').split(';')[0]!.trim().toLowerCase();
-    if (mediaType !== JSON_TYPE && !/^application\/[\w.+-]+\+json$/.test(mediaType)) return reply(415, detail(unsupportedMediaType(req.contentType ?? '')));
+    if (mediaType !== JSON_TYPE && !/^application\/[\w.+-]+\+json$/.test(mediaType))
+      return reply(415, detail(unsupportedMediaType(req.contentType ?? '')));
     if (!parsed.ok) return reply(400, detail(jsonParseError(parsed.reason)));
     body = parsed.value;
   }
 
   // 6. Faults, then 7. the endpoint.
   const fault = deps.dice.fault(settings);
-  const serverError = (applied: boolean): ApiDecision => ({ status: 500, payload: SERVER_ERROR_HTML, contentType: 'text/html; charset=utf-8', headers: {}, applied, fault, loggedBody, delayMs });
+  const serverError = (applied: boolean): ApiDecision => ({
+    status: 500,
+    payload: SERVER_ERROR_HTML,
+    contentType: 'text/html; charset=utf-8',
+    headers: {},
+    applied,
+    fault,
+    loggedBody,
+    delayMs,
+  });
   if (fault === 'fail-before') return serverError(false);
-  const result = endpoint({ state: deps.state, params, body, query: new URLSearchParams(req.search), origin: req.origin });
+  const result = endpoint({
+    state: deps.state,
+    params,
+    body,
+    query: new URLSearchParams(req.search),
+    origin: req.origin,
+  });
   if (fault === 'fail-after') return serverError(result.applied);
   return reply(result.status, result.body, {}, result.applied, fault);
 }

@@ -18,7 +18,9 @@ export function generateApiKey(): string {
 export function checkApiKey(key: string): void {
   if (key.length !== API_KEY_LENGTH || !/^[\x21-\x7e]+$/.test(key)) {
     // Only the length is reported: the key itself must never be printed.
-    throw new RangeError(`the sandbox API key must be ${API_KEY_LENGTH} visible ASCII characters without spaces (got ${key.length} characters)`);
+    throw new RangeError(
+      `the sandbox API key must be ${API_KEY_LENGTH} visible ASCII characters without spaces (got ${key.length} characters)`,
+    );
   }
 }
 

@@ -5,7 +5,8 @@
  * (docs/api-contract.md R-DEAL-9: "ISO 8601 with fractional seconds and a Z suffix").
  */
 
-const DATETIME = /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
+const DATETIME =
+  /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?\s*(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/;
 
 /** The instant `text` names, as `YYYY-MM-DDTHH:MM:SS.sssZ`; undefined when it is not a valid ISO 8601 datetime. */
@@ -13,7 +14,8 @@ export function parseDateTime(text: string): string | undefined {
   const m = DATETIME.exec(text.trim());
   if (m === null) return undefined;
   const [, y, mo, d, h, mi, s = '0', frac = '', zone = 'Z'] = m;
-  if (!validDate(Number(y), Number(mo), Number(d)) || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59) return undefined;
+  if (!validDate(Number(y), Number(mo), Number(d)) || Number(h) > 23 || Number(mi) > 59 || Number(s) > 59)
+    return undefined;
   let offsetMinutes = 0;
   if (zone.toUpperCase() !== 'Z') {
     const digits = zone.slice(1).replace(':', '');
@@ -22,7 +24,15 @@ export function parseDateTime(text: string): string | undefined {
     if (oh > 23 || om > 59) return undefined;
     offsetMinutes = (zone.startsWith('-') ? -1 : 1) * (oh * 60 + om);
   }
-  const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s), Number(frac.padEnd(3, '0').slice(0, 3)));
+  const ms = Date.UTC(
+    Number(y),
+    Number(mo) - 1,
+    Number(d),
+    Number(h),
+    Number(mi),
+    Number(s),
+    Number(frac.padEnd(3, '0').slice(0, 3)),
+  );
   return new Date(ms - offsetMinutes * 60_000).toISOString();
 }
 

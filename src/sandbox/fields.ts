@@ -19,7 +19,8 @@ export const MESSAGES = {
   boolean: 'Must be a valid boolean.',
   email: 'Enter a valid email address.',
   date: 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.',
-  datetime: 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].',
+  datetime:
+    'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].',
 } as const;
 
 const ok = <T>(value: T): Read<T> => ({ ok: true, value });
@@ -111,7 +112,10 @@ export function readPk(value: unknown): Read<number> {
 }
 
 /** A string field; numbers are taken as their text like the framework does. */
-export function readString(value: unknown, options: { readonly allowBlank?: boolean; readonly maxLength?: number } = {}): Read<string> {
+export function readString(
+  value: unknown,
+  options: { readonly allowBlank?: boolean; readonly maxLength?: number } = {},
+): Read<string> {
   let text: string;
   if (typeof value === 'string') text = value;
   else if (typeof value === 'number' && Number.isFinite(value)) text = String(value);

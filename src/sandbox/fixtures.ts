@@ -86,8 +86,26 @@ export interface Fixtures {
  */
 export const DEFAULT_FIXTURES: Fixtures = {
   pipelines: [
-    { id: 1, name: 'Sales', stages: [{ id: 1, name: 'Lead' }, { id: 2, name: 'Qualified' }, { id: 3, name: 'Proposal' }, { id: 4, name: 'Negotiation' }] },
-    { id: 2, name: 'Partners', stages: [{ id: 5, name: 'Contacted' }, { id: 6, name: 'Offer' }, { id: 7, name: 'Contract' }, { id: 8, name: 'Onboarding' }] },
+    {
+      id: 1,
+      name: 'Sales',
+      stages: [
+        { id: 1, name: 'Lead' },
+        { id: 2, name: 'Qualified' },
+        { id: 3, name: 'Proposal' },
+        { id: 4, name: 'Negotiation' },
+      ],
+    },
+    {
+      id: 2,
+      name: 'Partners',
+      stages: [
+        { id: 5, name: 'Contacted' },
+        { id: 6, name: 'Offer' },
+        { id: 7, name: 'Contract' },
+        { id: 8, name: 'Onboarding' },
+      ],
+    },
   ],
   webpushCampaigns: [1, 2, 3, 4, 5].map((n) => ({
     id: n,
@@ -107,7 +125,10 @@ export const DEFAULT_FIXTURES: Fixtures = {
 export function resolveFixtures(input: unknown, source = 'fixtures'): Fixtures {
   const result = fixturesSchema.safeParse(input);
   if (!result.success) {
-    const lines = result.error.issues.map((issue) => `${source}: ${issue.path.length > 0 ? issue.path.map(String).join('.') : '(top level)'}: ${issue.message}`);
+    const lines = result.error.issues.map(
+      (issue) =>
+        `${source}: ${issue.path.length > 0 ? issue.path.map(String).join('.') : '(top level)'}: ${issue.message}`,
+    );
     throw new ConfigError('CONFIG_INVALID', lines.join('\n'));
   }
   const f = result.data;
@@ -119,13 +140,41 @@ export function resolveFixtures(input: unknown, source = 'fixtures'): Fixtures {
     events: f.events ?? DEFAULT_FIXTURES.events,
     userAttributes: f.userAttributes ?? DEFAULT_FIXTURES.userAttributes,
   };
-  checkUnique(source, 'pipelines', fixtures.pipelines.map((p) => p.id));
-  checkUnique(source, 'stages', fixtures.pipelines.flatMap((p) => p.stages.map((s) => s.id)));
-  checkUnique(source, 'webpushCampaigns', fixtures.webpushCampaigns.map((c) => c.id));
-  checkUnique(source, 'users', fixtures.users.flatMap((u) => (u.id === undefined ? [] : [u.id])));
-  checkUnique(source, 'users (custom_id)', fixtures.users.map((u) => u.custom_id));
-  checkUnique(source, 'products', fixtures.products.flatMap((p) => (p.id === undefined ? [] : [p.id])));
-  checkUnique(source, 'products (custom_id)', fixtures.products.map((p) => p.custom_id));
+  checkUnique(
+    source,
+    'pipelines',
+    fixtures.pipelines.map((p) => p.id),
+  );
+  checkUnique(
+    source,
+    'stages',
+    fixtures.pipelines.flatMap((p) => p.stages.map((s) => s.id)),
+  );
+  checkUnique(
+    source,
+    'webpushCampaigns',
+    fixtures.webpushCampaigns.map((c) => c.id),
+  );
+  checkUnique(
+    source,
+    'users',
+    fixtures.users.flatMap((u) => (u.id === undefined ? [] : [u.id])),
+  );
+  checkUnique(
+    source,
+    'users (custom_id)',
+    fixtures.users.map((u) => u.custom_id),
+  );
+  checkUnique(
+    source,
+    'products',
+    fixtures.products.flatMap((p) => (p.id === undefined ? [] : [p.id])),
+  );
+  checkUnique(
+    source,
+    'products (custom_id)',
+    fixtures.products.map((p) => p.custom_id),
+  );
   return fixtures;
 }
 
@@ -135,7 +184,11 @@ export async function loadFixtures(path: string): Promise<Fixtures> {
   try {
     raw = await readFile(path, 'utf8');
   } catch (cause) {
-    throw new ConfigError('CONFIG_INVALID', `${path}: cannot read the fixtures file (${(cause as NodeJS.ErrnoException).code ?? String(cause)})`, { cause });
+    throw new ConfigError(
+      'CONFIG_INVALID',
+      `${path}: cannot read the fixtures file (${(cause as NodeJS.ErrnoException).code ?? String(cause)})`,
+      { cause },
+    );
   }
   let data: unknown;
   try {

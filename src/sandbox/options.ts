@@ -67,11 +67,18 @@ export type FaultPatch = z.infer<typeof faultPatchSchema>;
  * `current` with `patch` applied, or the problems of the patch (`field: message`) when it is not
  * valid: rates are fractions and together at most 1.
  */
-export function applyFaultPatch(current: FaultSettings, patch: unknown): { readonly settings: FaultSettings } | { readonly problems: string[] } {
+export function applyFaultPatch(
+  current: FaultSettings,
+  patch: unknown,
+): { readonly settings: FaultSettings } | { readonly problems: string[] } {
   const parsed = faultPatchSchema.safeParse(patch);
-  if (!parsed.success) return { problems: parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(body)'}: ${i.message}`) };
-  const defined = Object.fromEntries(Object.entries(parsed.data).filter(([, v]) => v !== undefined)) as Partial<FaultSettings>;
+  if (!parsed.success)
+    return { problems: parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(body)'}: ${i.message}`) };
+  const defined = Object.fromEntries(
+    Object.entries(parsed.data).filter(([, v]) => v !== undefined),
+  ) as Partial<FaultSettings>;
   const settings = { ...current, ...defined };
-  if (settings.failRate + settings.dropRate > 1) return { problems: [`failRate + dropRate: must be at most 1 (got ${settings.failRate + settings.dropRate})`] };
+  if (settings.failRate + settings.dropRate > 1)
+    return { problems: [`failRate + dropRate: must be at most 1 (got ${settings.failRate + settings.dropRate})`] };
   return { settings };
 }

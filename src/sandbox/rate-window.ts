@@ -35,7 +35,10 @@ export class RateWindow {
    * to wait: at least 1 (R-RATE-2 `retry-after`), rounded up so that a client that waits that
    * long is let through.
    */
-  take(key: string, now: number): { readonly allowed: true } | { readonly allowed: false; readonly retryAfter: number } {
+  take(
+    key: string,
+    now: number,
+  ): { readonly allowed: true } | { readonly allowed: false; readonly retryAfter: number } {
     if (this.limit === 0) return { allowed: true };
     let window = this.windows.get(key);
     if (window === undefined) {
@@ -65,7 +68,8 @@ export class RateWindow {
   }
 
   private static check(limit: number): void {
-    if (!Number.isInteger(limit) || limit < 0) throw new RangeError(`rate must be a whole number of requests per second, 0 or more (got ${limit})`);
+    if (!Number.isInteger(limit) || limit < 0)
+      throw new RangeError(`rate must be a whole number of requests per second, 0 or more (got ${limit})`);
   }
 }
 

@@ -17,7 +17,14 @@ import { importFaultDice } from './bulk/import-faults.js';
 import { runImport } from './bulk/run-import.js';
 import { decideUpload, MAX_UPLOAD_BYTES, uploadKind, type UploadDeps } from './bulk/upload.js';
 import type { ImportKind } from './bulk/import-store.js';
-import { applyFaultPatch, DEFAULT_BULK_ROWS_PER_S, DEFAULT_FAULTS, DEFAULT_SEED, type FaultPatch, type SandboxOptions } from './options.js';
+import {
+  applyFaultPatch,
+  DEFAULT_BULK_ROWS_PER_S,
+  DEFAULT_FAULTS,
+  DEFAULT_SEED,
+  type FaultPatch,
+  type SandboxOptions,
+} from './options.js';
 import { RateWindow } from './rate-window.js';
 import { RequestLog, type RequestLogEntry } from './request-log.js';
 import { SandboxState } from './state.js';
@@ -67,9 +74,16 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   let settings = initial.settings;
   const bulkRowsPerS = options.bulkRowsPerS ?? DEFAULT_BULK_ROWS_PER_S;
   const bulkFailRate = options.bulkFailRate ?? 0;
-  if (!(Number.isFinite(bulkRowsPerS) && bulkRowsPerS >= 0)) throw new RangeError(`sandbox options: bulkRowsPerS: must be a number of rows per second, 0 or more (got ${bulkRowsPerS})`);
-  if (!(bulkFailRate >= 0 && bulkFailRate <= 1)) throw new RangeError(`sandbox options: bulkFailRate: must be between 0 and 1 (got ${bulkFailRate})`);
-  const fixtures = typeof options.fixtures === 'string' ? await loadFixtures(options.fixtures) : resolveFixtures(options.fixtures ?? {}, 'fixtures');
+  if (!(Number.isFinite(bulkRowsPerS) && bulkRowsPerS >= 0))
+    throw new RangeError(
+      `sandbox options: bulkRowsPerS: must be a number of rows per second, 0 or more (got ${bulkRowsPerS})`,
+    );
+  if (!(bulkFailRate >= 0 && bulkFailRate <= 1))
+    throw new RangeError(`sandbox options: bulkFailRate: must be between 0 and 1 (got ${bulkFailRate})`);
+  const fixtures =
+    typeof options.fixtures === 'string'
+      ? await loadFixtures(options.fixtures)
+      : resolveFixtures(options.fixtures ?? {}, 'fixtures');
   const state = new SandboxState(fixtures, now);
   const rateWindow = new RateWindow(settings.rate);
   const log = await RequestLog.open(options.log);
@@ -103,7 +117,14 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     importFault: importFaultDice(options.seed ?? DEFAULT_SEED, () => bulkFailRate),
     start: (record, chunks, header, failAfter) => {
       // Background work: an import outlives its upload request; close() stops it at its next batch.
-      void runImport(record, chunks, header, failAfter, { state, now, sleep, log: (entry) => log.add(entry), rowsPerS: () => bulkRowsPerS, stopped: () => closing });
+      void runImport(record, chunks, header, failAfter, {
+        state,
+        now,
+        sleep,
+        log: (entry) => log.add(entry),
+        rowsPerS: () => bulkRowsPerS,
+        stopped: () => closing,
+      });
     },
   };
   const idleWaiters: (() => void)[] = [];
@@ -142,7 +163,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     });
   });
 
-  async function answerApi(req: IncomingMessage, res: ServerResponse, pathname: string, search: string, bodyText: string): Promise<void> {
+  async function answerApi(
+    req: IncomingMessage,
+    res: ServerResponse,
+    pathname: string,
+    search: string,
+    bodyText: string,
+  ): Promise<void> {
     const arrived = now();
     const decision = decideApiRequest(
       {
@@ -179,7 +206,12 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
   }
 
-  async function answerUpload(req: IncomingMessage, res: ServerResponse, kind: ImportKind, search: string): Promise<void> {
+  async function answerUpload(
+    req: IncomingMessage,
+    res: ServerResponse,
+    kind: ImportKind,
+    search: string,
+  ): Promise<void> {
     const arrived = now();
     const decision = await decideUpload(req, kind, new URLSearchParams(search), uploadDeps);
     const dropped = decision.fault === 'drop';
@@ -201,7 +233,13 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
     }
   }
 
-  function send(res: ServerResponse, status: number, payload: string, contentType: string, headers: Readonly<Record<string, string>>): void {
+  function send(
+    res: ServerResponse,
+    status: number,
+    payload: string,
+    contentType: string,
+    headers: Readonly<Record<string, string>>,
+  ): void {
     if (res.destroyed) return;
     res.writeHead(status, {
       'content-type': contentType,
@@ -268,7 +306,12 @@ function readBody(req: IncomingMessage, then: (text: string, tooLarge: boolean) 
     if (size <= MAX_BODY_BYTES) chunks.push(chunk);
   });
   req.on('end', () => {
-    const text = chunks.length === 0 ? '' : chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+    const text =
+      chunks.length === 0
+        ? ''
+        : chunks.length === 1
+          ? chunks[0]!.toString('utf8')
+          : Buffer.concat(chunks).toString('utf8');
     then(text, size > MAX_BODY_BYTES);
   });
 }
@@ -286,6 +329,7 @@ function bulkUploadKind(pathname: string): ImportKind | undefined {
 /** `http://<Host header>`, so pagination links point where the client connected; the sandbox's own address when the header is odd. */
 function originOf(req: IncomingMessage, host: string, port: number): string {
   const header = req.headers.host;
-  if (header !== undefined && /^[A-Za-z0-9.-]+(?::\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/.test(header)) return `http://${header}`;
+  if (header !== undefined && /^[A-Za-z0-9.-]+(?::\d{1,5})?$|^\[[0-9A-Fa-f:.]+\](?::\d{1,5})?$/.test(header))
+    return `http://${header}`;
   return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
 }

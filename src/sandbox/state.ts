@@ -30,7 +30,16 @@ export interface StateSnapshot {
   readonly productEvents: ProductEventRecord[];
 }
 
-const FIXED_USER_KEYS = new Set(['id', 'custom_id', 'email', 'first_name', 'last_name', 'phone_number', 'company_custom_id', 'tags']);
+const FIXED_USER_KEYS = new Set([
+  'id',
+  'custom_id',
+  'email',
+  'first_name',
+  'last_name',
+  'phone_number',
+  'company_custom_id',
+  'tags',
+]);
 const FIXED_PRODUCT_KEYS = new Set(['id', 'custom_id', 'name', 'price', 'category_name', 'product_url', 'image_url']);
 
 export class SandboxState {
@@ -68,16 +77,46 @@ export class SandboxState {
   reset(): void {
     const f = this.fixtures;
     const at = isoTime(this.now());
-    for (const map of [this.pipelinesById, this.stagesById, this.campaigns, this.usersById, this.usersByCustomId, this.productsById, this.productsByCustomId, this.dealsById, this.eventsByName]) map.clear();
-    this.pipelineList = f.pipelines.map((p) => ({ id: p.id, name: p.name, stages: p.stages.map((s) => ({ id: s.id, name: s.name })) }));
+    for (const map of [
+      this.pipelinesById,
+      this.stagesById,
+      this.campaigns,
+      this.usersById,
+      this.usersByCustomId,
+      this.productsById,
+      this.productsByCustomId,
+      this.dealsById,
+      this.eventsByName,
+    ])
+      map.clear();
+    this.pipelineList = f.pipelines.map((p) => ({
+      id: p.id,
+      name: p.name,
+      stages: p.stages.map((s) => ({ id: s.id, name: s.name })),
+    }));
     for (const p of this.pipelineList) {
       this.pipelinesById.set(p.id, p);
       for (const s of p.stages) this.stagesById.set(s.id, { id: s.id, name: s.name, pipeline: p.id });
     }
     for (const c of f.webpushCampaigns) {
-      this.campaigns.set(c.id, { id: c.id, name: c.name, category: null, eta: c.eta, ttl: c.ttl, segment: c.segment, messages: structuredClone(c.messages) });
+      this.campaigns.set(c.id, {
+        id: c.id,
+        name: c.name,
+        category: null,
+        eta: c.eta,
+        ttl: c.ttl,
+        segment: c.segment,
+        messages: structuredClone(c.messages),
+      });
     }
-    this.nextId = { user: 1 + Math.max(0, ...f.users.map((u) => u.id ?? 0)), product: 1 + Math.max(0, ...f.products.map((p) => p.id ?? 0)), deal: 1, event: 1, occurrence: 1, productEvent: 1 };
+    this.nextId = {
+      user: 1 + Math.max(0, ...f.users.map((u) => u.id ?? 0)),
+      product: 1 + Math.max(0, ...f.products.map((p) => p.id ?? 0)),
+      deal: 1,
+      event: 1,
+      occurrence: 1,
+      productEvent: 1,
+    };
     for (const u of f.users) {
       const attributes = Object.fromEntries(Object.entries(u).filter(([k]) => !FIXED_USER_KEYS.has(k)));
       this.putUser({

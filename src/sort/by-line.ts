@@ -11,7 +11,9 @@ interface Lined {
  * sorted by line, through `write`. Held on disk past 50,000 lines (src/sort/external-sort.ts), so
  * a long file costs disk, not memory.
  */
-export function reorderByLine<L extends Lined>(write: (line: L) => Promise<void>): { push(line: L): void; end(): Promise<void> } {
+export function reorderByLine<L extends Lined>(
+  write: (line: L) => Promise<void>,
+): { push(line: L): void; end(): Promise<void> } {
   const waiting: L[] = [];
   let wake: (() => void) | undefined;
   let closed = false;

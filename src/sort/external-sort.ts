@@ -59,7 +59,13 @@ export async function* externalSort<T>(items: AsyncIterable<T>, options: Externa
       const longer: string[] = [];
       for (let i = 0; i < runs.length; i += fanIn) {
         const group = runs.slice(i, i + fanIn);
-        longer.push(await writeRun(join(dir!, `pass-${pass}-${longer.length}.ndjson`), merge(group, options.compare, deserialize), serialize));
+        longer.push(
+          await writeRun(
+            join(dir!, `pass-${pass}-${longer.length}.ndjson`),
+            merge(group, options.compare, deserialize),
+            serialize,
+          ),
+        );
         await Promise.all(group.map((r) => rm(r, { force: true })));
       }
       runs = longer;
@@ -71,7 +77,11 @@ export async function* externalSort<T>(items: AsyncIterable<T>, options: Externa
   }
 }
 
-async function writeRun<T>(path: string, items: Iterable<T> | AsyncIterable<T>, serialize: (item: T) => string): Promise<string> {
+async function writeRun<T>(
+  path: string,
+  items: Iterable<T> | AsyncIterable<T>,
+  serialize: (item: T) => string,
+): Promise<string> {
   const file = await open(path, 'w');
   try {
     let batch = '';
@@ -90,8 +100,16 @@ async function writeRun<T>(path: string, items: Iterable<T> | AsyncIterable<T>, 
 }
 
 /** K-way merge of sorted runs: a binary heap holding the head item of each run. */
-async function* merge<T>(runs: readonly string[], compare: (a: T, b: T) => number, deserialize: (line: string) => T): AsyncGenerator<T> {
-  const readers = runs.map((path) => createInterface({ input: createReadStream(path, { highWaterMark: 1 << 16 }), crlfDelay: Infinity })[Symbol.asyncIterator]());
+async function* merge<T>(
+  runs: readonly string[],
+  compare: (a: T, b: T) => number,
+  deserialize: (line: string) => T,
+): AsyncGenerator<T> {
+  const readers = runs.map((path) =>
+    createInterface({ input: createReadStream(path, { highWaterMark: 1 << 16 }), crlfDelay: Infinity })[
+      Symbol.asyncIterator
+    ](),
+  );
   try {
     const heap: { item: T; run: number }[] = [];
     const less = (i: number, j: number) => {

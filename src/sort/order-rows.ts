@@ -30,6 +30,9 @@ function sendOrder(a: OrderableRow, b: OrderableRow): number {
  * sort (src/sort/external-sort.ts), so at most `chunkItems` rows are in memory, whatever the
  * size of the file; rows are plain JSON (strings, numbers, objects), which the runs keep exactly.
  */
-export function orderByTimestamp<R extends OrderableRow>(rows: AsyncIterable<R>, options: Omit<ExternalSortOptions<R>, 'compare'> = {}): AsyncGenerator<R> {
+export function orderByTimestamp<R extends OrderableRow>(
+  rows: AsyncIterable<R>,
+  options: Omit<ExternalSortOptions<R>, 'compare'> = {},
+): AsyncGenerator<R> {
   return externalSort(rows, { ...options, compare: sendOrder });
 }

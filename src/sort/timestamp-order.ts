@@ -52,7 +52,14 @@ export function watchTimestampOrder(
   mapping: { readonly resource: string; readonly order?: 'timestamp' | undefined },
   file: string,
   warnings: string[],
-): { add(row: { readonly status: string; readonly line: number; readonly payload?: Readonly<Record<string, unknown>> | undefined }): void; end(): void } {
+): {
+  add(row: {
+    readonly status: string;
+    readonly line: number;
+    readonly payload?: Readonly<Record<string, unknown>> | undefined;
+  }): void;
+  end(): void;
+} {
   if (mapping.resource !== 'product-event') return { add: () => undefined, end: () => undefined };
   const order = new TimestampOrder();
   return {

@@ -45,7 +45,9 @@ export function createCsvCore(options: CoreOptions): CsvCore {
   });
   const core = (parser as unknown as { api?: Partial<CsvCore> }).api;
   if (typeof core?.parse !== 'function' || typeof core.info !== 'object' || !Array.isArray(core.state?.record)) {
-    throw new Error('csv-parse no longer exposes its parser core as `Parser#api`: src/source/_csv-core.ts needs updating');
+    throw new Error(
+      'csv-parse no longer exposes its parser core as `Parser#api`: src/source/_csv-core.ts needs updating',
+    );
   }
   return core as CsvCore;
 }

@@ -100,10 +100,18 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     this.name = basename(path);
   }
 
-  static async open(path: string, encodingName: string, delimiter: Delimiter, tuning: ReaderTuning = {}): Promise<CsvReader> {
+  static async open(
+    path: string,
+    encodingName: string,
+    delimiter: Delimiter,
+    tuning: ReaderTuning = {},
+  ): Promise<CsvReader> {
     const encoding = resolveEncoding(encodingName);
     if (encoding === undefined) {
-      throw new SourceError('CSV_ENCODING', `${path}: unknown encoding ${JSON.stringify(encodingName)} (use an iconv-lite name such as utf-8, utf-16le, windows-1250, latin1)`);
+      throw new SourceError(
+        'CSV_ENCODING',
+        `${path}: unknown encoding ${JSON.stringify(encodingName)} (use an iconv-lite name such as utf-8, utf-16le, windows-1250, latin1)`,
+      );
     }
     let file: FileHandle;
     try {
@@ -111,7 +119,14 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     } catch (error) {
       throw new SourceError('CSV_READ', `${path}: ${ioReason(error, 'cannot open the file')}`, { cause: error });
     }
-    const reader = new CsvReader(path, file, encoding, createTranscoder(encoding), tuning.chunkBytes ?? CHUNK_BYTES, tuning.maxRecordBytes ?? MAX_RECORD_BYTES);
+    const reader = new CsvReader(
+      path,
+      file,
+      encoding,
+      createTranscoder(encoding),
+      tuning.chunkBytes ?? CHUNK_BYTES,
+      tuning.maxRecordBytes ?? MAX_RECORD_BYTES,
+    );
     try {
       await reader.sniff();
       await reader.readHeader(delimiter);
@@ -202,7 +217,10 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     for (const bytes of first) this.feed(bytes);
     while (!this.headerSeen && !this.parsed) await this.step();
     if (!this.headerSeen) {
-      throw new SourceError('CSV_READ', `${this.name}: the file is empty; a header line naming the columns is expected`);
+      throw new SourceError(
+        'CSV_READ',
+        `${this.name}: the file is empty; a header line naming the columns is expected`,
+      );
     }
   }
 
@@ -243,7 +261,8 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     if (this.overlong === undefined) this.parse(bytes);
     else this.resume(bytes, from);
     const open = this.bounds.openRecord;
-    if (this.overlong === undefined && open !== undefined && this.fed - open.offset > this.maxRecordBytes) this.abandon(open.line);
+    if (this.overlong === undefined && open !== undefined && this.fed - open.offset > this.maxRecordBytes)
+      this.abandon(open.line);
     this.compact();
   }
 
@@ -274,7 +293,11 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     this.overlong = { message: first?.message, fields: first?.fields ?? [...this.core!.state.record] };
     this.skips.length = 0;
     this.core = undefined;
-    if (!this.headerSeen) throw new SourceError('CSV_READ', `${this.name} line ${line}: the header cannot be read: ${this.overlongReason(line, 0)}`);
+    if (!this.headerSeen)
+      throw new SourceError(
+        'CSV_READ',
+        `${this.name} line ${line}: the header cannot be read: ${this.overlongReason(line, 0)}`,
+      );
   }
 
   /** While a record is over the bound, only RecordBounds reads; once it ends, a new core reads on. */
@@ -289,7 +312,10 @@ export class CsvReader implements AsyncIterator<SourceItem> {
   private endOverlong(k: number): void {
     const overlong = this.overlong!;
     const line = this.bounds.lines[k]!;
-    const reason = overlong.message === undefined ? this.overlongReason(line, this.bounds.unclosedQuoteLine) : relined(overlong.message, this.bounds.problemLines[k]!);
+    const reason =
+      overlong.message === undefined
+        ? this.overlongReason(line, this.bounds.unclosedQuoteLine)
+        : relined(overlong.message, this.bounds.problemLines[k]!);
     this.out.push({ kind: 'malformed', line, message: this.malformed(k, reason), fields: overlong.fields });
     this.overlong = undefined;
   }
@@ -305,7 +331,8 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     this.bounds.drop(this.taken);
     this.taken = 0;
     // Keep only the bytes from the first record not yet taken (none while a record is over the bound).
-    const need = this.overlong !== undefined ? this.fed : (this.bounds.starts[0] ?? this.bounds.openRecord?.offset ?? this.fed);
+    const need =
+      this.overlong !== undefined ? this.fed : (this.bounds.starts[0] ?? this.bounds.openRecord?.offset ?? this.fed);
     let drop = 0;
     while (drop < this.kept.length && this.kept[drop]!.at + this.kept[drop]!.bytes.length <= need) drop++;
     if (drop > 0) this.kept.splice(0, drop);
@@ -315,14 +342,17 @@ export class CsvReader implements AsyncIterator<SourceItem> {
   private rawText(k: number): string | undefined {
     const start = this.bounds.starts[k];
     const end = this.bounds.ends[k];
-    if (start === undefined || end === undefined || this.kept.length === 0 || this.kept[0]!.at > start) return undefined;
+    if (start === undefined || end === undefined || this.kept.length === 0 || this.kept[0]!.at > start)
+      return undefined;
     const parts: Buffer[] = [];
     for (const { at, bytes } of this.kept) {
       if (at >= end) break;
       if (at + bytes.length <= start) continue;
       parts.push(bytes.subarray(Math.max(0, start - at), Math.min(bytes.length, end - at)));
     }
-    return Buffer.concat(parts).toString('utf8').replace(/(?:\r\n|\n|\r)$/, '');
+    return Buffer.concat(parts)
+      .toString('utf8')
+      .replace(/(?:\r\n|\n|\r)$/, '');
   }
 
   /** csv-parse pushes a record: pair it with its bounds, first reporting the ones it skipped. */
@@ -332,7 +362,9 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     let k = this.taken;
     while (ends[k]! < end) k = this.skipped(k);
     if (ends[k] !== end) {
-      throw new Error(`${this.name}: the CSV reader lost track of records near byte ${end} of the decoded text (a bug: please report it with the file)`);
+      throw new Error(
+        `${this.name}: the CSV reader lost track of records near byte ${end} of the decoded text (a bug: please report it with the file)`,
+      );
     }
     const line = this.bounds.lines[k]!;
     this.taken = k + 1;
@@ -370,8 +402,12 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     if (typeof index !== 'number') return error.message;
     const name = this.headerSeen ? this.header[index] : undefined;
     const column = `column ${index + 1}${name === undefined ? '' : ` (${JSON.stringify(name)})`}`;
-    if (/ on field \S+ at line/.test(error.message)) return error.message.replace(/ on field \S+ at line/, ` in ${column} at line`);
-    return error.message.replace(/^Invalid Closing Quote: (.*?) at line/, `Invalid Closing Quote: $1 in ${column} at line`);
+    if (/ on field \S+ at line/.test(error.message))
+      return error.message.replace(/ on field \S+ at line/, ` in ${column} at line`);
+    return error.message.replace(
+      /^Invalid Closing Quote: (.*?) at line/,
+      `Invalid Closing Quote: $1 in ${column} at line`,
+    );
   }
 
   private onSkip(message: string): void {
@@ -388,10 +424,18 @@ export class CsvReader implements AsyncIterator<SourceItem> {
       const skip = this.skips.shift()!;
       first ??= skip;
     }
-    const reason = first === undefined ? 'the record cannot be parsed' : relined(first.message, this.bounds.problemLines[k]!);
-    if (!this.headerSeen) throw new SourceError('CSV_READ', `${this.name} line ${line}: the header cannot be read: ${reason}`);
+    const reason =
+      first === undefined ? 'the record cannot be parsed' : relined(first.message, this.bounds.problemLines[k]!);
+    if (!this.headerSeen)
+      throw new SourceError('CSV_READ', `${this.name} line ${line}: the header cannot be read: ${reason}`);
     const raw = this.rawText(k);
-    this.out.push({ kind: 'malformed', line, message: this.malformed(k, reason), fields: first?.fields ?? [], ...(raw !== undefined && { raw }) });
+    this.out.push({
+      kind: 'malformed',
+      line,
+      message: this.malformed(k, reason),
+      fields: first?.fields ?? [],
+      ...(raw !== undefined && { raw }),
+    });
     return k + 1;
   }
 
@@ -455,7 +499,10 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     if (at === undefined) return new SourceError('CSV_ENCODING', `${this.name} is not valid ${label}. ${fix}`);
     const shown = at.bytes === undefined ? 'bytes' : `${at.bytes.length === 1 ? 'byte' : 'bytes'} ${hex(at.bytes)}`;
     const where = at.offset === undefined ? `at line ${at.line}` : `at line ${at.line} (byte offset ${at.offset})`;
-    const why = this.encoding.kind === 'iconv' && this.encoding.singleByte ? 'is not defined in that code page' : 'cannot be decoded';
+    const why =
+      this.encoding.kind === 'iconv' && this.encoding.singleByte
+        ? 'is not defined in that code page'
+        : 'cannot be decoded';
     const what = `${shown} ${where} ${why}`;
     return new SourceError('CSV_ENCODING', `${this.name} is not valid ${label}: ${what}. ${fix}`);
   }

@@ -19,7 +19,9 @@ export function validateHeader(header: readonly string[], where: string): void {
     problems.push(`duplicate column names in the header: ${list}`);
   }
   if (empty.length > 0) {
-    problems.push(`${empty.length === 1 ? 'column' : 'columns'} ${empty.join(', ')} of the header ${empty.length === 1 ? 'has' : 'have'} no name`);
+    problems.push(
+      `${empty.length === 1 ? 'column' : 'columns'} ${empty.join(', ')} of the header ${empty.length === 1 ? 'has' : 'have'} no name`,
+    );
   }
   if (problems.length > 0) {
     throw new SourceError('CSV_DUPLICATE_HEADER', `${where}: ${problems.join('; ')}; every column needs its own name`);

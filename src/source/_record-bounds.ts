@@ -98,7 +98,6 @@ export class RecordBounds {
       // Any byte other than a line break after a boundary starts a record, as csv-parse's
       // skip_empty_lines has it.
       if (!this.inRecord && (p > at || b === QUOTE)) this.startRecord(this.base + at);
-      let next: number;
       if (b === QUOTE) {
         if (!this.inQuote) {
           const prev = p > 0 ? buf[p - 1]! : this.before;

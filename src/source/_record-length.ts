@@ -8,7 +8,10 @@ export function recordLengthMessage(header: readonly string[], count: number): s
   const named = (i: number) => `${i + 1} (${JSON.stringify(header[i])})`;
   const start = `${count} ${count === 1 ? 'field' : 'fields'}, but the header has ${width} ${width === 1 ? 'column' : 'columns'}`;
   if (count < width) {
-    const missing = count + 1 === width ? `column ${named(count)} is missing` : `columns ${named(count)} to ${named(width - 1)} are missing`;
+    const missing =
+      count + 1 === width
+        ? `column ${named(count)} is missing`
+        : `columns ${named(count)} to ${named(width - 1)} are missing`;
     return `${start}: ${missing}`;
   }
   const extra = count === width + 1 ? `field ${width + 1} is` : `fields ${width + 1} to ${count} are`;

@@ -13,6 +13,8 @@ export type RowBuilder = (fields: readonly string[]) => RowValues;
  * column and not the object's prototype. Names are unique (the header was checked before).
  */
 export function rowValuesFor(header: readonly string[]): RowBuilder {
-  const props = header.map((name, i) => `${name === '__proto__' ? `[${JSON.stringify(name)}]` : JSON.stringify(name)}: f[${i}]`);
+  const props = header.map(
+    (name, i) => `${name === '__proto__' ? `[${JSON.stringify(name)}]` : JSON.stringify(name)}: f[${i}]`,
+  );
   return new Function('f', `return { ${props.join(', ')} };`) as RowBuilder;
 }

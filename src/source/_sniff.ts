@@ -13,7 +13,8 @@ const FIX = "Set the mapping's source.encoding";
  * the first bytes, with the fix in the message; `undefined` when nothing looks wrong.
  */
 export function sniffMismatch(head: Buffer, encoding: ResolvedEncoding, name: string): string | undefined {
-  if (head[0] === 0x1f && head[1] === 0x8b) return `${name} is a gzip-compressed file, not a CSV: decompress it first (gunzip ${name}) and read the file inside`;
+  if (head[0] === 0x1f && head[1] === 0x8b)
+    return `${name} is a gzip-compressed file, not a CSV: decompress it first (gunzip ${name}) and read the file inside`;
   if (head.subarray(0, 4).equals(Buffer.from([0x50, 0x4b, 0x03, 0x04]))) {
     return head.includes('xl/') || head.includes('[Content_Types].xml')
       ? `${name} is an Excel workbook (.xlsx), not a CSV: open it and save the sheet as "CSV UTF-8 (comma delimited)"`
@@ -25,7 +26,8 @@ export function sniffMismatch(head: Buffer, encoding: ResolvedEncoding, name: st
   const bom = head[0] === 0xff && head[1] === 0xfe ? 'le' : head[0] === 0xfe && head[1] === 0xff ? 'be' : undefined;
   if (encoding.kind !== 'utf-16' && bom === undefined) {
     const endian = utf16Without(head);
-    if (endian !== undefined) return `${name} has a NUL byte every other byte: it is UTF-16 (${endian === 'le' ? 'little' : 'big'}-endian) without a byte order mark, not ${encoding.label}. ${FIX} to utf-16${endian}.`;
+    if (endian !== undefined)
+      return `${name} has a NUL byte every other byte: it is UTF-16 (${endian === 'le' ? 'little' : 'big'}-endian) without a byte order mark, not ${encoding.label}. ${FIX} to utf-16${endian}.`;
   }
   if (encoding.kind === 'iconv' && encoding.singleByte) {
     const sample = utf8Sample(head);

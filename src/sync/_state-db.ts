@@ -106,7 +106,13 @@ function checkFormat(place: StatePlace, appId: unknown, version: number): void {
 export function quickCheckState(db: Db, place: StatePlace): void {
   guardState(place, () => {
     const result = db.pragma('quick_check', { simple: true });
-    if (result !== 'ok') throw damagedState(place, `quick_check: ${String(result).replace(/\*\*\* in database main \*\*\*\s*/g, '').replace(/\s*\n\s*/g, '; ')}`);
+    if (result !== 'ok')
+      throw damagedState(
+        place,
+        `quick_check: ${String(result)
+          .replace(/\*\*\* in database main \*\*\*\s*/g, '')
+          .replace(/\s*\n\s*/g, '; ')}`,
+      );
   });
 }
 
@@ -124,7 +130,9 @@ export function toStateError(place: StatePlace, error: unknown): SyncError {
   const file = displayPath(place.file, place.cwd);
   if (error instanceof Database.SqliteError) {
     if (/^SQLITE_(CORRUPT|NOTADB|IOERR_SHORT_READ)/.test(error.code)) return damagedState(place, error.message, error);
-    return new SyncError('SYNC_STATE', `cannot use the sync state ${file}: ${error.message} (${error.code})`, { cause: error });
+    return new SyncError('SYNC_STATE', `cannot use the sync state ${file}: ${error.message} (${error.code})`, {
+      cause: error,
+    });
   }
   const reason = error instanceof Error ? error.message : String(error);
   return new SyncError('SYNC_STATE', `cannot use the sync state ${file}: ${reason}`, { cause: error });

@@ -13,7 +13,12 @@ export type OpenFeed = (runDir: string) => LedgerSyncFeed & { close(): void };
  * is classified, and by the preview when the lock is free. Runs already applied to their end
  * are skipped without opening their ledger. Returns the number of outcomes applied.
  */
-export function catchUp(state: SyncState, stateDir: string, openFeed: OpenFeed, options: { cwd?: string } = {}): number {
+export function catchUp(
+  state: SyncState,
+  stateDir: string,
+  openFeed: OpenFeed,
+  options: { cwd?: string } = {},
+): number {
   const job = resolve(state.job);
   let applied = 0;
   for (const id of listRunIds(stateDir)) {
@@ -23,7 +28,12 @@ export function catchUp(state: SyncState, stateDir: string, openFeed: OpenFeed, 
     if (run === undefined || resolve(run.identity.job.path) !== job) continue;
     // A run of this job against another account is not this state's business.
     const target = state.target();
-    if (target !== undefined && run.identity.target !== undefined && (run.identity.target.baseUrl !== target.baseUrl || run.identity.target.keyFingerprint !== target.keyFingerprint)) continue;
+    if (
+      target !== undefined &&
+      run.identity.target !== undefined &&
+      (run.identity.target.baseUrl !== target.baseUrl || run.identity.target.keyFingerprint !== target.keyFingerprint)
+    )
+      continue;
     const feed = openFeed(runDir);
     try {
       applied += state.apply(feed);

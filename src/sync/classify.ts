@@ -34,21 +34,31 @@ export interface Winner {
  * this run that wins its key when that is another row. Superseded rows are never sent, even on a
  * full refresh: the API would end with the winner's values either way.
  */
-export function classifyRow(row: SyncKey, stored: StoredEntry | undefined, winner: Winner | undefined, mode: SyncMode): Classification {
+export function classifyRow(
+  row: SyncKey,
+  stored: StoredEntry | undefined,
+  winner: Winner | undefined,
+  mode: SyncMode,
+): Classification {
   if (winner !== undefined) {
-    const message = row.kind === 'entity'
-      ? `superseded by ${winner.where}, which has the same ${row.key} and is sent instead`
-      : `same event as ${winner.where}, which is sent once for both`;
+    const message =
+      row.kind === 'entity'
+        ? `superseded by ${winner.where}, which has the same ${row.key} and is sent instead`
+        : `same event as ${winner.where}, which is sent once for both`;
     return { status: 'superseded', send: false, message };
   }
   const refresh = mode === 'full-refresh';
   if (stored === undefined) return { status: 'new', send: true };
   const when = `run ${stored.runId} at ${stored.at}`;
   if (row.kind === 'event') {
-    return refresh ? { status: 'already_sent', send: true } : { status: 'already_sent', send: false, message: `accepted by ${when}` };
+    return refresh
+      ? { status: 'already_sent', send: true }
+      : { status: 'already_sent', send: false, message: `accepted by ${when}` };
   }
   if (stored.hash !== row.hash) return { status: 'changed', send: true };
-  return refresh ? { status: 'unchanged', send: true } : { status: 'unchanged', send: false, message: `same request as accepted by ${when}` };
+  return refresh
+    ? { status: 'unchanged', send: true }
+    : { status: 'unchanged', send: false, message: `same request as accepted by ${when}` };
 }
 
 /** Statuses counted per file, for the note below. */
@@ -59,7 +69,13 @@ export type SyncCounts = Readonly<Record<SyncStatus, number>>;
  * built with, the requests changed because of the mapping, not the data: say so, since every
  * such row will be sent (and, for events, recorded again). Undefined otherwise.
  */
-export function mappingChangeNote(file: string, kind: 'entity' | 'event', counts: SyncCounts, stored: string | undefined, current: string): string | undefined {
+export function mappingChangeNote(
+  file: string,
+  kind: 'entity' | 'event',
+  counts: SyncCounts,
+  stored: string | undefined,
+  current: string,
+): string | undefined {
   if (stored === undefined || stored === current) return undefined;
   const differing = kind === 'entity' ? counts.changed : counts.new;
   const compared = kind === 'entity' ? counts.changed + counts.unchanged : counts.new + counts.already_sent;

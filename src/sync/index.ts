@@ -1,9 +1,14 @@
 export { createSyncKeyer, type SyncKey } from './sync-key.js';
-export { type Classification, type SyncMode } from './classify.js';
+export type { Classification, SyncMode } from './classify.js';
 export { mappingFingerprint } from './mapping-fingerprint.js';
 export { SyncState } from './sync-state.js';
 export { syncStateFile, listSyncStateFiles } from './state-file.js';
 export { exportState, importState } from './state-transfer.js';
 export { catchUp } from './catch-up.js';
 export type { LedgerSyncFeed, SyncDelta } from './ledger-feed.js';
-export { createRunClassifier, createSendAllClassifier, type RunClassifier, type SourceClassifier } from './sync-preview.js';
+export {
+  createRunClassifier,
+  createSendAllClassifier,
+  type RunClassifier,
+  type SourceClassifier,
+} from './sync-preview.js';

@@ -7,7 +7,10 @@ import { canonicalJson } from './canonical-json.js';
  * of the run options that do too: equal fingerprints mean a changed request comes from the
  * data. File paths, the report key and formatting of the mapping file are left out.
  */
-export function mappingFingerprint(mapping: ResolvedMapping, requestOptions: Readonly<Record<string, unknown>> = {}): string {
+export function mappingFingerprint(
+  mapping: ResolvedMapping,
+  requestOptions: Readonly<Record<string, unknown>> = {},
+): string {
   const shape = {
     resource: mapping.resource,
     operation: mapping.operation ?? null,

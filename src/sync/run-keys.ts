@@ -34,10 +34,16 @@ export class RunKeys {
       CREATE TABLE last_entity (resource TEXT NOT NULL, key TEXT NOT NULL, source INTEGER NOT NULL, line INTEGER NOT NULL, rows INTEGER NOT NULL, PRIMARY KEY (resource, key)) WITHOUT ROWID;
       CREATE TABLE first_event (resource TEXT NOT NULL, key TEXT NOT NULL, source INTEGER NOT NULL, line INTEGER NOT NULL, PRIMARY KEY (resource, key)) WITHOUT ROWID;
     `);
-    this.#putEntity = this.#db.prepare(`INSERT INTO last_entity VALUES (?, ?, ?, ?, 1) ON CONFLICT DO UPDATE SET source = excluded.source, line = excluded.line, rows = rows + 1`);
-    this.#getEntity = this.#db.prepare<[], { resource: string; key: string; source: number; line: number }>(`SELECT resource, key, source, line FROM last_entity WHERE rows > 1`);
+    this.#putEntity = this.#db.prepare(
+      `INSERT INTO last_entity VALUES (?, ?, ?, ?, 1) ON CONFLICT DO UPDATE SET source = excluded.source, line = excluded.line, rows = rows + 1`,
+    );
+    this.#getEntity = this.#db.prepare<[], { resource: string; key: string; source: number; line: number }>(
+      `SELECT resource, key, source, line FROM last_entity WHERE rows > 1`,
+    );
     this.#putEvent = this.#db.prepare(`INSERT INTO first_event VALUES (?, ?, ?, ?) ON CONFLICT DO NOTHING`);
-    this.#getEvent = this.#db.prepare<[string, string], RowPlace>(`SELECT source, line FROM first_event WHERE resource = ? AND key = ?`);
+    this.#getEvent = this.#db.prepare<[string, string], RowPlace>(
+      `SELECT source, line FROM first_event WHERE resource = ? AND key = ?`,
+    );
     // One long transaction: nobody else reads this database, and a commit per row would cost a sync each.
     this.#db.exec('BEGIN');
   }
@@ -57,10 +63,12 @@ export class RunKeys {
     if (key.kind === 'entity') {
       // Once the first pass is over, only keys met more than once matter: usually few, so they
       // are held in memory and the second pass asks SQLite nothing per entity row.
-      this.#duplicated ??= new Map(this.#getEntity.all().map((r) => [`${r.resource}\u0000${r.key}`, { source: r.source, line: r.line }]));
+      this.#duplicated ??= new Map(
+        this.#getEntity.all().map((r) => [`${r.resource}\u0000${r.key}`, { source: r.source, line: r.line }]),
+      );
       win = this.#duplicated.get(`${key.resource}\u0000${key.key}`);
-    }
-    else if (this.#putEvent.run(key.resource, key.key, place.source, place.line).changes === 0) win = this.#getEvent.get(key.resource, key.key);
+    } else if (this.#putEvent.run(key.resource, key.key, place.source, place.line).changes === 0)
+      win = this.#getEvent.get(key.resource, key.key);
     return win === undefined || (win.source === place.source && win.line === place.line) ? undefined : win;
   }
 

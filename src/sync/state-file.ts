@@ -11,7 +11,10 @@ export const SYNC_FOLDER = 'sync';
  */
 export function syncStateFile(stateDir: string, jobPath: string): string {
   const abs = resolve(jobPath);
-  const name = basename(abs, extname(abs)).replace(/[^A-Za-z0-9._-]+/g, '_').slice(0, 60) || 'job';
+  const name =
+    basename(abs, extname(abs))
+      .replace(/[^A-Za-z0-9._-]+/g, '_')
+      .slice(0, 60) || 'job';
   const hash = createHash('sha256').update(abs, 'utf8').digest('hex').slice(0, 12);
   return join(resolve(stateDir), SYNC_FOLDER, `${name}-${hash}.sqlite`);
 }

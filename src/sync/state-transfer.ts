@@ -26,12 +26,41 @@ const FORMAT_NAME = 'engage-import sync state';
 
 const Hex32 = z.string().regex(/^[0-9a-f]{64}$/);
 const Resource = z.enum(RESOURCES);
-const Header = z.object({ format: z.literal(FORMAT_NAME), version: z.number().int().positive(), job: z.string(), exported_at: z.string() });
+const Header = z.object({
+  format: z.literal(FORMAT_NAME),
+  version: z.number().int().positive(),
+  job: z.string(),
+  exported_at: z.string(),
+});
 const Line = z.discriminatedUnion('type', [
-  z.strictObject({ type: z.literal('entity'), resource: Resource, key: z.string().min(1), hash: Hex32, run: z.string().min(1), at: z.string().min(1) }),
-  z.strictObject({ type: z.literal('event'), resource: Resource, identity: Hex32, run: z.string().min(1), at: z.string().min(1) }),
-  z.strictObject({ type: z.literal('mapping'), resource: Resource, fingerprint: Hex32, run: z.string().min(1), at: z.string().min(1) }),
-  z.strictObject({ type: z.literal('applied'), run: z.string().min(1), seq: z.number().int().nonnegative(), complete: z.boolean() }),
+  z.strictObject({
+    type: z.literal('entity'),
+    resource: Resource,
+    key: z.string().min(1),
+    hash: Hex32,
+    run: z.string().min(1),
+    at: z.string().min(1),
+  }),
+  z.strictObject({
+    type: z.literal('event'),
+    resource: Resource,
+    identity: Hex32,
+    run: z.string().min(1),
+    at: z.string().min(1),
+  }),
+  z.strictObject({
+    type: z.literal('mapping'),
+    resource: Resource,
+    fingerprint: Hex32,
+    run: z.string().min(1),
+    at: z.string().min(1),
+  }),
+  z.strictObject({
+    type: z.literal('applied'),
+    run: z.string().min(1),
+    seq: z.number().int().nonnegative(),
+    complete: z.boolean(),
+  }),
   z.strictObject({ type: z.literal('end'), rows: z.number().int().nonnegative() }),
 ]);
 
@@ -52,19 +81,42 @@ export async function exportState(state: SyncState, file: string, now: () => Dat
     db.exec('BEGIN'); // a read snapshot across the tables (WAL: runs may go on writing meanwhile)
     try {
       await put({ format: FORMAT_NAME, version: STATE_FORMAT, job: state.job, exported_at: now().toISOString() });
-      for (const r of db.prepare(`SELECT resource, key, hex(hash) AS hash, run_id, at FROM entities ORDER BY resource, key`).iterate() as IterableIterator<Record<string, string>>) {
-        await put({ type: 'entity', resource: r.resource, key: r.key, hash: r.hash!.toLowerCase(), run: r.run_id, at: r.at });
+      for (const r of db
+        .prepare(`SELECT resource, key, hex(hash) AS hash, run_id, at FROM entities ORDER BY resource, key`)
+        .iterate() as IterableIterator<Record<string, string>>) {
+        await put({
+          type: 'entity',
+          resource: r.resource,
+          key: r.key,
+          hash: r.hash!.toLowerCase(),
+          run: r.run_id,
+          at: r.at,
+        });
         rows++;
       }
-      for (const r of db.prepare(`SELECT resource, hex(identity) AS identity, run_id, at FROM events ORDER BY resource, identity`).iterate() as IterableIterator<Record<string, string>>) {
-        await put({ type: 'event', resource: r.resource, identity: r.identity!.toLowerCase(), run: r.run_id, at: r.at });
+      for (const r of db
+        .prepare(`SELECT resource, hex(identity) AS identity, run_id, at FROM events ORDER BY resource, identity`)
+        .iterate() as IterableIterator<Record<string, string>>) {
+        await put({
+          type: 'event',
+          resource: r.resource,
+          identity: r.identity!.toLowerCase(),
+          run: r.run_id,
+          at: r.at,
+        });
         rows++;
       }
-      for (const r of db.prepare(`SELECT resource, fingerprint, run_id, at FROM mappings ORDER BY resource`).all() as Record<string, string>[]) {
+      for (const r of db
+        .prepare(`SELECT resource, fingerprint, run_id, at FROM mappings ORDER BY resource`)
+        .all() as Record<string, string>[]) {
         await put({ type: 'mapping', resource: r.resource, fingerprint: r.fingerprint, run: r.run_id, at: r.at });
         rows++;
       }
-      for (const r of db.prepare(`SELECT run_id, seq, complete FROM applied ORDER BY run_id`).all() as { run_id: string; seq: number; complete: number }[]) {
+      for (const r of db.prepare(`SELECT run_id, seq, complete FROM applied ORDER BY run_id`).all() as {
+        run_id: string;
+        seq: number;
+        complete: number;
+      }[]) {
         await put({ type: 'applied', run: r.run_id, seq: r.seq, complete: r.complete === 1 });
         rows++;
       }
@@ -107,7 +159,9 @@ export async function importState(state: SyncState, file: string, cwd: string): 
   let ended = false;
   db.exec('BEGIN IMMEDIATE');
   try {
-    db.exec(`DELETE FROM entities; DELETE FROM events; DELETE FROM mappings; DELETE FROM applied; DELETE FROM meta WHERE key IN ('last_run_id', 'last_applied_at');`);
+    db.exec(
+      `DELETE FROM entities; DELETE FROM events; DELETE FROM mappings; DELETE FROM applied; DELETE FROM meta WHERE key IN ('last_run_id', 'last_applied_at');`,
+    );
     for await (const text of lines) {
       lineNo++;
       if (ended) {
@@ -122,14 +176,25 @@ export async function importState(state: SyncState, file: string, cwd: string): 
       }
       if (lineNo === 1) {
         const header = Header.safeParse(value);
-        if (!header.success) throw refuse(1, `not an engage-import sync state export (its first line must be {"format":"${FORMAT_NAME}",…})`);
+        if (!header.success)
+          throw refuse(
+            1,
+            `not an engage-import sync state export (its first line must be {"format":"${FORMAT_NAME}",…})`,
+          );
         if (header.data.version > STATE_FORMAT) {
-          throw refuse(1, `written by a newer engage-import (format ${header.data.version}; this one reads format ${STATE_FORMAT}); use that version or a newer one`);
+          throw refuse(
+            1,
+            `written by a newer engage-import (format ${header.data.version}; this one reads format ${STATE_FORMAT}); use that version or a newer one`,
+          );
         }
         continue;
       }
       const parsed = Line.safeParse(value);
-      if (!parsed.success) throw refuse(lineNo, `not a sync state line (${parsed.error.issues.map((i) => `${i.path.join('.') || 'line'}: ${i.message}`).join('; ')})`);
+      if (!parsed.success)
+        throw refuse(
+          lineNo,
+          `not a sync state line (${parsed.error.issues.map((i) => `${i.path.join('.') || 'line'}: ${i.message}`).join('; ')})`,
+        );
       const l = parsed.data;
       try {
         if (l.type === 'entity') statements.entity.run(l.resource, l.key, l.hash, l.run, l.at);
@@ -149,9 +214,15 @@ export async function importState(state: SyncState, file: string, cwd: string): 
     }
     if (lineNo === 0) throw refuse(1, 'the file is empty');
     if (!ended) throw refuse(lineNo, 'the file ends before its end line (cut short?)');
-    const last = db.prepare(`SELECT run_id, at FROM (SELECT run_id, at FROM entities UNION ALL SELECT run_id, at FROM events) ORDER BY at DESC LIMIT 1`).get() as { run_id: string; at: string } | undefined;
+    const last = db
+      .prepare(
+        `SELECT run_id, at FROM (SELECT run_id, at FROM entities UNION ALL SELECT run_id, at FROM events) ORDER BY at DESC LIMIT 1`,
+      )
+      .get() as { run_id: string; at: string } | undefined;
     if (last !== undefined) {
-      const put = db.prepare(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
+      const put = db.prepare(
+        `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+      );
       put.run('last_run_id', last.run_id);
       put.run('last_applied_at', last.at);
     }
@@ -161,7 +232,8 @@ export async function importState(state: SyncState, file: string, cwd: string): 
     if (db.inTransaction) db.exec('ROLLBACK');
     input.destroy();
     if (error instanceof SyncError) throw error;
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') throw new SyncError('SYNC_STATE', `cannot read ${shown}: no such file`, { cause: error });
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      throw new SyncError('SYNC_STATE', `cannot read ${shown}: no such file`, { cause: error });
     throw toStateError(state.place, error);
   }
 }

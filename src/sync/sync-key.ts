@@ -37,7 +37,11 @@ const text = (v: unknown): string | undefined =>
  * The key by which the API matches the row's entity, or undefined when the row is an
  * occurrence (events) or a create that nothing identifies (a deal `create` without custom_id).
  */
-export function entityKeyOf(resource: ResourceName, operation: Operation | undefined, payload: Readonly<Record<string, unknown>>): string | undefined {
+export function entityKeyOf(
+  resource: ResourceName,
+  operation: Operation | undefined,
+  payload: Readonly<Record<string, unknown>>,
+): string | undefined {
   const by = (field: 'custom_id' | 'id') => {
     const v = text(payload[field]);
     return v === undefined ? undefined : `${field}=${v}`;

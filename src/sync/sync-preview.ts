@@ -1,5 +1,12 @@
 import type { ResolvedMapping } from '../config/mapping-schema.js';
-import { classifyRow, mappingChangeNote, SYNC_STATUSES, type Classification, type SyncMode, type SyncStatus } from './classify.js';
+import {
+  classifyRow,
+  mappingChangeNote,
+  SYNC_STATUSES,
+  type Classification,
+  type SyncMode,
+  type SyncStatus,
+} from './classify.js';
 import { mappingFingerprint } from './mapping-fingerprint.js';
 import { RunKeys } from './run-keys.js';
 import { createSyncKeyer, entityKeyOf, type KeyedRow, type SyncKey } from './sync-key.js';
@@ -48,12 +55,26 @@ export interface RunClassifierOptions {
 export function createRunClassifier(options: RunClassifierOptions): RunClassifier {
   const keys = new RunKeys();
   const files: string[] = [];
-  const tallies: { file: string; mapping: ResolvedMapping; fingerprint: string; counts: Record<SyncStatus, number>; entities: number; events: number }[] = [];
+  const tallies: {
+    file: string;
+    mapping: ResolvedMapping;
+    fingerprint: string;
+    counts: Record<SyncStatus, number>;
+    entities: number;
+    events: number;
+  }[] = [];
   return {
     forSource(index, mapping, header, file) {
       files[index] = file;
       const keyer = createSyncKeyer(mapping, header);
-      const tally = { file, mapping, fingerprint: mappingFingerprint(mapping, options.requestOptions), counts: zeroCounts(), entities: 0, events: 0 };
+      const tally = {
+        file,
+        mapping,
+        fingerprint: mappingFingerprint(mapping, options.requestOptions),
+        counts: zeroCounts(),
+        entities: 0,
+        events: 0,
+      };
       tallies.push(tally);
       const needsFirstPass = mapping.resource !== 'event' && mapping.resource !== 'product-event';
       return {
@@ -62,7 +83,11 @@ export function createRunClassifier(options: RunClassifierOptions): RunClassifie
         // costly part of a key and is computed once, when the row is classified.
         note: (row) => {
           const key = entityKeyOf(mapping.resource, mapping.operation, row.payload);
-          if (key !== undefined) keys.noteEntity({ resource: mapping.resource, kind: 'entity', key, hash: '' }, { source: index, line: row.line });
+          if (key !== undefined)
+            keys.noteEntity(
+              { resource: mapping.resource, kind: 'entity', key, hash: '' },
+              { source: index, line: row.line },
+            );
         },
         classify: (rows) => {
           const rowKeys = rows.map(keyer);
@@ -70,7 +95,15 @@ export function createRunClassifier(options: RunClassifierOptions): RunClassifie
           return rows.map((row, i) => {
             const key = rowKeys[i]!;
             const win = keys.winner(key, { source: index, line: row.line });
-            const winner = win === undefined ? undefined : { where: win.source === index ? `line ${win.line}` : `${files[win.source] ?? `file ${win.source}`} line ${win.line}` };
+            const winner =
+              win === undefined
+                ? undefined
+                : {
+                    where:
+                      win.source === index
+                        ? `line ${win.line}`
+                        : `${files[win.source] ?? `file ${win.source}`} line ${win.line}`,
+                  };
             const c = classifyRow(key, stored[i], winner, options.mode);
             tally.counts[c.status]++;
             if (key.kind === 'entity') tally.entities++;
@@ -83,7 +116,13 @@ export function createRunClassifier(options: RunClassifierOptions): RunClassifie
     notes() {
       const out: string[] = [];
       for (const t of tallies) {
-        const note = mappingChangeNote(t.file, t.entities >= t.events ? 'entity' : 'event', t.counts, options.state?.mappingFingerprint(t.mapping.resource), t.fingerprint);
+        const note = mappingChangeNote(
+          t.file,
+          t.entities >= t.events ? 'entity' : 'event',
+          t.counts,
+          options.state?.mappingFingerprint(t.mapping.resource),
+          t.fingerprint,
+        );
         if (note !== undefined) out.push(note);
       }
       return out;

@@ -60,7 +60,10 @@ export class SyncState {
     // One row per key asked, `i` its position in the batch: found rows come back with no map to build.
     // CROSS JOIN keeps json_each the outer loop (SQLite does not reorder it): a primary-key search
     // per key asked. Left to the planner, it may scan the whole table once per batch instead.
-    this.#entities = db.prepare<[{ resource: string; keys: string }], { i: number; hash: Buffer; run_id: string; at: string }>(
+    this.#entities = db.prepare<
+      [{ resource: string; keys: string }],
+      { i: number; hash: Buffer; run_id: string; at: string }
+    >(
       `SELECT j.key AS i, e.hash, e.run_id, e.at FROM json_each(@keys) AS j CROSS JOIN entities AS e ON e.resource = @resource AND e.key = j.value`,
     );
     this.#events = db.prepare<[{ resource: string; keys: string }], { i: number; run_id: string; at: string }>(
@@ -83,7 +86,11 @@ export class SyncState {
       if (options.check ?? true) quickCheckState(db, place);
       const state = guardState(place, () => new SyncState(db, place));
       const stored = state.meta('job');
-      if (stored === undefined) throw new SyncError('SYNC_STATE', `the sync state ${displayPath(file, place.cwd)} does not say which job it belongs to; it is damaged`);
+      if (stored === undefined)
+        throw new SyncError(
+          'SYNC_STATE',
+          `the sync state ${displayPath(file, place.cwd)} does not say which job it belongs to; it is damaged`,
+        );
       return state;
     } catch (error) {
       db.close();
@@ -116,9 +123,11 @@ export class SyncState {
           const positions = g.at.slice(start, start + LOOKUP_BATCH);
           const batch = JSON.stringify(positions.map((p) => keys[p]!.key));
           if (g.kind === 'entity') {
-            for (const r of this.#entities.all({ resource: g.resource, keys: batch })) out[positions[r.i]!] = { hash: r.hash.toString('hex'), runId: r.run_id, at: r.at };
+            for (const r of this.#entities.all({ resource: g.resource, keys: batch }))
+              out[positions[r.i]!] = { hash: r.hash.toString('hex'), runId: r.run_id, at: r.at };
           } else {
-            for (const r of this.#events.all({ resource: g.resource, keys: batch })) out[positions[r.i]!] = { hash: undefined, runId: r.run_id, at: r.at };
+            for (const r of this.#events.all({ resource: g.resource, keys: batch }))
+              out[positions[r.i]!] = { hash: undefined, runId: r.run_id, at: r.at };
           }
         }
       }
@@ -128,12 +137,28 @@ export class SyncState {
 
   /** The fingerprint of the mapping the resource's rows were last accepted with. */
   mappingFingerprint(resource: ResourceName): string | undefined {
-    return guardState(this.place, () => (this.#db.prepare(`SELECT fingerprint FROM mappings WHERE resource = ?`).get(resource) as { fingerprint: string } | undefined)?.fingerprint);
+    return guardState(
+      this.place,
+      () =>
+        (
+          this.#db.prepare(`SELECT fingerprint FROM mappings WHERE resource = ?`).get(resource) as
+            | { fingerprint: string }
+            | undefined
+        )?.fingerprint,
+    );
   }
 
   /** Whether a run's outbox has been applied to its end and the run had finished: it is never read again. */
   isComplete(runId: string): boolean {
-    return guardState(this.place, () => (this.#db.prepare(`SELECT complete FROM applied WHERE run_id = ?`).get(runId) as { complete: number } | undefined)?.complete === 1);
+    return guardState(
+      this.place,
+      () =>
+        (
+          this.#db.prepare(`SELECT complete FROM applied WHERE run_id = ?`).get(runId) as
+            | { complete: number }
+            | undefined
+        )?.complete === 1,
+    );
   }
 
   /**
@@ -143,13 +168,17 @@ export class SyncState {
    * Returns the number of deltas applied.
    */
   apply(feed: LedgerSyncFeed): number {
-    const get = this.#db.prepare<[string], { seq: number; complete: number }>(`SELECT seq, complete FROM applied WHERE run_id = ?`);
+    const get = this.#db.prepare<[string], { seq: number; complete: number }>(
+      `SELECT seq, complete FROM applied WHERE run_id = ?`,
+    );
     const putEntity = this.#db.prepare(
       `INSERT INTO entities (resource, key, hash, run_id, at) VALUES (?, ?, unhex(?), ?, ?)
        ON CONFLICT (resource, key) DO UPDATE SET hash = excluded.hash, run_id = excluded.run_id, at = excluded.at`,
     );
     // An event identity keeps the run that first sent it: a later full refresh does not make it newer news.
-    const putEvent = this.#db.prepare(`INSERT INTO events (resource, identity, run_id, at) VALUES (?, unhex(?), ?, ?) ON CONFLICT DO NOTHING`);
+    const putEvent = this.#db.prepare(
+      `INSERT INTO events (resource, identity, run_id, at) VALUES (?, unhex(?), ?, ?) ON CONFLICT DO NOTHING`,
+    );
     const putMapping = this.#db.prepare(
       `INSERT INTO mappings (resource, fingerprint, run_id, at) VALUES (?, ?, ?, ?)
        ON CONFLICT (resource) DO UPDATE SET fingerprint = excluded.fingerprint, run_id = excluded.run_id, at = excluded.at`,
@@ -157,7 +186,9 @@ export class SyncState {
     const putApplied = this.#db.prepare(
       `INSERT INTO applied (run_id, seq, complete) VALUES (?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET seq = excluded.seq, complete = excluded.complete`,
     );
-    const putMeta = this.#db.prepare(`INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`);
+    const putMeta = this.#db.prepare(
+      `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+    );
     let applied = 0;
     return guardState(this.place, () => {
       for (;;) {
@@ -172,7 +203,11 @@ export class SyncState {
           const resources = new Map<ResourceName, string>();
           let prev = after;
           for (const d of batch) {
-            if (!(d.seq > prev)) throw new SyncError('SYNC_STATE', `the run ledger of run ${feed.runId} gave its outcomes out of order (${d.seq} after ${prev}); the sync state was not changed`);
+            if (!(d.seq > prev))
+              throw new SyncError(
+                'SYNC_STATE',
+                `the run ledger of run ${feed.runId} gave its outcomes out of order (${d.seq} after ${prev}); the sync state was not changed`,
+              );
             prev = d.seq;
             if (d.kind === 'entity') putEntity.run(d.resource, d.key, d.hash, feed.runId, d.at);
             else putEvent.run(d.resource, d.key, feed.runId, d.at);
@@ -197,8 +232,16 @@ export class SyncState {
   /** Rows per resource and kind, for `state show`. */
   counts(): ResourceCount[] {
     return guardState(this.place, () => [
-      ...(this.#db.prepare(`SELECT resource, count(*) AS count FROM entities GROUP BY resource ORDER BY resource`).all() as { resource: ResourceName; count: number }[]).map((r) => ({ ...r, kind: 'entity' as const })),
-      ...(this.#db.prepare(`SELECT resource, count(*) AS count FROM events GROUP BY resource ORDER BY resource`).all() as { resource: ResourceName; count: number }[]).map((r) => ({ ...r, kind: 'event' as const })),
+      ...(
+        this.#db
+          .prepare(`SELECT resource, count(*) AS count FROM entities GROUP BY resource ORDER BY resource`)
+          .all() as { resource: ResourceName; count: number }[]
+      ).map((r) => ({ ...r, kind: 'entity' as const })),
+      ...(
+        this.#db
+          .prepare(`SELECT resource, count(*) AS count FROM events GROUP BY resource ORDER BY resource`)
+          .all() as { resource: ResourceName; count: number }[]
+      ).map((r) => ({ ...r, kind: 'event' as const })),
     ]);
   }
 
@@ -224,12 +267,18 @@ export class SyncState {
     return guardState(this.place, () =>
       this.#db.transaction(() => {
         if (key === undefined) {
-          const n = this.#db.prepare(`DELETE FROM entities WHERE resource = ?`).run(resource).changes + this.#db.prepare(`DELETE FROM events WHERE resource = ?`).run(resource).changes;
+          const n =
+            this.#db.prepare(`DELETE FROM entities WHERE resource = ?`).run(resource).changes +
+            this.#db.prepare(`DELETE FROM events WHERE resource = ?`).run(resource).changes;
           this.#db.prepare(`DELETE FROM mappings WHERE resource = ?`).run(resource);
           return n;
         }
-        const entities = this.#db.prepare(`DELETE FROM entities WHERE resource = ? AND key IN (?, ?, ?)`).run(resource, key, `custom_id=${key}`, `id=${key}`).changes;
-        const events = /^[0-9a-f]{64}$/i.test(key) ? this.#db.prepare(`DELETE FROM events WHERE resource = ? AND identity = unhex(?)`).run(resource, key).changes : 0;
+        const entities = this.#db
+          .prepare(`DELETE FROM entities WHERE resource = ? AND key IN (?, ?, ?)`)
+          .run(resource, key, `custom_id=${key}`, `id=${key}`).changes;
+        const events = /^[0-9a-f]{64}$/i.test(key)
+          ? this.#db.prepare(`DELETE FROM events WHERE resource = ? AND identity = unhex(?)`).run(resource, key).changes
+          : 0;
         return entities + events;
       })(),
     );
@@ -244,11 +293,21 @@ export class SyncState {
   checkTarget(target: StateTarget, record: boolean): void {
     const stored = this.meta('target');
     if (stored === undefined) {
-      if (record) guardState(this.place, () => this.#db.prepare(`INSERT INTO meta (key, value) VALUES ('target', ?) ON CONFLICT (key) DO NOTHING`).run(JSON.stringify(target)));
+      if (record)
+        guardState(this.place, () =>
+          this.#db
+            .prepare(`INSERT INTO meta (key, value) VALUES ('target', ?) ON CONFLICT (key) DO NOTHING`)
+            .run(JSON.stringify(target)),
+        );
       return;
     }
     const was = JSON.parse(stored) as StateTarget;
-    const why = was.baseUrl !== target.baseUrl ? `the base URL ${was.baseUrl}, not ${target.baseUrl}` : was.keyFingerprint !== target.keyFingerprint ? 'another API key (another account?)' : undefined;
+    const why =
+      was.baseUrl !== target.baseUrl
+        ? `the base URL ${was.baseUrl}, not ${target.baseUrl}`
+        : was.keyFingerprint !== target.keyFingerprint
+          ? 'another API key (another account?)'
+          : undefined;
     if (why === undefined) return;
     throw new SyncError(
       'SYNC_STATE',
@@ -273,6 +332,9 @@ export class SyncState {
   }
 
   meta(key: string): string | undefined {
-    return guardState(this.place, () => (this.#db.prepare(`SELECT value FROM meta WHERE key = ?`).get(key) as { value: string } | undefined)?.value);
+    return guardState(
+      this.place,
+      () => (this.#db.prepare(`SELECT value FROM meta WHERE key = ?`).get(key) as { value: string } | undefined)?.value,
+    );
   }
 }

@@ -23,7 +23,15 @@ export function daysInMonth(year: number, month: number): number {
  * The written fields as a UTC timestamp, or the reason they name no real time (`no such day`
  * for 31.02). Hour 24 is refused: `24:00` means the next day, which would move a date.
  */
-export function wallTime(year: number, month: number, day: number, hour: number, minute: number, second: number, ms: number): number | string {
+export function wallTime(
+  year: number,
+  month: number,
+  day: number,
+  hour: number,
+  minute: number,
+  second: number,
+  ms: number,
+): number | string {
   if (year < MIN_YEAR || year > MAX_YEAR) return 'no such year';
   if (month < 1 || month > 12) return 'no such month';
   if (day < 1 || day > daysInMonth(year, month)) return 'no such day';
@@ -38,7 +46,9 @@ export function wallTime(year: number, month: number, day: number, hour: number,
 
 /** Whether `n` is UNIX time in whole seconds within those years. */
 export function isUnixSeconds(n: unknown): n is number {
-  return Number.isSafeInteger(n) && (n as number) >= MIN_INSTANT / 1000 && (n as number) <= Math.floor(MAX_INSTANT / 1000);
+  return (
+    Number.isSafeInteger(n) && (n as number) >= MIN_INSTANT / 1000 && (n as number) <= Math.floor(MAX_INSTANT / 1000)
+  );
 }
 
 /**

@@ -51,7 +51,17 @@ export function readIsoFields(text: string): IsoFields | undefined {
   const month = two(text, 5);
   const day = two(text, 8);
   if (century < 0 || yy < 0 || month < 0 || day < 0) return undefined;
-  const fields: IsoFields = { year: century * 100 + yy, month, day, hour: 0, minute: 0, second: 0, ms: 0, hasTime: false, offset: undefined };
+  const fields: IsoFields = {
+    year: century * 100 + yy,
+    month,
+    day,
+    hour: 0,
+    minute: 0,
+    second: 0,
+    ms: 0,
+    hasTime: false,
+    offset: undefined,
+  };
   if (length === 10) return fields;
   const separator = text.charCodeAt(10);
   if (separator !== 84 && separator !== 116 && separator !== 32) return undefined; // T t space
@@ -96,7 +106,8 @@ export function readIsoFields(text: string): IsoFields | undefined {
     if (minutes < 0 || i + 2 !== length) return undefined;
   }
   // ±18:00 is the widest offset ISO 8601 allows; `-00:00` is UTC, not -0.
-  const size = hours > 18 || minutes > 59 || (hours === 18 && minutes > 0) ? Number.NaN : hours * HOUR + minutes * MINUTE;
+  const size =
+    hours > 18 || minutes > 59 || (hours === 18 && minutes > 0) ? Number.NaN : hours * HOUR + minutes * MINUTE;
   fields.offset = sign === 45 ? -size + 0 : size;
   return fields;
 }

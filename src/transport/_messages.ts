@@ -4,7 +4,8 @@ import type { NetworkFailure } from './network-errors.js';
 
 export const UNAUTHORIZED = 'the API refused the credentials (401): check ENGAGE_API_KEY or --api-key-file';
 
-export const NOT_RESENT = 'the request may have been applied and was not resent to avoid a duplicate: check the account; if it is not there, resume --resend-unknown';
+export const NOT_RESENT =
+  'the request may have been applied and was not resent to avoid a duplicate: check the account; if it is not there, resume --resend-unknown';
 
 export function networkMessage(failure: NetworkFailure): string {
   return failure.kind === 'lost_answer'

@@ -7,7 +7,9 @@ import { HttpError } from '../errors.js';
  */
 export function requestUrl(baseUrl: URL, path: string): URL {
   if (path.startsWith('/') || /^[a-z][a-z\d+.-]*:/i.test(path)) {
-    throw new TypeError(`request path must be relative to the base URL, without a leading "/": ${JSON.stringify(path)}`);
+    throw new TypeError(
+      `request path must be relative to the base URL, without a leading "/": ${JSON.stringify(path)}`,
+    );
   }
   return new URL(path, baseUrl);
 }

@@ -18,14 +18,20 @@ export function resolveBaseUrl(raw: string): URL {
   try {
     url = new URL(raw.trim());
   } catch {
-    throw new ConfigError('USAGE', 'base URL: not a valid absolute URL (expected e.g. https://acme.example.com/api/public/)');
+    throw new ConfigError(
+      'USAGE',
+      'base URL: not a valid absolute URL (expected e.g. https://acme.example.com/api/public/)',
+    );
   }
   const shown = `${url.protocol}//${url.host}${url.pathname}`;
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
     throw new ConfigError('USAGE', `base URL ${shown}: only https:// is supported`);
   }
   if (url.username !== '' || url.password !== '') {
-    throw new ConfigError('USAGE', `base URL ${shown}: must not contain a user name or password (the API key is read from ENGAGE_API_KEY or --api-key-file)`);
+    throw new ConfigError(
+      'USAGE',
+      `base URL ${shown}: must not contain a user name or password (the API key is read from ENGAGE_API_KEY or --api-key-file)`,
+    );
   }
   if (url.search !== '' || url.hash !== '') {
     throw new ConfigError('USAGE', `base URL ${shown}: must not contain a query (?…) or fragment (#…)`);

@@ -44,14 +44,23 @@ export class Breaker {
         const now = this.#now();
         this.#neverLeftSince ??= now;
         if (now - this.#neverLeftSince < this.#window) return undefined;
-        return new HttpError('NETWORK', `no request could reach the API for ${Math.round((now - this.#neverLeftSince) / 1000)} s (last: ${last}); the run stopped`);
+        return new HttpError(
+          'NETWORK',
+          `no request could reach the API for ${Math.round((now - this.#neverLeftSince) / 1000)} s (last: ${last}); the run stopped`,
+        );
       }
       case 'timeout':
         if (++this.#timeouts < this.#maxTimeouts) return undefined;
-        return new HttpError('NETWORK', `${this.#timeouts} requests in a row got no answer in time (last: ${last}); the run stopped (see --request-timeout)`);
+        return new HttpError(
+          'NETWORK',
+          `${this.#timeouts} requests in a row got no answer in time (last: ${last}); the run stopped (see --request-timeout)`,
+        );
       case 'malformed':
         if (++this.#malformed < this.#maxMalformed) return undefined;
-        return new HttpError('HTTP_PROTOCOL', `${this.#malformed} answers in a row were not what the API sends (last: ${last}); the base URL is probably wrong, the run stopped`);
+        return new HttpError(
+          'HTTP_PROTOCOL',
+          `${this.#malformed} answers in a row were not what the API sends (last: ${last}); the base URL is probably wrong, the run stopped`,
+        );
       default:
         return undefined;
     }

@@ -49,7 +49,9 @@ const ERROR_KEYS = ['errors', 'error', 'messages', 'message', 'detail', 'reason'
  * The import id of an upload's 2xx answer, and its status when the answer was the whole status
  * object (the older documented shape). Undefined when no id can be found.
  */
-export function parseUploadAnswer(body: unknown): { readonly importId: string; readonly status: ImportStatusReport | undefined } | undefined {
+export function parseUploadAnswer(
+  body: unknown,
+): { readonly importId: string; readonly status: ImportStatusReport | undefined } | undefined {
   const data = envelope(body);
   if (data === undefined) return undefined;
   const id = textOf(data.import_id) ?? textOf(data.id);
@@ -81,11 +83,21 @@ function parseStatusObject(data: Record<string, unknown>, fallbackId: string): I
 
 /** One `rows_with_errors` element: a row number, the echoed values and a message, each when present. */
 export function parseListedRow(element: unknown): ListedRowError {
-  if (!isRecord(element)) return { row: undefined, data: undefined, message: typeof element === 'string' ? element : JSON.stringify(element) ?? '' };
+  if (!isRecord(element))
+    return {
+      row: undefined,
+      data: undefined,
+      message: typeof element === 'string' ? element : (JSON.stringify(element) ?? ''),
+    };
   const rowKey = ROW_KEYS.find((k) => countOf(element[k]) !== undefined);
   const dataKey = DATA_KEYS.find((k) => isRecord(element[k]));
   const errorKey = ERROR_KEYS.find((k) => element[k] !== undefined && element[k] !== null);
-  const rendered = errorKey === undefined ? undefined : typeof element[errorKey] === 'string' ? (element[errorKey] as string) : renderErrorBody(element[errorKey]);
+  const rendered =
+    errorKey === undefined
+      ? undefined
+      : typeof element[errorKey] === 'string'
+        ? (element[errorKey] as string)
+        : renderErrorBody(element[errorKey]);
   return {
     row: rowKey === undefined ? undefined : countOf(element[rowKey]),
     data: dataKey === undefined ? undefined : (element[dataKey] as Record<string, unknown>),
@@ -108,7 +120,12 @@ function textOf(value: unknown): string | undefined {
 
 /** A whole number ≥ 0, from a number or its text. */
 function countOf(value: unknown): number | undefined {
-  const n = typeof value === 'number' ? value : typeof value === 'string' && /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+  const n =
+    typeof value === 'number'
+      ? value
+      : typeof value === 'string' && /^\s*\d+\s*$/.test(value)
+        ? Number(value)
+        : Number.NaN;
   return Number.isInteger(n) && n >= 0 ? n : undefined;
 }
 

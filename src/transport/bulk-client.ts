@@ -57,7 +57,12 @@ export interface UploadRequest {
  * - `not_sent`: the run stopped first; `mayHaveApplied` as in `SendOutcome`.
  */
 export type UploadOutcome =
-  | { readonly kind: 'accepted'; readonly importId: string; readonly status: ImportStatusReport | undefined; readonly attempts: number }
+  | {
+      readonly kind: 'accepted';
+      readonly importId: string;
+      readonly status: ImportStatusReport | undefined;
+      readonly attempts: number;
+    }
   | { readonly kind: 'refused'; readonly status: number | undefined; readonly message: string }
   | { readonly kind: 'unknown'; readonly message: string }
   | { readonly kind: 'not_sent'; readonly message: string; readonly mayHaveApplied: boolean };
@@ -70,7 +75,12 @@ export type UploadOutcome =
  */
 export type WaitOutcome =
   | { readonly kind: 'ended'; readonly report: ImportStatusReport; readonly polls: number }
-  | { readonly kind: 'timeout'; readonly message: string; readonly last: ImportStatusReport | undefined; readonly polls: number }
+  | {
+      readonly kind: 'timeout';
+      readonly message: string;
+      readonly last: ImportStatusReport | undefined;
+      readonly polls: number;
+    }
   | { readonly kind: 'lost'; readonly message: string; readonly polls: number }
   | { readonly kind: 'stopped'; readonly message: string; readonly polls: number };
 
@@ -86,25 +96,39 @@ export function createBulkClient(options: BulkClientOptions): BulkClient {
   const sleep = options.sleep ?? ((ms: number, s?: AbortSignal) => delay(ms, undefined, s ? { signal: s } : {}));
   const delays = options.pollDelaysMs ?? DEFAULT_POLL_DELAYS_MS;
   const timeoutMs = options.timeoutMs ?? DEFAULT_BULK_TIMEOUT_MS;
-  if (delays.length === 0 || delays.some((d) => !(d >= 0))) throw new RangeError('pollDelaysMs: at least one pause, each 0 or more');
+  if (delays.length === 0 || delays.some((d) => !(d >= 0)))
+    throw new RangeError('pollDelaysMs: at least one pause, each 0 or more');
 
   return {
     async upload(request) {
-      const outcome = await transport.send({ method: 'POST', path: uploadPath(request), body: uploadForm(request), idempotent: true });
+      const outcome = await transport.send({
+        method: 'POST',
+        path: uploadPath(request),
+        body: uploadForm(request),
+        idempotent: true,
+      });
       switch (outcome.kind) {
         case 'ok': {
           const answer = parseUploadAnswer(outcome.body);
-          if (answer === undefined) return { kind: 'unknown', message: `the upload was answered ${outcome.status} without an import id; its rows may have been imported` };
+          if (answer === undefined)
+            return {
+              kind: 'unknown',
+              message: `the upload was answered ${outcome.status} without an import id; its rows may have been imported`,
+            };
           return { kind: 'accepted', importId: answer.importId, status: answer.status, attempts: outcome.attempts };
         }
         case 'failed':
           // A 4xx refuses the file; a 5xx given up after retries may still have created an import.
-          if (outcome.status !== undefined && outcome.status < 500) return { kind: 'refused', status: outcome.status, message: outcome.message };
+          if (outcome.status !== undefined && outcome.status < 500)
+            return { kind: 'refused', status: outcome.status, message: outcome.message };
           return { kind: 'unknown', message: `${outcome.message}; the upload may have created an import` };
         case 'unknown':
           // The transport's advice (check the account, resume --resend-unknown) is for one row; an
           // upload's rows are settled by uploading them again, which the upsert makes safe.
-          return { kind: 'unknown', message: `${outcome.message.split('; ')[0]}; the upload may have created an import` };
+          return {
+            kind: 'unknown',
+            message: `${outcome.message.split('; ')[0]}; the upload may have created an import`,
+          };
         case 'not_sent':
           return { kind: 'not_sent', message: outcome.message, mayHaveApplied: outcome.mayHaveApplied };
       }
@@ -117,17 +141,24 @@ export function createBulkClient(options: BulkClientOptions): BulkClient {
       let polls = 0;
       for (let round = 0; ; round++) {
         const elapsed = now() - started;
-        if (elapsed >= timeoutMs) return { kind: 'timeout', message: timeoutMessage(importId, timeoutMs, last), last, polls };
+        if (elapsed >= timeoutMs)
+          return { kind: 'timeout', message: timeoutMessage(importId, timeoutMs, last), last, polls };
         try {
           await sleep(Math.min(delays[Math.min(round, delays.length - 1)]!, timeoutMs - elapsed), signal);
         } catch (error) {
-          if (signal?.aborted) return { kind: 'stopped', message: `stopped while waiting for import ${importId}`, polls };
+          if (signal?.aborted)
+            return { kind: 'stopped', message: `stopped while waiting for import ${importId}`, polls };
           throw error;
         }
         if (signal?.aborted) return { kind: 'stopped', message: `stopped while waiting for import ${importId}`, polls };
         polls++;
         const outcome = await transport.send({ method: 'GET', path, idempotent: true });
-        if (outcome.kind === 'not_sent') return { kind: 'stopped', message: `stopped while waiting for import ${importId}: ${outcome.message}`, polls };
+        if (outcome.kind === 'not_sent')
+          return {
+            kind: 'stopped',
+            message: `stopped while waiting for import ${importId}: ${outcome.message}`,
+            polls,
+          };
         if (outcome.kind === 'ok') {
           const report = parseImportStatus(outcome.body, importId);
           // An answer that is not a status object is read as "not yet": the timeout bounds it.
@@ -136,7 +167,11 @@ export function createBulkClient(options: BulkClientOptions): BulkClient {
             if (report.state !== 'running') return { kind: 'ended', report, polls };
           }
         } else if (outcome.status !== undefined && outcome.status < 500) {
-          return { kind: 'lost', message: `import ${importId}: the status call was refused: ${outcome.message}`, polls };
+          return {
+            kind: 'lost',
+            message: `import ${importId}: the status call was refused: ${outcome.message}`,
+            polls,
+          };
         }
         // A 5xx or a network failure given up by the transport: the import runs on; ask again later.
       }
@@ -152,11 +187,13 @@ function uploadPath(request: UploadRequest): string {
 function uploadForm(request: UploadRequest): FormData {
   const form = new FormData();
   form.set('input_file', request.file, request.fileName ?? 'chunk.csv');
-  if (request.columnMapping !== undefined && Object.keys(request.columnMapping).length > 0) form.set('column_mapping', JSON.stringify(request.columnMapping));
+  if (request.columnMapping !== undefined && Object.keys(request.columnMapping).length > 0)
+    form.set('column_mapping', JSON.stringify(request.columnMapping));
   if (request.kind === 'users') {
     if (request.tags !== undefined && request.tags.length > 0) form.set('tags', names('tags', request.tags));
     if (request.lists !== undefined && request.lists.length > 0) form.set('lists', names('lists', request.lists));
-    if (request.triggerAutomations !== undefined) form.set('trigger_automations', request.triggerAutomations ? 'true' : 'false');
+    if (request.triggerAutomations !== undefined)
+      form.set('trigger_automations', request.triggerAutomations ? 'true' : 'false');
   }
   return form;
 }
@@ -170,6 +207,9 @@ function names(field: string, list: readonly string[]): string {
 
 function timeoutMessage(importId: string, timeoutMs: number, last: ImportStatusReport | undefined): string {
   const minutes = Math.round(timeoutMs / 60_000);
-  const where = last === undefined ? 'no status read' : `last status "${last.status}"${last.succeeded !== undefined && last.totalCount !== undefined ? `, ${(last.succeeded ?? 0) + (last.failed ?? 0)} of ${last.totalCount} rows done` : ''}`;
+  const where =
+    last === undefined
+      ? 'no status read'
+      : `last status "${last.status}"${last.succeeded !== undefined && last.totalCount !== undefined ? `, ${(last.succeeded ?? 0) + (last.failed ?? 0)} of ${last.totalCount} rows done` : ''}`;
   return `import ${importId} did not end within ${minutes >= 1 ? `${minutes} min` : `${timeoutMs} ms`} (${where}); its rows are unknown`;
 }

@@ -11,14 +11,30 @@ export type Step =
   /** The row's fate is known. */
   | { readonly action: 'done'; readonly answer: AttemptAnswer; readonly outcome: DoneOutcome }
   /** Send it again after a backoff, if attempts and the retry budget allow. */
-  | { readonly action: 'retry'; readonly answer: AttemptAnswer; readonly status: number | undefined; readonly reason: string }
+  | {
+      readonly action: 'retry';
+      readonly answer: AttemptAnswer;
+      readonly status: number | undefined;
+      readonly reason: string;
+    }
   /** 429: the whole transport pauses `waitMs` (undefined: the service named no wait), then sends it again. */
-  | { readonly action: 'pause'; readonly waitMs: number | undefined; readonly source: 'retry-after' | 'detail' | undefined; readonly reason: string }
+  | {
+      readonly action: 'pause';
+      readonly waitMs: number | undefined;
+      readonly source: 'retry-after' | 'detail' | undefined;
+      readonly reason: string;
+    }
   /** No row can get past this (401, a redirect, a refused certificate, a pause too long to wait): stop the run. */
   | { readonly action: 'fatal'; readonly error: HttpError };
 
 export type DoneOutcome =
-  | { readonly kind: 'ok'; readonly status: number; readonly body: unknown; readonly id: string | undefined; readonly message?: string }
+  | {
+      readonly kind: 'ok';
+      readonly status: number;
+      readonly body: unknown;
+      readonly id: string | undefined;
+      readonly message?: string;
+    }
   | { readonly kind: 'failed' | 'unknown'; readonly status: number | undefined; readonly message: string };
 
 export interface ClassifyContext {
@@ -51,15 +67,34 @@ export function classify(result: Exchange, ctx: ClassifyContext): Step {
   const { status, text } = result;
   if (status >= 200 && status < 300) {
     const body = result.bodyLost ? undefined : parseJson(text);
-    if (isObject(body)) return { action: 'done', answer: 'applied', outcome: { kind: 'ok', status, body, id: idOf(body) } };
+    if (isObject(body))
+      return { action: 'done', answer: 'applied', outcome: { kind: 'ok', status, body, id: idOf(body) } };
     // A read changes nothing: its caller checks the shape of what it asked for.
-    if (ctx.method === 'GET') return { action: 'done', answer: 'applied', outcome: { kind: 'ok', status, body: result.bodyLost ? undefined : rawBody(text), id: undefined } };
+    if (ctx.method === 'GET')
+      return {
+        action: 'done',
+        answer: 'applied',
+        outcome: { kind: 'ok', status, body: result.bodyLost ? undefined : rawBody(text), id: undefined },
+      };
     const what = result.bodyLost ? 'its body broke off' : describeBody(text);
-    return decided('malformed_success', status, `HTTP ${status} but the answer is not the JSON object the API sends (${what}): is the base URL the API root?`, ctx);
+    return decided(
+      'malformed_success',
+      status,
+      `HTTP ${status} but the answer is not the JSON object the API sends (${what}): is the base URL the API root?`,
+      ctx,
+    );
   }
   if (status === 401) return { action: 'fatal', error: new HttpError('HTTP_UNAUTHORIZED', UNAUTHORIZED, 401) };
   // Not followed: a redirect means a wrong base URL, and it could carry the key elsewhere.
-  if (status >= 300 && status < 400) return { action: 'fatal', error: new HttpError('HTTP_PROTOCOL', ctx.redact(redirectMessage(status, result.headers.get('location'), ctx.baseUrl)), status) };
+  if (status >= 300 && status < 400)
+    return {
+      action: 'fatal',
+      error: new HttpError(
+        'HTTP_PROTOCOL',
+        ctx.redact(redirectMessage(status, result.headers.get('location'), ctx.baseUrl)),
+        status,
+      ),
+    };
   const message = ctx.redact(errorMessage(status, text));
   if (status === 429) return throttled(result.headers, text, message, ctx);
   if (ctx.policy.retryableStatuses.has(status)) return decided('server_error', status, message, ctx);
@@ -83,12 +118,21 @@ function throttled(headers: Headers, text: string, message: string, ctx: Classif
 
 /** The rule's verdict for an answer that is not (yet) exhausted. */
 function decided(answer: AttemptAnswer, status: number | undefined, message: string, ctx: ClassifyContext): Step {
-  const v = verdict(answer, { idempotent: ctx.idempotent, mode: ctx.mode, mayHaveApplied: ctx.mayHaveApplied, exhausted: false });
+  const v = verdict(answer, {
+    idempotent: ctx.idempotent,
+    mode: ctx.mode,
+    mayHaveApplied: ctx.mayHaveApplied,
+    exhausted: false,
+  });
   switch (v) {
     case 'retry':
       return { action: 'retry', answer, status, reason: message };
     case 'ok':
-      return { action: 'done', answer, outcome: { kind: 'ok', status: status ?? 0, body: undefined, id: undefined, message: NOTE_OWN_CREATE } };
+      return {
+        action: 'done',
+        answer,
+        outcome: { kind: 'ok', status: status ?? 0, body: undefined, id: undefined, message: NOTE_OWN_CREATE },
+      };
     case 'failed':
       return { action: 'done', answer, outcome: { kind: 'failed', status, message } };
     case 'unknown':
@@ -116,7 +160,8 @@ function rawBody(text: string): unknown {
   return parsed === undefined ? text : parsed;
 }
 
-const isObject = (body: unknown): body is Record<string, unknown> => body !== null && typeof body === 'object' && !Array.isArray(body);
+const isObject = (body: unknown): body is Record<string, unknown> =>
+  body !== null && typeof body === 'object' && !Array.isArray(body);
 
 function describeBody(text: string): string {
   if (text.trim() === '') return 'an empty body';

@@ -15,7 +15,8 @@ import type { ApiRequest, SendOutcome, Transport, TransportEvent, TransportOptio
 
 /** Longest timer Node accepts (2^31 - 1 ms); a longer one fires at once, in a loop. */
 const MAX_TIMER_MS = 2_147_483_647;
-const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> => delay(Math.min(ms, MAX_TIMER_MS), undefined, signal ? { signal } : {});
+const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
+  delay(Math.min(ms, MAX_TIMER_MS), undefined, signal ? { signal } : {});
 
 /** What one request has been through so far, across its attempts. */
 interface Attempts {
@@ -83,7 +84,12 @@ class HttpTransport implements Transport {
       bodyTimeout: options.timeouts?.bodyMs ?? requestMs,
     });
     const rate = positive('rate', options.rate ?? 10);
-    this.#bucket = new TokenBucket({ rate, now: this.#o.now, sleep: this.#o.sleep, headroom: options.headroom ?? 0.03 });
+    this.#bucket = new TokenBucket({
+      rate,
+      now: this.#o.now,
+      sleep: this.#o.sleep,
+      headroom: options.headroom ?? 0.03,
+    });
     this.#budget = new RetryBudget(options.retryBudget);
     this.#breaker = new Breaker(options.breaker ?? {}, this.#o.now);
     // Every request waiting for its slot listens on `stop` (one listener each): with a high
@@ -132,7 +138,11 @@ class HttpTransport implements Transport {
   }
 
   #stoppedWhy(): string {
-    return this.#signal?.aborted ? 'the run was interrupted' : this.#closed ? 'the transport was closed' : 'the run was stopped';
+    return this.#signal?.aborted
+      ? 'the run was interrupted'
+      : this.#closed
+        ? 'the transport was closed'
+        : 'the run was stopped';
   }
 
   async #perform(url: URL, req: Req, path: string): Promise<SendOutcome> {
@@ -141,16 +151,44 @@ class HttpTransport implements Transport {
     // A FormData (a bulk CSV upload) goes as it is: fetch writes its multipart Content-Type and boundary.
     const form = req.body instanceof FormData ? req.body : undefined;
     const body = form ?? (req.body === undefined ? undefined : JSON.stringify(req.body));
-    const init = { method: req.method, headers: o.headers(body !== undefined && form === undefined), body, redirect: 'manual', dispatcher: this.#agent } as unknown as RequestInit;
-    const tries: Attempts = { sent: 0, counted: 0, throttles: 0, mayHaveApplied: false, inDoubtBefore: req.inDoubt === true, last: '' };
+    const init = {
+      method: req.method,
+      headers: o.headers(body !== undefined && form === undefined),
+      body,
+      redirect: 'manual',
+      dispatcher: this.#agent,
+    } as unknown as RequestInit;
+    const tries: Attempts = {
+      sent: 0,
+      counted: 0,
+      throttles: 0,
+      mayHaveApplied: false,
+      inDoubtBefore: req.inDoubt === true,
+      last: '',
+    };
     for (;;) {
       const stopped = await this.#waitForSlot(tries);
       if (stopped) return stopped;
       const result = await this.#attempt(url, init, tries);
       const mayHaveApplied = tries.mayHaveApplied || tries.inDoubtBefore;
-      const step = classify(result, { method: req.method, idempotent: req.idempotent, mode: o.mode, mayHaveApplied, exists: req.exists, policy: o.policy, baseUrl: o.baseUrl, maxPauseMs: o.maxPauseMs, now: o.now(), redact: o.redact });
-      const tripped = this.#breaker.observe(observation(result, step), step.action === 'fatal' ? step.error.message : reasonOf(step));
-      if (step.action !== 'fatal' && step.action !== 'pause' && mayHaveBeenApplied(step.answer)) tries.mayHaveApplied = true;
+      const step = classify(result, {
+        method: req.method,
+        idempotent: req.idempotent,
+        mode: o.mode,
+        mayHaveApplied,
+        exists: req.exists,
+        policy: o.policy,
+        baseUrl: o.baseUrl,
+        maxPauseMs: o.maxPauseMs,
+        now: o.now(),
+        redact: o.redact,
+      });
+      const tripped = this.#breaker.observe(
+        observation(result, step),
+        step.action === 'fatal' ? step.error.message : reasonOf(step),
+      );
+      if (step.action !== 'fatal' && step.action !== 'pause' && mayHaveBeenApplied(step.answer))
+        tries.mayHaveApplied = true;
       const next = await this.#afterStep(step, req, path, tries);
       if (tripped) this.#stopRun(tripped);
       if (next !== 'again') return next;
@@ -164,9 +202,18 @@ class HttpTransport implements Transport {
     // already left at least once: then it may have been applied, and the caller must hear that.
     const fatalNow = this.#fatal;
     if (fatalNow && tries.sent === 0) throw secondHand(fatalNow);
-    if (fatalNow) return { kind: 'not_sent', message: `not sent again: ${fatalNow.message} (last: ${tries.last})`, attempts: tries.sent, mayHaveApplied: tries.mayHaveApplied };
+    if (fatalNow)
+      return {
+        kind: 'not_sent',
+        message: `not sent again: ${fatalNow.message} (last: ${tries.last})`,
+        attempts: tries.sent,
+        mayHaveApplied: tries.mayHaveApplied,
+      };
     if (go) return undefined;
-    const message = tries.sent === 0 ? `not sent: ${this.#stoppedWhy()}` : `not sent again: ${this.#stoppedWhy()} while the request waited to be resent (last: ${tries.last})`;
+    const message =
+      tries.sent === 0
+        ? `not sent: ${this.#stoppedWhy()}`
+        : `not sent again: ${this.#stoppedWhy()} while the request waited to be resent (last: ${tries.last})`;
     return { kind: 'not_sent', message, attempts: tries.sent, mayHaveApplied: tries.mayHaveApplied };
   }
 
@@ -190,7 +237,13 @@ class HttpTransport implements Transport {
       case 'fatal': {
         const error = this.#stopRun(step.error);
         // An earlier attempt of this request may have been applied: its fate is unknown, not refused.
-        if (tries.mayHaveApplied) return { kind: 'unknown', status: undefined, message: `${tries.last}, then ${error.message}; ${NOT_RESENT}`, attempts: tries.sent };
+        if (tries.mayHaveApplied)
+          return {
+            kind: 'unknown',
+            status: undefined,
+            message: `${tries.last}, then ${error.message}; ${NOT_RESENT}`,
+            attempts: tries.sent,
+          };
         throw error;
       }
       case 'pause':
@@ -213,17 +266,31 @@ class HttpTransport implements Transport {
     }
     const waitMs = step.waitMs ?? throttleFallbackDelay(tries.throttles, o.policy);
     this.#bucket.pauseUntil(o.now() + waitMs);
-    o.emit({ type: 'throttled', method: req.method, path, waitMs, source: step.source ?? 'backoff', count: tries.throttles });
+    o.emit({
+      type: 'throttled',
+      method: req.method,
+      path,
+      waitMs,
+      source: step.source ?? 'backoff',
+      count: tries.throttles,
+    });
     return 'again';
   }
 
-  async #retry(step: Extract<Step, { action: 'retry' }>, req: Req, path: string, tries: Attempts): Promise<SendOutcome | 'again'> {
+  async #retry(
+    step: Extract<Step, { action: 'retry' }>,
+    req: Req,
+    path: string,
+    tries: Attempts,
+  ): Promise<SendOutcome | 'again'> {
     const o = this.#o;
     tries.counted++;
     tries.last = step.reason;
     const outOfAttempts = tries.counted >= o.policy.maxAttempts;
     if (outOfAttempts || !this.#budget.tryAcquire()) {
-      const why = outOfAttempts ? `gave up after ${tries.counted} attempts` : 'not retried: the retry budget of the run is spent (too many failures)';
+      const why = outOfAttempts
+        ? `gave up after ${tries.counted} attempts`
+        : 'not retried: the retry budget of the run is spent (too many failures)';
       const message = `${step.reason} (${why})`;
       o.emit({ type: 'gave_up', method: req.method, path, reason: outOfAttempts ? 'attempts' : 'budget', message });
       return this.#givenUp(step.answer, step.status, message, req, tries);
@@ -243,8 +310,19 @@ class HttpTransport implements Transport {
 
   /** A retry that cannot happen: `unknown` when an attempt may have been applied, else `not_sent` (never `failed`). */
   #givenUp(answer: AttemptAnswer, status: number | undefined, message: string, req: Req, tries: Attempts): SendOutcome {
-    const v = verdict(answer, { idempotent: req.idempotent, mode: this.#o.mode, mayHaveApplied: tries.mayHaveApplied || tries.inDoubtBefore, exhausted: true });
-    if (v === 'unknown') return { kind: 'unknown', status, message: `${message}; the request may have been applied: check the account; if it is not there, resume --resend-unknown`, attempts: tries.sent };
+    const v = verdict(answer, {
+      idempotent: req.idempotent,
+      mode: this.#o.mode,
+      mayHaveApplied: tries.mayHaveApplied || tries.inDoubtBefore,
+      exhausted: true,
+    });
+    if (v === 'unknown')
+      return {
+        kind: 'unknown',
+        status,
+        message: `${message}; the request may have been applied: check the account; if it is not there, resume --resend-unknown`,
+        attempts: tries.sent,
+      };
     return { kind: 'not_sent', message: `not sent: ${message}`, attempts: tries.sent, mayHaveApplied: false };
   }
 }
@@ -253,7 +331,10 @@ class HttpTransport implements Transport {
 function setup(options: TransportOptions): Setup {
   const { baseUrl, apiKey } = options;
   if (apiKey.trim() === '') throw new ConfigError('USAGE', 'the API key is empty');
-  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, maxAttempts: positiveInteger('maxAttempts', options.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts) };
+  const policy: RetryPolicy = {
+    ...DEFAULT_RETRY_POLICY,
+    maxAttempts: positiveInteger('maxAttempts', options.maxAttempts ?? DEFAULT_RETRY_POLICY.maxAttempts),
+  };
   return {
     baseUrl,
     policy,
@@ -285,10 +366,17 @@ function observation(result: Exchange, step: Step): Observation {
     return TIMEOUT_CODES.has(result.failure.code) ? 'timeout' : 'lost';
   }
   if (result.bodyLost && TIMEOUT_CODES.has(result.bodyLost.code)) return 'timeout';
-  return step.action !== 'fatal' && step.action !== 'pause' && step.answer === 'malformed_success' ? 'malformed' : 'answered';
+  return step.action !== 'fatal' && step.action !== 'pause' && step.answer === 'malformed_success'
+    ? 'malformed'
+    : 'answered';
 }
 
-const reasonOf = (step: Step): string => (step.action === 'retry' || step.action === 'pause' ? step.reason : step.action === 'done' && step.outcome.kind !== 'ok' ? step.outcome.message : '');
+const reasonOf = (step: Step): string =>
+  step.action === 'retry' || step.action === 'pause'
+    ? step.reason
+    : step.action === 'done' && step.outcome.kind !== 'ok'
+      ? step.outcome.message
+      : '';
 
 /**
  * The run's fatal error as a request that never left hears it: the same code and words, without
@@ -308,11 +396,13 @@ function scrubbed(error: unknown, redact: (text: string) => string): Error {
 }
 
 function positive(name: string, value: number): number {
-  if (!(value > 0) || !Number.isFinite(value)) throw new ConfigError('USAGE', `${name} must be a positive number, got ${value}`);
+  if (!(value > 0) || !Number.isFinite(value))
+    throw new ConfigError('USAGE', `${name} must be a positive number, got ${value}`);
   return value;
 }
 
 function positiveInteger(name: string, value: number): number {
-  if (!Number.isInteger(value) || value < 1) throw new ConfigError('USAGE', `${name} must be a whole number of at least 1, got ${value}`);
+  if (!Number.isInteger(value) || value < 1)
+    throw new ConfigError('USAGE', `${name} must be a whole number of at least 1, got ${value}`);
   return value;
 }

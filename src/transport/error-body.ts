@@ -36,8 +36,10 @@ export function errorMessage(status: number, text: string): string {
 export function renderErrorBody(body: unknown): string | undefined {
   if (body === undefined) return undefined;
   if (isRecord(body)) {
-    if ('detail' in body && body.detail !== null && body.detail !== undefined) return flatten(body.detail, '').join('; ');
-    if ('errors' in body && body.errors !== null && typeof body.errors === 'object') return flatten(body.errors, '').join('; ');
+    if ('detail' in body && body.detail !== null && body.detail !== undefined)
+      return flatten(body.detail, '').join('; ');
+    if ('errors' in body && body.errors !== null && typeof body.errors === 'object')
+      return flatten(body.errors, '').join('; ');
   }
   return flatten(body, '').join('; ');
 }
@@ -84,7 +86,10 @@ function parseJson(text: string): unknown {
 
 /** A body that is not JSON, reduced to readable text: tags dropped, whitespace collapsed. */
 export function textSnippet(text: string): string {
-  const plain = text.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim();
+  const plain = text
+    .replace(/<[^>]*>/g, ' ')
+    .replace(/\s+/g, ' ')
+    .trim();
   return truncate(plain, SNIPPET_LENGTH);
 }
 

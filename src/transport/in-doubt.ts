@@ -90,7 +90,8 @@ function firstVerdict(answer: AttemptAnswer, ctx: AttemptContext): Verdict {
 }
 
 /** Whether an answer means the request may have reached the service and been applied. */
-export const mayHaveBeenApplied = (answer: AttemptAnswer): boolean => answer === 'server_error' || answer === 'lost_answer' || answer === 'malformed_success';
+export const mayHaveBeenApplied = (answer: AttemptAnswer): boolean =>
+  answer === 'server_error' || answer === 'lost_answer' || answer === 'malformed_success';
 
 export const NOTE_OWN_CREATE = 'created by an earlier attempt of this row (the API answered that it already exists)';
 
@@ -116,7 +117,11 @@ export const IN_DOUBT_MESSAGE =
  *   --resend-unknown; otherwise in doubt;
  * - unknown (it may have been applied): resend only with --resend-unknown.
  */
-export function resumeDecision(state: RowState | undefined, idempotent: boolean, resendUnknown: boolean): ResumeDecision {
+export function resumeDecision(
+  state: RowState | undefined,
+  idempotent: boolean,
+  resendUnknown: boolean,
+): ResumeDecision {
   if (state === undefined) return { kind: 'send' };
   switch (state) {
     case 'ok':

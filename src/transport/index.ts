@@ -8,4 +8,12 @@ export { RetryBudget, type RetryBudgetOptions } from './retry-budget.js';
 export { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy.js';
 export { inDoubtModeOf, type InDoubtMode } from './in-doubt.js';
 export { TokenBucket } from './token-bucket.js';
-export type { ApiRequest, SendOutcome, Transport, TransportEvent, TransportOptions, TransportStats, TransportTimeouts } from './types.js';
+export type {
+  ApiRequest,
+  SendOutcome,
+  Transport,
+  TransportEvent,
+  TransportOptions,
+  TransportStats,
+  TransportTimeouts,
+} from './types.js';

@@ -7,14 +7,19 @@ import type { Transport } from './types.js';
  * `next` on another origin, so the API key stays with the service; a `next` already read
  * stops the walk instead of looping forever.
  */
-export async function* listAll(transport: Pick<Transport, 'getJson'>, path: string): AsyncGenerator<unknown, void, undefined> {
+export async function* listAll(
+  transport: Pick<Transport, 'getJson'>,
+  path: string,
+): AsyncGenerator<unknown, void, undefined> {
   const seen = new Set<string>();
   let next: string | null = path;
   while (next !== null) {
-    if (seen.has(next)) throw new HttpError('HTTP_PROTOCOL', `the list ${path} links back to a page already read (${next}); stopped`);
+    if (seen.has(next))
+      throw new HttpError('HTTP_PROTOCOL', `the list ${path} links back to a page already read (${next}); stopped`);
     seen.add(next);
     const page = await transport.getJson(next);
-    if (!isPage(page)) throw new HttpError('HTTP_PROTOCOL', `the list ${path} did not answer a page ({count, next, previous, results})`);
+    if (!isPage(page))
+      throw new HttpError('HTTP_PROTOCOL', `the list ${path} did not answer a page ({count, next, previous, results})`);
     yield* page.results;
     next = page.next ?? null;
   }

@@ -41,7 +41,8 @@ const LOST_ANSWER: Readonly<Record<string, string>> = {
   UND_ERR_ABORTED: 'request aborted',
 };
 
-const TLS_CODE = /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|HOSTNAME_MISMATCH)/;
+const TLS_CODE =
+  /^(ERR_TLS_|ERR_SSL_|CERT_|UNABLE_TO_|DEPTH_ZERO_SELF_SIGNED_CERT|SELF_SIGNED_CERT_IN_CHAIN|HOSTNAME_MISMATCH)/;
 
 export function classifyNetworkError(error: unknown): NetworkFailure | undefined {
   const chain = causeChain(error);
@@ -55,7 +56,8 @@ export function classifyNetworkError(error: unknown): NetworkFailure | undefined
     if (reason !== undefined) return { kind: 'lost_answer', code, reason };
   }
   // fetch refuses some ports outright ("bad port": 6000, 6666, 10080, ...): nothing left.
-  if (chain.some((e) => e.message === 'bad port')) return { kind: 'before_sent', code: 'BAD_PORT', reason: 'fetch refuses to use this port' };
+  if (chain.some((e) => e.message === 'bad port'))
+    return { kind: 'before_sent', code: 'BAD_PORT', reason: 'fetch refuses to use this port' };
   const tls = codes.find((c) => TLS_CODE.test(c));
   if (tls !== undefined) return { kind: 'tls', code: tls, reason: 'the certificate of the service was refused' };
   if (chain.some((e) => typeof e.message === 'string' && /other side closed/i.test(e.message))) {
@@ -64,7 +66,8 @@ export function classifyNetworkError(error: unknown): NetworkFailure | undefined
   // `fetch failed` (or any coded error) we cannot place: it may have happened after the request
   // left, so it is treated as a lost answer, the conservative side for a non-idempotent request.
   const fetchFailed = chain[0] instanceof TypeError && chain[0].message === 'fetch failed';
-  if (fetchFailed || codes.length > 0) return { kind: 'lost_answer', code: codes[0] ?? 'unknown', reason: 'connection failed' };
+  if (fetchFailed || codes.length > 0)
+    return { kind: 'lost_answer', code: codes[0] ?? 'unknown', reason: 'connection failed' };
   return undefined;
 }
 

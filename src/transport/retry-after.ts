@@ -23,7 +23,8 @@ export function throttleWait(headers: Headers, bodyText: string, now: number): T
 function detailOf(text: string): string {
   try {
     const body = JSON.parse(text) as unknown;
-    if (body !== null && typeof body === 'object' && 'detail' in body && typeof body.detail === 'string') return body.detail;
+    if (body !== null && typeof body === 'object' && 'detail' in body && typeof body.detail === 'string')
+      return body.detail;
   } catch {
     // Not JSON: look at the raw text.
   }

@@ -30,7 +30,8 @@ export class TokenBucket {
   #pausedUntil = Number.NEGATIVE_INFINITY;
 
   constructor(options: TokenBucketOptions) {
-    if (!(options.rate > 0) || !Number.isFinite(options.rate)) throw new RangeError(`rate must be a positive number, got ${options.rate}`);
+    if (!(options.rate > 0) || !Number.isFinite(options.rate))
+      throw new RangeError(`rate must be a positive number, got ${options.rate}`);
     const headroom = options.headroom ?? 0;
     if (!(headroom >= 0 && headroom < 1)) throw new RangeError(`headroom must be in [0, 1), got ${headroom}`);
     this.#interval = 1000 / (options.rate * (1 - headroom));

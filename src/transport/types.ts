@@ -34,10 +34,32 @@ export interface ApiRequest {
  *   or never left (connection refused), which the service certainly did not apply.
  */
 export type SendOutcome =
-  | { readonly kind: 'ok'; readonly status: number; readonly body: unknown; readonly id: string | undefined; readonly attempts: number; readonly message?: string }
-  | { readonly kind: 'failed'; readonly status: number | undefined; readonly message: string; readonly attempts: number }
-  | { readonly kind: 'unknown'; readonly status: number | undefined; readonly message: string; readonly attempts: number }
-  | { readonly kind: 'not_sent'; readonly message: string; readonly attempts: number; readonly mayHaveApplied: boolean };
+  | {
+      readonly kind: 'ok';
+      readonly status: number;
+      readonly body: unknown;
+      readonly id: string | undefined;
+      readonly attempts: number;
+      readonly message?: string;
+    }
+  | {
+      readonly kind: 'failed';
+      readonly status: number | undefined;
+      readonly message: string;
+      readonly attempts: number;
+    }
+  | {
+      readonly kind: 'unknown';
+      readonly status: number | undefined;
+      readonly message: string;
+      readonly attempts: number;
+    }
+  | {
+      readonly kind: 'not_sent';
+      readonly message: string;
+      readonly attempts: number;
+      readonly mayHaveApplied: boolean;
+    };
 
 /** Counters since the transport was created (the pipeline subtracts two readings per stage). */
 export interface TransportStats {

@@ -28,13 +28,17 @@ describe('planBisection', () => {
 
   it('property: the parts are the unknown rows, in order, each strictly smaller than the whole when there are failures', () => {
     fc.assert(
-      fc.property(fc.uniqueArray(fc.nat(10_000), { minLength: 1, maxLength: 400 }), fc.integer({ min: 1, max: 1000 }), (rows, failures) => {
-        const sorted = [...rows].sort((a, b) => a - b);
-        const parts = planBisection(sorted, failures);
-        expect(parts.flat()).toEqual(sorted);
-        expect(parts.every((p) => p.length > 0)).toBe(true);
-        if (sorted.length > 1) expect(Math.max(...parts.map((p) => p.length))).toBeLessThan(sorted.length);
-      }),
+      fc.property(
+        fc.uniqueArray(fc.nat(10_000), { minLength: 1, maxLength: 400 }),
+        fc.integer({ min: 1, max: 1000 }),
+        (rows, failures) => {
+          const sorted = [...rows].sort((a, b) => a - b);
+          const parts = planBisection(sorted, failures);
+          expect(parts.flat()).toEqual(sorted);
+          expect(parts.every((p) => p.length > 0)).toBe(true);
+          if (sorted.length > 1) expect(Math.max(...parts.map((p) => p.length))).toBeLessThan(sorted.length);
+        },
+      ),
     );
   });
 });

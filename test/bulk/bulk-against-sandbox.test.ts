@@ -25,7 +25,11 @@ async function setUp() {
   const sandbox = await startSandbox({ port: 0, rate: 0, bulkRowsPerS: 0, fixtures: { userAttributes: ['tier'] } });
   const dir = await mkdtemp(join(tmpdir(), 'engage-import-bulk-'));
   const transport = createTransport({ baseUrl: new URL(sandbox.url), apiKey: sandbox.apiKey, rate: 10_000 });
-  cleanups.push(() => sandbox.close(), () => rm(dir, { recursive: true, force: true }), () => transport.close());
+  cleanups.push(
+    () => sandbox.close(),
+    () => rm(dir, { recursive: true, force: true }),
+    () => transport.close(),
+  );
   // Short real pauses: the sandbox's import runs on the same event loop.
   const client = createBulkClient({ transport, pollDelaysMs: [2] });
   return { sandbox, dir, transport, client };
@@ -36,13 +40,18 @@ function contacts(n: number, failing: number, every = 16) {
   let bad = 0;
   return Array.from({ length: n }, (_, i) => {
     const refused = i % every === 5 % every && bad++ < failing;
-    return refused ? { custom_id: `C-${i}`, email: `c${i}@example.com`, shoe_size: String(36 + (i % 10)) } : { custom_id: `C-${i}`, email: `c${i}@example.com`, tier: 'gold' };
+    return refused
+      ? { custom_id: `C-${i}`, email: `c${i}@example.com`, shoe_size: String(36 + (i % 10)) }
+      : { custom_id: `C-${i}`, email: `c${i}@example.com`, tier: 'gold' };
   });
 }
 
 const COLUMNS: BulkColumn[] = ['custom_id', 'email', 'tier', 'shoe_size'].map((f) => ({ field: f, header: f }));
 
-async function bulkPath(env: Awaited<ReturnType<typeof setUp>>, payloads: Record<string, unknown>[]): Promise<RowSettlement[]> {
+async function bulkPath(
+  env: Awaited<ReturnType<typeof setUp>>,
+  payloads: Record<string, unknown>[],
+): Promise<RowSettlement[]> {
   // The chunk file is streamed once from the payloads; re-uploads are cut from it by position.
   const chunk = join(env.dir, 'chunk.csv');
   const writer = createChunkFileWriter(chunk, headerLine(COLUMNS));
@@ -97,7 +106,12 @@ describe('bulk pieces against the sandbox', () => {
     const perRowEnv = await setUp();
     const perRow: string[] = [];
     for (const body of payloads) {
-      const outcome = await perRowEnv.transport.send({ method: 'POST', path: 'users/update_or_create/', body, idempotent: true });
+      const outcome = await perRowEnv.transport.send({
+        method: 'POST',
+        path: 'users/update_or_create/',
+        body,
+        idempotent: true,
+      });
       perRow.push(outcome.kind);
     }
     expect(bulk).toEqual(perRow);

@@ -12,14 +12,20 @@ const USER: BulkColumn[] = [
 describe('payloadLine and headerLine', () => {
   it('writes the header and one line per payload, cells in column order, a missing field as an empty cell', () => {
     expect(headerLine(USER)).toBe('custom_id,email,tags,loyalty\n');
-    expect(payloadLine(USER, { email: 'a@example.com', custom_id: 'C-1', tags: ['vip', 'spring'] })).toEqual({ ok: true, text: 'C-1,a@example.com,vip|spring,\n' });
+    expect(payloadLine(USER, { email: 'a@example.com', custom_id: 'C-1', tags: ['vip', 'spring'] })).toEqual({
+      ok: true,
+      text: 'C-1,a@example.com,vip|spring,\n',
+    });
   });
 
   it('quotes as RFC 4180 (csv-parse reads back exactly what was written)', () => {
     const payload = { custom_id: 'C-"1"', email: 'a,b@example.com', tags: ['x, y', 'new\nline'], loyalty: 'Łódź ✓' };
     const line = payloadLine(USER, payload);
     expect(line.ok).toBe(true);
-    const [record] = parse(headerLine(USER) + (line as { text: string }).text, { columns: true }) as Record<string, string>[];
+    const [record] = parse(headerLine(USER) + (line as { text: string }).text, { columns: true }) as Record<
+      string,
+      string
+    >[];
     expect(record).toEqual({ custom_id: 'C-"1"', email: 'a,b@example.com', tags: 'x, y|new\nline', loyalty: 'Łódź ✓' });
   });
 
@@ -30,11 +36,22 @@ describe('payloadLine and headerLine', () => {
       { field: 'order_products', header: 'Order products' },
     ];
     expect(headerLine(columns)).toBe('Deal Id,Name,Order products\n');
-    expect(payloadLine(columns, { custom_id: 'D-1', name: 'Big', order_products: [{ product_custom_id: 'P', quantity: 2 }] })).toEqual({ ok: true, text: 'D-1,Big,"[{""product_custom_id"":""P"",""quantity"":2}]"\n' });
+    expect(
+      payloadLine(columns, {
+        custom_id: 'D-1',
+        name: 'Big',
+        order_products: [{ product_custom_id: 'P', quantity: 2 }],
+      }),
+    ).toEqual({ ok: true, text: 'D-1,Big,"[{""product_custom_id"":""P"",""quantity"":2}]"\n' });
   });
 
   it('a payload key without a column is refused (unknown-field)', () => {
-    expect(payloadLine(USER, { custom_id: 'C-1', shoe: 1 })).toEqual({ ok: false, field: 'shoe', reason: 'unknown-field', message: 'shoe: no bulk column for this field' });
+    expect(payloadLine(USER, { custom_id: 'C-1', shoe: 1 })).toEqual({
+      ok: false,
+      field: 'shoe',
+      reason: 'unknown-field',
+      message: 'shoe: no bulk column for this field',
+    });
   });
 
   it.each([
@@ -44,9 +61,12 @@ describe('payloadLine and headerLine', () => {
     ['a list value holding "|"', { custom_id: 'C-1', tags: ['a|b'] }, 'tags', 'separator-in-list'],
     ['an empty list value', { custom_id: 'C-1', tags: ['a', ''] }, 'tags', 'separator-in-list'],
     ['a list of lists', { custom_id: 'C-1', tags: [['a']] }, 'tags', 'nested-list'],
-  ])('%s cannot be a bulk cell with the same meaning: refused with a reason, for the per-row path', (_case, payload, field, reason) => {
-    expect(payloadLine(USER, payload)).toMatchObject({ ok: false, field, reason });
-  });
+  ])(
+    '%s cannot be a bulk cell with the same meaning: refused with a reason, for the per-row path',
+    (_case, payload, field, reason) => {
+      expect(payloadLine(USER, payload)).toMatchObject({ ok: false, field, reason });
+    },
+  );
 });
 
 describe('cellText', () => {
@@ -75,7 +95,9 @@ describe('bulkColumns', () => {
   });
 
   it('deals: every field needs its bulk_header; the ones without are named', () => {
-    expect(bulkColumns('deal', ['custom_id', 'name', 'value'], { custom_id: 'Deal Id', name: 'Name' })).toEqual({ missingHeaders: ['value'] });
+    expect(bulkColumns('deal', ['custom_id', 'name', 'value'], { custom_id: 'Deal Id', name: 'Name' })).toEqual({
+      missingHeaders: ['value'],
+    });
     expect(bulkColumns('deal', ['custom_id', 'name'], { custom_id: 'Deal Id', name: 'Name' })).toEqual({
       columns: [
         { field: 'custom_id', header: 'Deal Id' },

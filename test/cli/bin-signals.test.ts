@@ -21,31 +21,41 @@ describe('the engage-import process and signals', () => {
   it.each([
     ['SIGINT', 130],
     ['SIGTERM', 143],
-  ] as const)('%s: finishes the requests in flight, writes the whole report, says how to resume, exits %d', async (sig, code) => {
-    sandbox = await startSandbox({ rate: 0, latencyMs: 50 });
-    const rows = Array.from({ length: 200 }, (_, i) => `P${i},Product ${i}`);
-    const dir = tmpTree({
-      'p.csv': `sku,name\n${rows.join('\n')}\n`,
-      'p.yaml': 'resource: product\nsource: { file: p.csv }\nkey: sku\nfields: { custom_id: sku, name: name }\n',
-    });
-    const child = spawn(process.execPath, ['--import', TSX, BIN, 'import', 'p.yaml', '--rate', '1000', '--concurrency', '4'], {
-      cwd: dir,
-      env: { ...process.env, ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-    while (sandbox.requests.length < 10) await new Promise((r) => setTimeout(r, 5));
-    child.kill(sig);
-    const exit = await new Promise<number | null>((r) => child.once('exit', r));
-    expect(exit).toBe(code);
-    expect(stderr).toContain(`engage-import: ${sig}: finishing the requests in flight (up to 30 s; ${sig} again to stop at once)`);
-    expect(stderr).toMatch(/resume with: engage-import resume \.engage-import\/runs\//);
-    const report = parse(readFileSync(join(dir, 'out/report.csv')), { columns: true }) as Record<string, string>[];
-    expect(report).toHaveLength(200);
-    // Every request the sandbox answered is recorded as ok: none was abandoned in flight.
-    const applied = sandbox.requests.filter((q) => q.applied).length;
-    expect(report.filter((r) => r.status === 'ok')).toHaveLength(applied);
-    expect(report.filter((r) => r.status === 'not_sent')).toHaveLength(200 - applied);
-  }, 60_000);
+  ] as const)(
+    '%s: finishes the requests in flight, writes the whole report, says how to resume, exits %d',
+    async (sig, code) => {
+      sandbox = await startSandbox({ rate: 0, latencyMs: 50 });
+      const rows = Array.from({ length: 200 }, (_, i) => `P${i},Product ${i}`);
+      const dir = tmpTree({
+        'p.csv': `sku,name\n${rows.join('\n')}\n`,
+        'p.yaml': 'resource: product\nsource: { file: p.csv }\nkey: sku\nfields: { custom_id: sku, name: name }\n',
+      });
+      const child = spawn(
+        process.execPath,
+        ['--import', TSX, BIN, 'import', 'p.yaml', '--rate', '1000', '--concurrency', '4'],
+        {
+          cwd: dir,
+          env: { ...process.env, ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url },
+          stdio: ['ignore', 'ignore', 'pipe'],
+        },
+      );
+      let stderr = '';
+      child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+      while (sandbox.requests.length < 10) await new Promise((r) => setTimeout(r, 5));
+      child.kill(sig);
+      const exit = await new Promise<number | null>((r) => child.once('exit', r));
+      expect(exit).toBe(code);
+      expect(stderr).toContain(
+        `engage-import: ${sig}: finishing the requests in flight (up to 30 s; ${sig} again to stop at once)`,
+      );
+      expect(stderr).toMatch(/resume with: engage-import resume \.engage-import\/runs\//);
+      const report = parse(readFileSync(join(dir, 'out/report.csv')), { columns: true }) as Record<string, string>[];
+      expect(report).toHaveLength(200);
+      // Every request the sandbox answered is recorded as ok: none was abandoned in flight.
+      const applied = sandbox.requests.filter((q) => q.applied).length;
+      expect(report.filter((r) => r.status === 'ok')).toHaveLength(applied);
+      expect(report.filter((r) => r.status === 'not_sent')).toHaveLength(200 - applied);
+    },
+    60_000,
+  );
 });

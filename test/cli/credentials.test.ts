@@ -26,16 +26,24 @@ describe('readApiKey', () => {
   it.each([
     ['a note on a second line', `${KEY}\nrotated 2026-11-01 by ops\n`, 'a line break after its first 64 characters'],
     ['a space inside', `${KEY.slice(0, 10)} ${KEY.slice(10)}`, 'a space after its first 10 characters'],
-    ['a non-ASCII character', `${KEY.slice(0, 5)}é${KEY.slice(5)}`, 'a character that is not visible ASCII after its first 5 characters'],
+    [
+      'a non-ASCII character',
+      `${KEY.slice(0, 5)}é${KEY.slice(5)}`,
+      'a character that is not visible ASCII after its first 5 characters',
+    ],
   ])('refuses a key file with %s, saying where, never showing the key', (_name, content, where) => {
     const dir = tmpTree({ key: content });
     const error = refusal(() => readApiKey({}, 'key', dir));
-    expect(error.message).toBe(`--api-key-file ${join(dir, 'key')}: the API key holds ${where}; it must be the key alone, on one line`);
+    expect(error.message).toBe(
+      `--api-key-file ${join(dir, 'key')}: the API key holds ${where}; it must be the key alone, on one line`,
+    );
     expect(error.message).not.toContain('canary');
   });
 
   it('refuses the same from ENGAGE_API_KEY', () => {
     const error = refusal(() => readApiKey({ ENGAGE_API_KEY: `${KEY}\tx` }, undefined, '/'));
-    expect(error.message).toBe('ENGAGE_API_KEY: the API key holds a space after its first 64 characters; it must be the key alone, on one line');
+    expect(error.message).toBe(
+      'ENGAGE_API_KEY: the API key holds a space after its first 64 characters; it must be the key alone, on one line',
+    );
   });
 });

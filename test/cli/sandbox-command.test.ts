@@ -6,7 +6,18 @@ import type { CliIo } from '../../src/cli/command.js';
 import { ConfigError } from '../../src/errors.js';
 import { tmpTree } from '../helpers/tmp.js';
 
-const ARGS: SandboxArgs = { port: 0, host: '127.0.0.1', rate: 10, 'latency-ms': 0, 'jitter-ms': 0, 'fail-rate': 0, 'drop-rate': 0, seed: 42, 'bulk-rows-per-s': 450, 'bulk-fail-rate': 0 };
+const ARGS: SandboxArgs = {
+  port: 0,
+  host: '127.0.0.1',
+  rate: 10,
+  'latency-ms': 0,
+  'jitter-ms': 0,
+  'fail-rate': 0,
+  'drop-rate': 0,
+  seed: 42,
+  'bulk-rows-per-s': 450,
+  'bulk-fail-rate': 0,
+};
 
 function fakeIo(cwd = tmpTree()) {
   const stdout = new PassThrough();
@@ -61,21 +72,48 @@ describe('engage-import sandbox', () => {
   it('--fixtures, --log and the fault options reach the sandbox', async () => {
     const cwd = tmpTree({ 'fixtures.json': JSON.stringify({ events: ['Signup'] }) });
     const { io, controller, out } = fakeIo(cwd);
-    const running = sandboxCommand.run({ ...ARGS, fixtures: 'fixtures.json', log: 'requests.ndjson', 'latency-ms': 5, 'fail-rate': 0.1, seed: 7, 'bulk-rows-per-s': 5000 }, io);
+    const running = sandboxCommand.run(
+      {
+        ...ARGS,
+        fixtures: 'fixtures.json',
+        log: 'requests.ndjson',
+        'latency-ms': 5,
+        'fail-rate': 0.1,
+        seed: 7,
+        'bulk-rows-per-s': 5000,
+      },
+      io,
+    );
     await until(() => out().includes('Press Ctrl-C'));
     expect(out()).toContain('latency 5 ± 0 ms; fail rate 0.1; drop rate 0; seed 7');
     expect(out()).toContain(`Request log:  ${join(cwd, 'requests.ndjson')}`);
     expect(out()).toContain('Bulk imports: 5000 rows/s; fail rate 0');
     const admin = /Admin: +(http:\/\/127\.0\.0\.1:\d+\/__sandbox\/)/.exec(out())![1]!;
-    expect(await (await fetch(new URL('faults', admin))).json()).toEqual({ rate: 10, latencyMs: 5, jitterMs: 0, failRate: 0.1, dropRate: 0 });
-    expect(((await (await fetch(new URL('state', admin))).json()) as { events: unknown[] }).events).toEqual([{ id: 1, name: 'Signup' }]);
+    expect(await (await fetch(new URL('faults', admin))).json()).toEqual({
+      rate: 10,
+      latencyMs: 5,
+      jitterMs: 0,
+      failRate: 0.1,
+      dropRate: 0,
+    });
+    expect(((await (await fetch(new URL('state', admin))).json()) as { events: unknown[] }).events).toEqual([
+      { id: 1, name: 'Signup' },
+    ]);
     controller.abort();
     expect(await running).toBe(0);
   });
 
   it.each([
-    ['a key of the wrong length', { 'api-key-file': 'short.key' }, /--api-key-file .*short\.key: the key must be 64 characters \(the file holds 9\)/],
-    ['a missing key file', { 'api-key-file': 'none.key' }, /--api-key-file .*none\.key: cannot read the file \(ENOENT\)/],
+    [
+      'a key of the wrong length',
+      { 'api-key-file': 'short.key' },
+      /--api-key-file .*short\.key: the key must be 64 characters \(the file holds 9\)/,
+    ],
+    [
+      'a missing key file',
+      { 'api-key-file': 'none.key' },
+      /--api-key-file .*none\.key: cannot read the file \(ENOENT\)/,
+    ],
     ['a bad fault option', { 'fail-rate': 2 }, /sandbox options: failRate: Too big/],
     ['a bad bulk option', { 'bulk-fail-rate': 2 }, /sandbox options: bulkFailRate: must be between 0 and 1 \(got 2\)/],
     ['a missing fixtures file', { fixtures: 'nope.json' }, /nope\.json: cannot read the fixtures file \(ENOENT\)/],
@@ -94,7 +132,9 @@ describe('engage-import sandbox', () => {
     await until(() => out().includes('Press Ctrl-C'));
     const port = Number(/127\.0\.0\.1:(\d+)/.exec(out())![1]);
     const error = await sandboxCommand.run({ ...ARGS, port }, fakeIo().io).catch((e: unknown) => e);
-    expect((error as Error).message).toBe(`port ${port} on 127.0.0.1 is in use: pick another with --port (0: any free port)`);
+    expect((error as Error).message).toBe(
+      `port ${port} on 127.0.0.1 is in use: pick another with --port (0: any free port)`,
+    );
     controller.abort();
     await first;
   });

@@ -22,12 +22,18 @@ function project(): { dir: string; job: string; stateFile: string } {
   const job = join(dir, 'nightly.yaml');
   const stateFile = syncStateFile(join(dir, '.engage-import'), job);
   const state = SyncState.open(stateFile, job, { mode: 'write' })!;
-  state.apply(fakeFeed('20261123T020000Z-0001', [
-    { resource: 'user', kind: 'entity', key: 'custom_id=C-1', hash: hex('1') },
-    { resource: 'user', kind: 'entity', key: 'custom_id=C-2', hash: hex('2') },
-    { resource: 'deal', kind: 'entity', key: 'id=42', hash: hex('3') },
-    { resource: 'event', kind: 'event', key: hex('e'), hash: hex('e') },
-  ], { at: '2026-11-23T02:03:04.000Z' }));
+  state.apply(
+    fakeFeed(
+      '20261123T020000Z-0001',
+      [
+        { resource: 'user', kind: 'entity', key: 'custom_id=C-1', hash: hex('1') },
+        { resource: 'user', kind: 'entity', key: 'custom_id=C-2', hash: hex('2') },
+        { resource: 'deal', kind: 'entity', key: 'id=42', hash: hex('3') },
+        { resource: 'event', kind: 'event', key: hex('e'), hash: hex('e') },
+      ],
+      { at: '2026-11-23T02:03:04.000Z' },
+    ),
+  );
   state.close();
   return { dir, job, stateFile };
 }
@@ -37,10 +43,17 @@ describe('engage-import state', () => {
     const { dir } = project();
     const r = await runCli(['state', 'show'], { cwd: dir });
     expect(r.code).toBe(0);
-    expect(r.stdout).toMatch(/^Sync state of nightly\.yaml: \.engage-import\/sync\/nightly-[0-9a-f]{12}\.sqlite, [\d.]+ KB\n/);
-    expect(r.stdout).toContain('  deal                         1 keys\n  user                         2 keys\n  event                        1 events\n');
+    expect(r.stdout).toMatch(
+      /^Sync state of nightly\.yaml: \.engage-import\/sync\/nightly-[0-9a-f]{12}\.sqlite, [\d.]+ KB\n/,
+    );
+    expect(r.stdout).toContain(
+      '  deal                         1 keys\n  user                         2 keys\n  event                        1 events\n',
+    );
     expect(r.stdout).toContain('Last run: 20261123T020000Z-0001 (last accepted row 2026-11-23T02:03:04.000Z)');
-    const json = JSON.parse((await runCli(['state', 'show', '--json'], { cwd: dir })).stdout) as { resources: unknown[]; lastRun: { runId: string } };
+    const json = JSON.parse((await runCli(['state', 'show', '--json'], { cwd: dir })).stdout) as {
+      resources: unknown[];
+      lastRun: { runId: string };
+    };
     expect(json.resources).toHaveLength(3);
     expect(json.lastRun.runId).toBe('20261123T020000Z-0001');
   });
@@ -59,7 +72,10 @@ describe('engage-import state', () => {
   it('forget needs --resource, and refuses while a run holds the state directory', async () => {
     const { dir } = project();
     expect((await runCli(['state', 'forget'], { cwd: dir })).code).toBe(2);
-    writeFileSync(join(dir, '.engage-import', 'lock'), JSON.stringify({ pid: process.pid, hostname: hostname(), startedAt: new Date().toISOString(), token: 'x' }));
+    writeFileSync(
+      join(dir, '.engage-import', 'lock'),
+      JSON.stringify({ pid: process.pid, hostname: hostname(), startedAt: new Date().toISOString(), token: 'x' }),
+    );
     const r = await runCli(['state', 'forget', '--resource', 'user'], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('is in use by another engage-import run');
@@ -86,7 +102,9 @@ describe('engage-import state', () => {
     db.close();
     let r = await runCli(['state', 'show'], { cwd: dir });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/^engage-import: the sync state \.engage-import\/sync\/nightly-[0-9a-f]{12}\.sqlite was written by a newer engage-import \(format 9; this one reads format 1\)/);
+    expect(r.stderr).toMatch(
+      /^engage-import: the sync state \.engage-import\/sync\/nightly-[0-9a-f]{12}\.sqlite was written by a newer engage-import \(format 9; this one reads format 1\)/,
+    );
     writeFileSync(stateFile, 'x'.repeat(8192));
     r = await runCli(['state', 'show'], { cwd: dir });
     expect(r.code).toBe(2);
@@ -95,7 +113,11 @@ describe('engage-import state', () => {
 
   it('asks which job when the directory holds several states, and says when there is none', async () => {
     const { dir } = project();
-    const other = SyncState.open(syncStateFile(join(dir, '.engage-import'), join(dir, 'other.yaml')), join(dir, 'other.yaml'), { mode: 'write' })!;
+    const other = SyncState.open(
+      syncStateFile(join(dir, '.engage-import'), join(dir, 'other.yaml')),
+      join(dir, 'other.yaml'),
+      { mode: 'write' },
+    )!;
     other.close();
     let r = await runCli(['state', 'show'], { cwd: dir });
     expect(r.code).toBe(2);
@@ -103,6 +125,9 @@ describe('engage-import state', () => {
     r = await runCli(['state', 'show', '--job', 'nightly.yaml'], { cwd: dir });
     expect(r.code).toBe(0);
     r = await runCli(['state', 'show', '--state-dir', 'elsewhere'], { cwd: dir });
-    expect([r.code, r.stderr]).toEqual([2, 'engage-import: there is no sync state in elsewhere (a run with --incremental, or any run, creates it)\n']);
+    expect([r.code, r.stderr]).toEqual([
+      2,
+      'engage-import: there is no sync state in elsewhere (a run with --incremental, or any run, creates it)\n',
+    ]);
   });
 });

@@ -16,17 +16,65 @@ const CSV = 'cid,email\nA1,a@x\n';
  * to change, never an internal error (exit 70) or a stack trace.
  */
 describe('user mistakes are usage errors, never internal ones', () => {
-  const bomb = ['a: &a [x,x,x,x,x,x,x,x,x]', ...['b', 'c', 'd', 'e', 'f'].map((n) => `${n}: &${n} [${Array(9).fill(`*${String.fromCharCode(n.charCodeAt(0) - 1)}`).join(',')}]`)].join('\n');
+  const bomb = [
+    'a: &a [x,x,x,x,x,x,x,x,x]',
+    ...['b', 'c', 'd', 'e', 'f'].map(
+      (n) =>
+        `${n}: &${n} [${Array(9)
+          .fill(`*${String.fromCharCode(n.charCodeAt(0) - 1)}`)
+          .join(',')}]`,
+    ),
+  ].join('\n');
   it.each([
-    ['--report given twice', ['validate', 'm.yaml', '--report', 'a.csv', '--report', 'b.csv'], 2, '--report was given 2 times ("a.csv", "b.csv"): give it once'],
-    ['--rejects given twice', ['validate', 'm.yaml', '--rejects', 'a.csv', '--rejects=b.csv'], 2, '--rejects was given 2 times ("a.csv", "b.csv"): give it once'],
-    ['--input given twice', ['validate', 'm.yaml', '--input', 'users.csv', '--input', 'users.csv'], 2, '--input was given 2 times ("users.csv", "users.csv"): give it once'],
-    ['--limit given twice', ['validate', 'm.yaml', '--limit', '1', '--limit', '2'], 2, '--limit was given 2 times ("1", "2"): give it once'],
-    ['--state-dir given twice', ['import', 'm.yaml', '--state-dir', 'a', '--state-dir', 'b'], 2, '--state-dir was given 2 times ("a", "b"): give it once'],
-    ['--report naming a folder', ['validate', 'm.yaml', '--report', 'out/'], 2, '--report out/ is a folder: name a file (for example out/report.csv)'],
+    [
+      '--report given twice',
+      ['validate', 'm.yaml', '--report', 'a.csv', '--report', 'b.csv'],
+      2,
+      '--report was given 2 times ("a.csv", "b.csv"): give it once',
+    ],
+    [
+      '--rejects given twice',
+      ['validate', 'm.yaml', '--rejects', 'a.csv', '--rejects=b.csv'],
+      2,
+      '--rejects was given 2 times ("a.csv", "b.csv"): give it once',
+    ],
+    [
+      '--input given twice',
+      ['validate', 'm.yaml', '--input', 'users.csv', '--input', 'users.csv'],
+      2,
+      '--input was given 2 times ("users.csv", "users.csv"): give it once',
+    ],
+    [
+      '--limit given twice',
+      ['validate', 'm.yaml', '--limit', '1', '--limit', '2'],
+      2,
+      '--limit was given 2 times ("1", "2"): give it once',
+    ],
+    [
+      '--state-dir given twice',
+      ['import', 'm.yaml', '--state-dir', 'a', '--state-dir', 'b'],
+      2,
+      '--state-dir was given 2 times ("a", "b"): give it once',
+    ],
+    [
+      '--report naming a folder',
+      ['validate', 'm.yaml', '--report', 'out/'],
+      2,
+      '--report out/ is a folder: name a file (for example out/report.csv)',
+    ],
     ['a YAML alias bomb as the mapping', ['validate', 'bomb.yaml'], 2, 'its aliases (*name) expand to too much'],
-    ['a mapping target through the prototype', ['validate', 'proto.yaml'], 2, 'target "constructor.prototype.polluted" uses "constructor"'],
-    ['a gzip file as the CSV', ['validate', 'm.yaml', '--input', 'users.csv.gz'], 2, 'users.csv.gz is a gzip-compressed file, not a CSV'],
+    [
+      'a mapping target through the prototype',
+      ['validate', 'proto.yaml'],
+      2,
+      'target "constructor.prototype.polluted" uses "constructor"',
+    ],
+    [
+      'a gzip file as the CSV',
+      ['validate', 'm.yaml', '--input', 'users.csv.gz'],
+      2,
+      'users.csv.gz is a gzip-compressed file, not a CSV',
+    ],
   ])('%s', async (_name, argv, code, message) => {
     const dir = tmpTree({
       'm.yaml': USERS,
@@ -46,12 +94,19 @@ describe('user mistakes are usage errors, never internal ones', () => {
 
 describe('--state-dir checked before a ledger is opened there', () => {
   it('a file is refused, naming the option', () => {
-    const dir = tmpTree({ 'state': 'not a folder' });
-    expect(() => checkStateDir(dir, 'state')).toThrow(new ConfigError('USAGE', '--state-dir state is a file, not a folder: name a folder where run ledgers can be kept'));
+    const dir = tmpTree({ state: 'not a folder' });
+    expect(() => checkStateDir(dir, 'state')).toThrow(
+      new ConfigError(
+        'USAGE',
+        '--state-dir state is a file, not a folder: name a folder where run ledgers can be kept',
+      ),
+    );
   });
 
   it('a folder that cannot be created (/proc/1) is refused at once, not retried forever', () => {
-    expect(() => checkStateDir('/', '/proc/1/engage')).toThrow(/^--state-dir \/proc\/1\/engage: run ledgers cannot be written there \(/);
+    expect(() => checkStateDir('/', '/proc/1/engage')).toThrow(
+      /^--state-dir \/proc\/1\/engage: run ledgers cannot be written there \(/,
+    );
   });
 
   it.runIf(process.getuid?.() !== 0)('a read-only folder is refused', () => {
@@ -77,7 +132,14 @@ describe('events list', () => {
   it('prints names with control characters escaped and leaves out a null item, instead of crashing', async () => {
     server = createServer((_req, res) => {
       res.setHeader('content-type', 'application/json');
-      res.end(JSON.stringify({ count: 3, next: null, previous: null, results: [{ id: 1, name: '\u001b[2Jevil\r\nok\tfake' }, null, { id: 2, name: 'plain' }] }));
+      res.end(
+        JSON.stringify({
+          count: 3,
+          next: null,
+          previous: null,
+          results: [{ id: 1, name: '\u001b[2Jevil\r\nok\tfake' }, null, { id: 2, name: 'plain' }],
+        }),
+      );
     });
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/public/`;
@@ -85,7 +147,9 @@ describe('events list', () => {
     writeFileSync(join(dir, 'key'), 'k'.repeat(64));
     const r = await runCli(['events', 'list', '--api-key-file', 'key', '--base-url', url], { cwd: dir });
     expect(r.stdout).toBe('1\t\\u001b[2Jevil\\u000d\\u000aok\\u0009fake\n2\tplain\n');
-    expect(r.stderr).toBe('2 event definitions\nengage-import: 1 item of the list was not an event definition (null or not an object) and was left out\n');
+    expect(r.stderr).toBe(
+      '2 event definitions\nengage-import: 1 item of the list was not an event definition (null or not an object) and was left out\n',
+    );
     expect(r.code).toBe(0);
   });
 });

@@ -12,8 +12,10 @@ import { runCli } from '../helpers/run-cli.js';
 import { tmpTree } from '../helpers/tmp.js';
 import { fakeFeed } from '../sync/_feed.js';
 
-const CONTACTS = 'resource: user\nsource: { file: contacts.csv }\nkey: id\nfields:\n  custom_id: id\n  first_name: name\n';
-const EVENTS = 'resource: event\nsource: { file: events.csv }\nkey: event_id\nfields:\n  user_custom_id: customer\n  name: event\n  timestamp: { column: at, type: unix }\n';
+const CONTACTS =
+  'resource: user\nsource: { file: contacts.csv }\nkey: id\nfields:\n  custom_id: id\n  first_name: name\n';
+const EVENTS =
+  'resource: event\nsource: { file: events.csv }\nkey: event_id\nfields:\n  user_custom_id: customer\n  name: event\n  timestamp: { column: at, type: unix }\n';
 const DAY1 = {
   contacts: 'id,name\nC-1,Ann\nC-2,Bob\nC-3,Cy\n',
   events: 'event_id,customer,event,at\nE-1,C-1,Signed Up,1767225600\nE-2,C-2,Signed Up,1767225601\n',
@@ -22,7 +24,8 @@ const DAY1 = {
 // C-4 new, one invalid row; the cumulative events file holds day 1's events, a new one twice.
 const DAY2 = {
   contacts: 'id,name\nC-1,Ann\nC-2,Bobby\nC-3,Cy\nC-4,Dee\nC-2,Robert\n,Nobody\n',
-  events: 'event_id,customer,event,at\nE-1,C-1,Signed Up,1767225600\nE-2,C-2,Signed Up,1767225601\nE-3,C-4,Signed Up,1767225602\nE-3,C-4,Signed Up,1767225602\n',
+  events:
+    'event_id,customer,event,at\nE-1,C-1,Signed Up,1767225600\nE-2,C-2,Signed Up,1767225601\nE-3,C-4,Signed Up,1767225602\nE-3,C-4,Signed Up,1767225602\n',
 };
 
 let dirs: string[] = [];
@@ -36,7 +39,13 @@ afterEach(() => {
  * which the API accepted all but contact C-3, applied as a run ledger would hand them over.
  */
 async function afterDay1(): Promise<string> {
-  const dir = tmpTree({ 'job.yaml': 'mappings: [contacts.yaml, events.yaml]\n', 'contacts.yaml': CONTACTS, 'events.yaml': EVENTS, 'contacts.csv': DAY1.contacts, 'events.csv': DAY1.events });
+  const dir = tmpTree({
+    'job.yaml': 'mappings: [contacts.yaml, events.yaml]\n',
+    'contacts.yaml': CONTACTS,
+    'events.yaml': EVENTS,
+    'contacts.csv': DAY1.contacts,
+    'events.csv': DAY1.events,
+  });
   dirs.push(dir);
   expect((await runCli(['validate', 'job.yaml', '--payloads', 'day1.ndjson', '--quiet'], { cwd: dir })).code).toBe(0);
   const deltas: Omit<SyncDelta, 'seq' | 'at'>[] = [];
@@ -44,10 +53,16 @@ async function afterDay1(): Promise<string> {
     const p = JSON.parse(text) as { method: string; path: string; body: Record<string, unknown> };
     const hash = requestHash({ method: p.method, path: p.path.slice(1), body: p.body });
     if (p.body['custom_id'] === 'C-3') continue;
-    deltas.push(p.path.includes('events') ? { resource: 'event', kind: 'event', key: hash, hash } : { resource: 'user', kind: 'entity', key: `custom_id=${String(p.body['custom_id'])}`, hash });
+    deltas.push(
+      p.path.includes('events')
+        ? { resource: 'event', kind: 'event', key: hash, hash }
+        : { resource: 'user', kind: 'entity', key: `custom_id=${String(p.body['custom_id'])}`, hash },
+    );
   }
   const job = await loadJob(join(dir, 'job.yaml'));
-  const fingerprints = Object.fromEntries(job.mappings.map((m) => [m.resource, mappingFingerprint(m, { dealUpdateMethod: 'PATCH' })]));
+  const fingerprints = Object.fromEntries(
+    job.mappings.map((m) => [m.resource, mappingFingerprint(m, { dealUpdateMethod: 'PATCH' })]),
+  );
   const state = SyncState.open(syncStateFile(join(dir, '.engage-import'), job.file), job.file, { mode: 'write' })!;
   state.apply(fakeFeed('20261122T020000Z-0001', deltas, { fingerprints, at: '2026-11-22T02:00:09.000Z' }));
   state.close();
@@ -56,7 +71,10 @@ async function afterDay1(): Promise<string> {
   return dir;
 }
 
-const report = (dir: string) => (parse(readFileSync(join(dir, 'out/report.csv')), { columns: true }) as Record<string, string>[]).map((r) => `${r.file}:${r.line} ${r.key} ${r.status}${r.message ? ` (${r.message})` : ''}`);
+const report = (dir: string) =>
+  (parse(readFileSync(join(dir, 'out/report.csv')), { columns: true }) as Record<string, string>[]).map(
+    (r) => `${r.file}:${r.line} ${r.key} ${r.status}${r.message ? ` (${r.message})` : ''}`,
+  );
 
 describe('validate --incremental', () => {
   it('previews day 2: each row new, changed, unchanged, already_sent, superseded or invalid, and the requests the run needs', async () => {
@@ -75,7 +93,9 @@ describe('validate --incremental', () => {
       'events.csv:4 E-3 new',
       'events.csv:5 E-3 superseded (same event as line 4, which is sent once for both)',
     ]);
-    expect(r.stderr).toContain('Dry run (nothing was sent): 10 rows in 2 files: invalid 1, new 3, changed 1, unchanged 1, already_sent 2, superseded 2');
+    expect(r.stderr).toContain(
+      'Dry run (nothing was sent): 10 rows in 2 files: invalid 1, new 3, changed 1, unchanged 1, already_sent 2, superseded 2',
+    );
     expect(r.stderr).toMatch(/contacts\.csv\s+user\s+invalid 1, new 2, changed 1, unchanged 1, superseded 1\n/);
     expect(r.stderr).toMatch(/events\.csv\s+event\s+new 1, already_sent 2, superseded 1\n/);
     expect(r.stderr).toContain('Live import: 4 requests ≈ 2 s at 2 req/s');
@@ -84,7 +104,7 @@ describe('validate --incremental', () => {
 
   it('without a state yet (the first run), every valid row is new', async () => {
     const dir = await afterDay1();
-    const r = await runCli(['validate', 'job.yaml', '--incremental', '--state-dir', 'fresh', '--quiet'], { cwd: dir });
+    await runCli(['validate', 'job.yaml', '--incremental', '--state-dir', 'fresh', '--quiet'], { cwd: dir });
     expect(report(dir).filter((l) => l.endsWith(' new'))).toHaveLength(7);
   });
 
@@ -93,14 +113,21 @@ describe('validate --incremental', () => {
     writeFileSync(join(dir, 'job.yaml'), 'mappings: [contacts.yaml, events.yaml]\nsync: incremental\n');
     const r = await runCli(['validate', 'job.yaml', '--payloads', 'day2.ndjson', '--quiet'], { cwd: dir });
     expect(r.code).toBe(1);
-    expect(readFileSync(join(dir, 'day2.ndjson'), 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { line: number }).line)).toEqual([4, 5, 6, 4]);
+    expect(
+      readFileSync(join(dir, 'day2.ndjson'), 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => (JSON.parse(l) as { line: number }).line),
+    ).toEqual([4, 5, 6, 4]);
   });
 
   it('says when most rows changed because the mapping did', async () => {
     const dir = await afterDay1();
     writeFileSync(join(dir, 'contacts.yaml'), `${CONTACTS}  tags: { value: [nightly] }\n`);
     const r = await runCli(['validate', 'job.yaml', '--incremental'], { cwd: dir });
-    expect(r.stderr).toContain('Note: contacts.csv: most rows changed (2 of 2) and its mapping changed since the state was recorded: the requests differ because of the mapping, not the data');
+    expect(r.stderr).toContain(
+      'Note: contacts.csv: most rows changed (2 of 2) and its mapping changed since the state was recorded: the requests differ because of the mapping, not the data',
+    );
   });
 
   it('supersedes a row by a later row of the same key in a later file of the run', async () => {
@@ -109,7 +136,9 @@ describe('validate --incremental', () => {
     writeFileSync(join(dir, 'more.yaml'), CONTACTS.replace('contacts.csv', 'more.csv'));
     writeFileSync(join(dir, 'more.csv'), 'id,name\nC-4,Deirdre\n');
     await runCli(['validate', 'job.yaml', '--incremental', '--quiet'], { cwd: dir });
-    expect(report(dir)).toContain('contacts.csv:5 C-4 superseded (superseded by more.csv line 2, which has the same custom_id=C-4 and is sent instead)');
+    expect(report(dir)).toContain(
+      'contacts.csv:5 C-4 superseded (superseded by more.csv line 2, which has the same custom_id=C-4 and is sent instead)',
+    );
     expect(report(dir)).toContain('more.csv:2 C-4 new');
   });
 

@@ -7,12 +7,23 @@ import { tmpTree } from '../helpers/tmp.js';
 
 const ROOT = join(import.meta.dirname, '../..');
 
-const EVENTS_MAPPING = 'resource: event\nsource: { file: events.csv }\nkey: id\nfields:\n  user_id: { column: user, type: integer }\n  name: event\n  timestamp: { column: at, type: unix }\n';
+const EVENTS_MAPPING =
+  'resource: event\nsource: { file: events.csv }\nkey: id\nfields:\n  user_id: { column: user, type: integer }\n  name: event\n  timestamp: { column: at, type: unix }\n';
 
 describe('engage-import validate', () => {
   it('checks the bundled samples: exit 1, a summary, and the bad rows with their messages in the report', async () => {
     const out = tmpTree();
-    const r = await runCli(['validate', join(ROOT, 'samples/job.yaml'), '--report', join(out, 'report.csv'), '--rejects', join(out, 'rejects.csv')], { cwd: ROOT });
+    const r = await runCli(
+      [
+        'validate',
+        join(ROOT, 'samples/job.yaml'),
+        '--report',
+        join(out, 'report.csv'),
+        '--rejects',
+        join(out, 'rejects.csv'),
+      ],
+      { cwd: ROOT },
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('Dry run (nothing was sent): 93 rows in 7 files: valid 75, invalid 18');
     expect(r.stderr).toContain('Live import: 75 requests ≈ 8 s at 10 req/s');
@@ -22,18 +33,32 @@ describe('engage-import validate', () => {
     expect(rows[0]?.file).toBe('samples/products.csv');
     expect(rows.at(-1)?.file).toBe('samples/webpush-campaigns.csv');
     const message = (file: string, line: string) => rows.find((x) => x.file === file && x.line === line)?.message;
-    expect(message('samples/product-events.csv', '8')).toBe('event_type: "add_to_cart" is not an event type (did you mean "add to cart"?)');
-    expect(message('samples/deals.csv', '12')).toBe('currency: "EURO" is not an ISO 4217 currency code (did you mean "EUR"?)');
-    expect(message('samples/products.csv', '13')).toBe('products.csv line 13: 7 fields, but the header has 6 columns: field 7 is beyond the last column, 6 ("image") (a delimiter inside a value that is not quoted?)');
+    expect(message('samples/product-events.csv', '8')).toBe(
+      'event_type: "add_to_cart" is not an event type (did you mean "add to cart"?)',
+    );
+    expect(message('samples/deals.csv', '12')).toBe(
+      'currency: "EURO" is not an ISO 4217 currency code (did you mean "EUR"?)',
+    );
+    expect(message('samples/products.csv', '13')).toBe(
+      'products.csv line 13: 7 fields, but the header has 6 columns: field 7 is beyond the last column, 6 ("image") (a delimiter inside a value that is not quoted?)',
+    );
     expect(message('samples/webpush-campaigns.csv', '6')).toBe('messages.0.title: is required');
   });
 
   it('writes rejects with the delimiter found by `delimiter: auto`, so the fixed file feeds back as it came', async () => {
-    const mapping = EVENTS_MAPPING.replace('source: { file: events.csv }', 'source: { file: events.csv, delimiter: auto }');
-    const dir = tmpTree({ 'm.yaml': mapping, 'events.csv': 'id;user;event;at\nA;1;Signed Up;2026-01-01T00:00:00Z\nB;x;Paid;1767225600\n' });
+    const mapping = EVENTS_MAPPING.replace(
+      'source: { file: events.csv }',
+      'source: { file: events.csv, delimiter: auto }',
+    );
+    const dir = tmpTree({
+      'm.yaml': mapping,
+      'events.csv': 'id;user;event;at\nA;1;Signed Up;2026-01-01T00:00:00Z\nB;x;Paid;1767225600\n',
+    });
     const r = await runCli(['validate', 'm.yaml', '--rejects', 'rejects.csv', '--quiet'], { cwd: dir });
     expect(r.code).toBe(1);
-    expect(readFileSync(join(dir, 'rejects.csv'), 'utf8')).toBe('id;user;event;at;error\nB;x;Paid;1767225600;"user_id: expected an integer, got ""x"""\n');
+    expect(readFileSync(join(dir, 'rejects.csv'), 'utf8')).toBe(
+      'id;user;event;at;error\nB;x;Paid;1767225600;"user_id: expected an integer, got ""x"""\n',
+    );
   });
 
   it('names an array element as the mapping does, when an empty element before it was left out', async () => {
@@ -58,11 +83,18 @@ describe('engage-import validate', () => {
   });
 
   it('exits 0 when every row is valid, and prints the summary as JSON with --json', async () => {
-    const dir = tmpTree({ 'm.yaml': EVENTS_MAPPING, 'events.csv': 'id,user,event,at\nA,1,Signed Up,2026-01-01T00:00:00Z\nB,2,Paid,1767225600\n' });
+    const dir = tmpTree({
+      'm.yaml': EVENTS_MAPPING,
+      'events.csv': 'id,user,event,at\nA,1,Signed Up,2026-01-01T00:00:00Z\nB,2,Paid,1767225600\n',
+    });
     const r = await runCli(['validate', 'm.yaml', '--json', '--quiet'], { cwd: dir });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe('');
-    const summary = JSON.parse(r.stdout) as { totals: Record<string, number>; requests: number; files: { file: string }[] };
+    const summary = JSON.parse(r.stdout) as {
+      totals: Record<string, number>;
+      requests: number;
+      files: { file: string }[];
+    };
     expect(summary.totals.valid).toBe(2);
     expect(summary.requests).toBe(2);
     expect(summary.files[0]?.file).toBe('events.csv');
@@ -88,7 +120,10 @@ describe('engage-import validate', () => {
   });
 
   it('exits 2 on a file that is not valid in its declared encoding', async () => {
-    const dir = tmpTree({ 'm.yaml': EVENTS_MAPPING, 'events.csv': Buffer.concat([Buffer.from('id,user,event,at\nA,1,Caf'), Buffer.from([0xe9]), Buffer.from(',1\n')]) });
+    const dir = tmpTree({
+      'm.yaml': EVENTS_MAPPING,
+      'events.csv': Buffer.concat([Buffer.from('id,user,event,at\nA,1,Caf'), Buffer.from([0xe9]), Buffer.from(',1\n')]),
+    });
     const r = await runCli(['validate', 'm.yaml'], { cwd: dir });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^engage-import: .*events\.csv.*(utf-8|UTF-8)/);

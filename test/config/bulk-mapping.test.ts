@@ -24,16 +24,23 @@ describe('mapping bulk: and bulk_header:', () => {
     expect(m.bulk).toBe(true);
     const plan = bulkPlanOf(m, 1, DEFAULT_BULK);
     expect(plan?.kind).toBe('deals');
-    expect(plan?.columns).toEqual([{ field: 'custom_id', header: 'Deal Id' }, { field: 'name', header: 'Name' }]);
+    expect(plan?.columns).toEqual([
+      { field: 'custom_id', header: 'Deal Id' },
+      { field: 'name', header: 'Name' },
+    ]);
     expect(plan?.keyFields).toEqual(['Deal Id']);
   });
 
   it('bulk: true on a deal without bulk_header on a field is refused, naming the field', async () => {
-    await expect(load(DEAL('bulk: true', 'name: title'))).rejects.toThrow(/needs `bulk_header:` on every field; missing for name/);
+    await expect(load(DEAL('bulk: true', 'name: title'))).rejects.toThrow(
+      /needs `bulk_header:` on every field; missing for name/,
+    );
   });
 
   it('bulk: on events is refused: there is no import endpoint', async () => {
-    await expect(load('resource: event\nsource: { file: e.csv }\nkey: id\nbulk: true\nfields: { user_custom_id: c, name: n }\n')).rejects.toThrow(/`bulk` applies to contacts, products and deals only/);
+    await expect(
+      load('resource: event\nsource: { file: e.csv }\nkey: id\nbulk: true\nfields: { user_custom_id: c, name: n }\n'),
+    ).rejects.toThrow(/`bulk` applies to contacts, products and deals only/);
   });
 
   it('--bulk: auto sends deals per row; always without headers stops before anything is sent', async () => {
@@ -47,6 +54,8 @@ describe('mapping bulk: and bulk_header:', () => {
     const m = await load(yaml);
     expect(bulkPlanOf(m, 999, DEFAULT_BULK)).toBeUndefined();
     expect(bulkPlanOf(m, 1000, DEFAULT_BULK)?.kind).toBe('users');
-    expect(bulkPlanOf(await load(`${yaml}bulk: false\n`), 1_000_000, { ...DEFAULT_BULK, mode: 'always' })).toBeUndefined();
+    expect(
+      bulkPlanOf(await load(`${yaml}bulk: false\n`), 1_000_000, { ...DEFAULT_BULK, mode: 'always' }),
+    ).toBeUndefined();
   });
 });

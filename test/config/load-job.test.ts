@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { loadJob } from '../../src/config/load-job.js';
 import { tmpTree } from '../helpers/tmp.js';
 
-const mapping = (resource: string, extra = '') => `resource: ${resource}\n${extra}source: { file: ${resource}.csv }\nkey: id\nfields: { custom_id: id }\n`;
+const mapping = (resource: string, extra = '') =>
+  `resource: ${resource}\n${extra}source: { file: ${resource}.csv }\nkey: id\nfields: { custom_id: id }\n`;
 
 describe('loadJob', () => {
   it('loads a job file: mapping paths relative to the job file, listed order kept', async () => {
@@ -38,6 +39,8 @@ describe('loadJob', () => {
 
   it('refuses --input with a job of several files', async () => {
     const dir = tmpTree({ 'job.yaml': 'mappings: [a.yaml]\n', 'a.yaml': mapping('user') });
-    await expect(loadJob(join(dir, 'job.yaml'), { input: 'x.csv' })).rejects.toThrow('--input replaces the CSV of a single mapping');
+    await expect(loadJob(join(dir, 'job.yaml'), { input: 'x.csv' })).rejects.toThrow(
+      '--input replaces the CSV of a single mapping',
+    );
   });
 });

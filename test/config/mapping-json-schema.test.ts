@@ -10,6 +10,13 @@ describe('mappings/mapping.schema.json', () => {
 
   it('lists the resources and value types editors should offer', () => {
     const schema = JSON.parse(mappingJsonSchemaText()) as { properties: { resource: { enum: string[] } } };
-    expect(schema.properties.resource.enum).toEqual(['product', 'user', 'deal', 'event', 'product-event', 'webpush-campaign']);
+    expect(schema.properties.resource.enum).toEqual([
+      'product',
+      'user',
+      'deal',
+      'event',
+      'product-event',
+      'webpush-campaign',
+    ]);
   });
 });

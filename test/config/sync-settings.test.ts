@@ -4,7 +4,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { loadJob } from '../../src/config/load-job.js';
 import { tmpTree } from '../helpers/tmp.js';
 
-const mapping = (resource: string, extra = '') => `resource: ${resource}\nsource: { file: ${resource}.csv }\nkey: id\nfields: { custom_id: id }\n${extra}`;
+const mapping = (resource: string, extra = '') =>
+  `resource: ${resource}\nsource: { file: ${resource}.csv }\nkey: id\nfields: { custom_id: id }\n${extra}`;
 
 let dirs: string[] = [];
 afterEach(() => {
@@ -36,7 +37,11 @@ describe('incremental settings in job and mapping files', () => {
   });
 
   it.each([
-    ['on a contact mapping', mapping('user', 'identity: [id]\n'), '`identity` applies to events and product events only; user rows are matched by their custom_id or id'],
+    [
+      'on a contact mapping',
+      mapping('user', 'identity: [id]\n'),
+      '`identity` applies to events and product events only; user rows are matched by their custom_id or id',
+    ],
     ['empty', mapping('event', 'identity: []\n'), 'identity'],
   ])('refuses `identity:` %s', async (_, text, message) => {
     const dir = tree({ 'm.yaml': text });

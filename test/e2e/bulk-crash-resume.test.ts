@@ -23,7 +23,11 @@ afterEach(async () => {
 });
 
 function importer(args: string[], env: NodeJS.ProcessEnv, cwd: string): ChildProcess {
-  return spawn(process.execPath, ['--import', TSX, join(ROOT, 'src/cli/bin.ts'), ...args], { cwd, env, stdio: ['ignore', 'ignore', 'pipe'] });
+  return spawn(process.execPath, ['--import', TSX, join(ROOT, 'src/cli/bin.ts'), ...args], {
+    cwd,
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
 }
 const exited = (child: ChildProcess) => new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
 
@@ -33,13 +37,26 @@ describe('bulk import: kill -9 while polling, then resume', () => {
     for (let i = 0; i < 600; i++) lines.push(`C-${i},c${i}@example.com,gold,${i % 20 === 3 ? '42' : ''}`);
     const dir = tmpTree({
       'contacts.csv': `${lines.join('\n')}\n`,
-      'contacts.yaml': 'resource: user\nsource: { file: contacts.csv }\nkey: customer_id\nfields:\n  custom_id: customer_id\n  email: email\n  tier: tier\n  shoe_size: shoe_size\n',
+      'contacts.yaml':
+        'resource: user\nsource: { file: contacts.csv }\nkey: customer_id\nfields:\n  custom_id: customer_id\n  email: email\n  tier: tier\n  shoe_size: shoe_size\n',
       'job.yaml': 'mappings: [contacts.yaml]\n',
     });
     // 300 rows at 150 rows/s: each import runs 2 s, so the importer is killed while it polls the first.
     sandbox = await startSandbox({ port: 0, rate: 0, bulkRowsPerS: 150, fixtures: { userAttributes: ['tier'] } });
     const env = { ...process.env, ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
-    const common = ['--report', 'report.csv', '--state-dir', 'state', '--rate', '1000', '--quiet', '--bulk', 'always', '--bulk-chunk-rows', '300'];
+    const common = [
+      '--report',
+      'report.csv',
+      '--state-dir',
+      'state',
+      '--rate',
+      '1000',
+      '--quiet',
+      '--bulk',
+      'always',
+      '--bulk-chunk-rows',
+      '300',
+    ];
     const polls = () => sandbox!.requests.filter((q) => q.method === 'GET' && q.path.includes('import/status')).length;
     const uploads = () => sandbox!.requests.filter((q) => q.method === 'POST' && q.path.endsWith('users/import/'));
 
@@ -59,7 +76,9 @@ describe('bulk import: kill -9 while polling, then resume', () => {
     expect(uploads()).toHaveLength(2);
     const report = parse(readFileSync(join(dir, 'report.csv')), { columns: true }) as Record<string, string>[];
     expect(report.map((l) => Number(l.line))).toEqual(Array.from({ length: 600 }, (_, i) => i + 2));
-    expect(report.filter((l) => l.status === 'failed').map((l) => l.key)).toEqual(Array.from({ length: 30 }, (_, k) => `C-${k * 20 + 3}`));
+    expect(report.filter((l) => l.status === 'failed').map((l) => l.key)).toEqual(
+      Array.from({ length: 30 }, (_, k) => `C-${k * 20 + 3}`),
+    );
     expect(report.filter((l) => l.status === 'ok')).toHaveLength(570);
     expect(sandbox.state.users()).toHaveLength(570);
   }, 60_000);

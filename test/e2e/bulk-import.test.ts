@@ -44,9 +44,12 @@ function writeJob(contacts: number, refused: number, products = 30): string {
     'products.csv': `${productLines.join('\n')}\n`,
     'contacts.csv': `${contactLines.join('\n')}\n`,
     'events.csv': `${eventLines.join('\n')}\n`,
-    'products.yaml': 'resource: product\nsource: { file: products.csv }\nkey: sku\nfields:\n  custom_id: { column: sku, required: true }\n  name: title\n  price: { column: price, type: number }\n',
-    'contacts.yaml': 'resource: user\nsource: { file: contacts.csv }\nkey: customer_id\nfields:\n  custom_id: { column: customer_id, required: true }\n  email: email\n  tier: tier\n  shoe_size: shoe_size\n',
-    'events.yaml': 'resource: event\nsource: { file: events.csv }\nkey: event_id\nfields:\n  user_custom_id: { column: customer_id, required: true }\n  name: event\n  timestamp: { column: occurred_at, type: unix }\n',
+    'products.yaml':
+      'resource: product\nsource: { file: products.csv }\nkey: sku\nfields:\n  custom_id: { column: sku, required: true }\n  name: title\n  price: { column: price, type: number }\n',
+    'contacts.yaml':
+      'resource: user\nsource: { file: contacts.csv }\nkey: customer_id\nfields:\n  custom_id: { column: customer_id, required: true }\n  email: email\n  tier: tier\n  shoe_size: shoe_size\n',
+    'events.yaml':
+      'resource: event\nsource: { file: events.csv }\nkey: event_id\nfields:\n  user_custom_id: { column: customer_id, required: true }\n  name: event\n  timestamp: { column: occurred_at, type: unix }\n',
     'job.yaml': 'mappings: [events.yaml, contacts.yaml, products.yaml]\n',
   });
 }
@@ -54,20 +57,38 @@ function writeJob(contacts: number, refused: number, products = 30): string {
 /** Fake time for the pauses between polls (each pause yields to the sandbox's import for a moment). */
 function fastClock() {
   let t = 0;
-  return { now: () => t, sleep: async (ms: number) => {
-    t += ms;
-    await new Promise((r) => setTimeout(r, 2));
-  } };
+  return {
+    now: () => t,
+    sleep: async (ms: number) => {
+      t += ms;
+      await new Promise((r) => setTimeout(r, 2));
+    },
+  };
 }
 
 async function run(dir: string, extra: string[], reportFile = 'report.csv') {
   const sandbox = await startSandbox({ port: 0, rate: 0, bulkRowsPerS: 0, fixtures: FIXTURES });
   sandboxes.push(sandbox);
-  const r = await runCli(['import', 'job.yaml', '--base-url', sandbox.url, '--report', reportFile, '--state-dir', 'state', '--rate', '10000', ...extra], {
-    cwd: dir,
-    env: { ENGAGE_API_KEY: sandbox.apiKey },
-    clock: fastClock(),
-  });
+  const r = await runCli(
+    [
+      'import',
+      'job.yaml',
+      '--base-url',
+      sandbox.url,
+      '--report',
+      reportFile,
+      '--state-dir',
+      'state',
+      '--rate',
+      '10000',
+      ...extra,
+    ],
+    {
+      cwd: dir,
+      env: { ENGAGE_API_KEY: sandbox.apiKey },
+      clock: fastClock(),
+    },
+  );
   const report = parse(readFileSync(join(dir, reportFile)), { columns: true }) as Line[];
   return { ...r, report, sandbox };
 }
@@ -98,14 +119,18 @@ describe('bulk imports end to end', () => {
     // Order: every import finished (its last status poll answered) before the first event left.
     const p = paths(r.sandbox);
     expect(p.findIndex((x) => x.startsWith('POST') && x.endsWith('events/'))).toBeGreaterThan(0);
-    expect(p.findLastIndex((x) => x.startsWith('POST users/import/') || x.startsWith('GET import/status/'))).toBeLessThan(p.findIndex((x) => x.startsWith('POST') && x.endsWith('events/')));
+    expect(
+      p.findLastIndex((x) => x.startsWith('POST users/import/') || x.startsWith('GET import/status/')),
+    ).toBeLessThan(p.findIndex((x) => x.startsWith('POST') && x.endsWith('events/')));
     expect(p.filter((x) => x.startsWith('POST products/import/'))).toHaveLength(1);
     // 70 failures, 50 listed: the unknown rows went again in smaller chunks, far fewer than one request per row.
     const uploads = p.filter((x) => x.startsWith('POST users/import/')).length;
     expect(uploads).toBeGreaterThan(1);
     expect(uploads).toBeLessThan(20);
     expect(p.some((x) => x.startsWith('POST users/update_or_create/'))).toBe(false);
-    expect(r.stderr).toMatch(/contacts\.csv\s+user\s+bulk: 400 rows in \d+ imports, invalid 8, ok 322, failed 70, \d+ requests, /);
+    expect(r.stderr).toMatch(
+      /contacts\.csv\s+user\s+bulk: 400 rows in \d+ imports, invalid 8, ok 322, failed 70, \d+ requests, /,
+    );
     expect(r.stderr).toContain(`70 × [failed] bulk import …: ${REFUSED}`);
     expect(r.sandbox.state.users()).toHaveLength(322);
   }, 60_000);

@@ -20,11 +20,14 @@ afterEach(async () => {
 });
 
 const KEY = `k${'e'.repeat(62)}y`;
-const EVENTS = 'resource: event\nsource: { file: events.csv }\nkey: id\nfields:\n  user_custom_id: user\n  name: { value: Visited }\n  data.id: id\n';
-const PRODUCTS = 'resource: product\nsource: { file: products.csv }\nkey: sku\nfields:\n  custom_id: sku\n  name: name\n';
+const EVENTS =
+  'resource: event\nsource: { file: events.csv }\nkey: id\nfields:\n  user_custom_id: user\n  name: { value: Visited }\n  data.id: id\n';
+const PRODUCTS =
+  'resource: product\nsource: { file: products.csv }\nkey: sku\nfields:\n  custom_id: sku\n  name: name\n';
 const events = (n: number) => `id,user\n${Array.from({ length: n }, (_, i) => `E${i},U0`).join('\n')}\n`;
 const products = (n: number) => `sku,name\n${Array.from({ length: n }, (_, i) => `P${i},Product ${i}`).join('\n')}\n`;
-const report = (dir: string) => parse(readFileSync(join(dir, 'out/report.csv')), { columns: true }) as Record<string, string>[];
+const report = (dir: string) =>
+  parse(readFileSync(join(dir, 'out/report.csv')), { columns: true }) as Record<string, string>[];
 const statusCounts = (dir: string) => {
   const counts: Record<string, number> = {};
   for (const l of report(dir)) counts[l.status!] = (counts[l.status!] ?? 0) + 1;
@@ -58,24 +61,46 @@ const env = (url: string) => ({ ENGAGE_API_KEY: KEY, ENGAGE_BASE_URL: url });
 
 describe('1. a 500 after the write is never resent silently', () => {
   it('events answered 500 (half after the write) are unknown, never applied twice, never in the rejects', async () => {
-    sandbox = await startSandbox({ rate: 0, failRate: 1, seed: 3, apiKey: KEY, fixtures: { users: [{ custom_id: 'U0' }] } });
+    sandbox = await startSandbox({
+      rate: 0,
+      failRate: 1,
+      seed: 3,
+      apiKey: KEY,
+      fixtures: { users: [{ custom_id: 'U0' }] },
+    });
     const dir = tmpTree({ 'events.csv': events(20), 'job.yaml': EVENTS });
-    const r = await runCli(['import', 'job.yaml', '--rate', '1000', '--rejects', 'out/rejects.csv'], { cwd: dir, env: env(sandbox.url) });
+    const r = await runCli(['import', 'job.yaml', '--rate', '1000', '--rejects', 'out/rejects.csv'], {
+      cwd: dir,
+      env: env(sandbox.url),
+    });
     expect(r.code).toBe(1);
     expect(statusCounts(dir)).toEqual({ unknown: 20 });
     expect(sandbox.requests).toHaveLength(20);
     expect(Math.max(...applied(sandbox).values())).toBe(1);
-    expect(report(dir)[0]!.message).toMatch(/^HTTP 500: Server Error .*; the request may have been applied and was not resent to avoid a duplicate: check the account; if it is not there, resume --resend-unknown$/);
+    expect(report(dir)[0]!.message).toMatch(
+      /^HTTP 500: Server Error .*; the request may have been applied and was not resent to avoid a duplicate: check the account; if it is not there, resume --resend-unknown$/,
+    );
     // Rows in doubt are not rows to re-import: no rejects line for any of them (a header at most).
     const rejects = join(dir, 'out/rejects.csv');
-    expect(existsSync(rejects) ? readFileSync(rejects, 'utf8').split('\n').filter(Boolean).length : 0).toBeLessThanOrEqual(1);
+    expect(
+      existsSync(rejects) ? readFileSync(rejects, 'utf8').split('\n').filter(Boolean).length : 0,
+    ).toBeLessThanOrEqual(1);
     expect(r.stderr).toMatch(/unknown 20/);
   });
 
   it('--in-doubt resend resends them (at least once), and --unsafe-retries always still works with a deprecation note', async () => {
-    sandbox = await startSandbox({ rate: 0, failRate: 0.5, seed: 5, apiKey: KEY, fixtures: { users: [{ custom_id: 'U0' }] } });
+    sandbox = await startSandbox({
+      rate: 0,
+      failRate: 0.5,
+      seed: 5,
+      apiKey: KEY,
+      fixtures: { users: [{ custom_id: 'U0' }] },
+    });
     const dir = tmpTree({ 'events.csv': events(20), 'job.yaml': EVENTS });
-    const r = await runCli(['import', 'job.yaml', '--rate', '1000', '--max-attempts', '20', '--unsafe-retries', 'always'], { cwd: dir, env: env(sandbox.url) });
+    const r = await runCli(
+      ['import', 'job.yaml', '--rate', '1000', '--max-attempts', '20', '--unsafe-retries', 'always'],
+      { cwd: dir, env: env(sandbox.url) },
+    );
     expect(r.stderr).toContain('--unsafe-retries is deprecated; use --in-doubt resend');
     expect(statusCounts(dir)).toEqual({ ok: 20 });
     expect(sandbox.requests.length).toBeGreaterThan(20);
@@ -95,7 +120,9 @@ describe('1. a 500 after the write is never resent silently', () => {
     expect(statusCounts(dir)).toEqual({ ok: 12 });
     expect([...applied(sandbox).values()].every((n) => n === 1)).toBe(true);
     expect(applied(sandbox).size).toBe(12);
-    const notes = report(dir).filter((l) => l.message === 'created by an earlier attempt of this row (the API answered that it already exists)');
+    const notes = report(dir).filter(
+      (l) => l.message === 'created by an earlier attempt of this row (the API answered that it already exists)',
+    );
     expect(notes).toHaveLength(createdBefore);
   });
 });
@@ -106,7 +133,9 @@ describe('2. a job that lists one mapping twice', () => {
     const dir = tmpTree({ 'events.csv': events(3), 'ev.yaml': EVENTS, 'job.yaml': 'mappings: [ev.yaml, ./ev.yaml]\n' });
     const r = await runCli(['import', 'job.yaml'], { cwd: dir, env: env(sandbox.url) });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('mapping ./ev.yaml is listed twice (also as ev.yaml); each of its rows would be sent twice');
+    expect(r.stderr).toContain(
+      'mapping ./ev.yaml is listed twice (also as ev.yaml); each of its rows would be sent twice',
+    );
     expect(sandbox.requests).toHaveLength(0);
     expect((await runCli(['validate', 'job.yaml'], { cwd: dir })).code).toBe(2);
   });
@@ -117,7 +146,11 @@ async function interruptedRun(dir: string, url: string): Promise<void> {
   const controller = new AbortController();
   const before = sandbox!.requests.length;
   const timer = setInterval(() => sandbox!.requests.length > before && controller.abort('SIGINT'), 1);
-  const r = await runCli(['import', 'job.yaml', '--rate', '2', '--concurrency', '1'], { cwd: dir, env: env(url), signal: controller.signal });
+  const r = await runCli(['import', 'job.yaml', '--rate', '2', '--concurrency', '1'], {
+    cwd: dir,
+    env: env(url),
+    signal: controller.signal,
+  });
   clearInterval(timer);
   expect(r.code).toBe(130);
 }
@@ -132,7 +165,10 @@ describe('3. resume against another target', () => {
       const moved = await runCli(['resume', '--rate', '1000'], { cwd: dir, env: env(other.url) });
       expect(moved.code).toBe(2);
       expect(moved.stderr).toContain(`the base URL was ${sandbox.url}, now ${other.url}`);
-      const rekeyed = await runCli(['resume'], { cwd: dir, env: { ...env(sandbox.url), ENGAGE_API_KEY: `x${KEY.slice(1)}` } });
+      const rekeyed = await runCli(['resume'], {
+        cwd: dir,
+        env: { ...env(sandbox.url), ENGAGE_API_KEY: `x${KEY.slice(1)}` },
+      });
       expect(rekeyed.code).toBe(2);
       expect(rekeyed.stderr).toContain('the API key is not the one the run started with');
       expect(rekeyed.stderr).not.toContain(KEY.slice(1));
@@ -151,11 +187,21 @@ describe('4. the default state directory is beside the job file', () => {
     await interruptedRun(dir, sandbox.url);
     expect(existsSync(join(dir, '.engage-import/runs'))).toBe(true);
     const sent = sandbox.requests.length;
-    const again = await runCli(['import', '../job.yaml', '--rate', '1000'], { cwd: join(dir, 'sub'), env: env(sandbox.url) });
+    const again = await runCli(['import', '../job.yaml', '--rate', '1000'], {
+      cwd: join(dir, 'sub'),
+      env: env(sandbox.url),
+    });
     expect(again.code).toBe(2);
     expect(again.stderr).toContain(`an unfinished run of this job is in ${join(dir, '.engage-import/runs/')}`);
     expect(sandbox.requests.length).toBe(sent);
-    expect((await runCli(['import', '../job.yaml', '--resume', '--rate', '1000'], { cwd: join(dir, 'sub'), env: env(sandbox.url) })).code).toBe(0);
+    expect(
+      (
+        await runCli(['import', '../job.yaml', '--resume', '--rate', '1000'], {
+          cwd: join(dir, 'sub'),
+          env: env(sandbox.url),
+        })
+      ).code,
+    ).toBe(0);
     expect(Math.max(...applied(sandbox).values())).toBe(1);
     expect(applied(sandbox).size).toBe(6);
   });
@@ -173,7 +219,9 @@ describe('6. a 2xx that is not the answer of the API', () => {
     expect(r.code).toBe(3);
     expect(statusCounts(dir)).toEqual({ unknown: 3, not_sent: 7 });
     expect(report(dir)[0]!.message).toMatch(/^HTTP 200 but the answer is not the JSON object the API sends/);
-    expect(r.stderr).toMatch(/3 answers in a row were not what the API sends .*the base URL is probably wrong.*resume with: engage-import resume/s);
+    expect(r.stderr).toMatch(
+      /3 answers in a row were not what the API sends .*the base URL is probably wrong.*resume with: engage-import resume/s,
+    );
   });
 });
 
@@ -186,7 +234,9 @@ describe('7. requests that never left', () => {
     const r = await runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env: env(url), clock });
     expect(r.code).toBe(3);
     expect(statusCounts(dir)).toEqual({ not_sent: 200 });
-    expect(r.stderr).toMatch(/no request could reach the API for 3\d s .*; resume with: engage-import resume \.engage-import\/runs\//s);
+    expect(r.stderr).toMatch(
+      /no request could reach the API for 3\d s .*; resume with: engage-import resume \.engage-import\/runs\//s,
+    );
     // The API is back: resume sends every row, once.
     sandbox = await startSandbox({ rate: 0, apiKey: KEY, port, fixtures: { users: [{ custom_id: 'U0' }] } });
     const resumed = await runCli(['resume', '--rate', '1000'], { cwd: dir, env: env(url) });
@@ -198,31 +248,51 @@ describe('7. requests that never left', () => {
   it('a port fetch refuses (6666) is not_sent, not "may have been applied"', async () => {
     const clock = fakeClock();
     const dir = tmpTree({ 'events.csv': events(2), 'job.yaml': EVENTS });
-    const r = await runCli(['import', 'job.yaml', '--max-attempts', '1'], { cwd: dir, env: env('http://127.0.0.1:6666/api/public/'), clock });
+    const r = await runCli(['import', 'job.yaml', '--max-attempts', '1'], {
+      cwd: dir,
+      env: env('http://127.0.0.1:6666/api/public/'),
+      clock,
+    });
     expect(r.code).toBe(1);
     expect(report(dir).map((l) => [l.status, l.message])).toEqual([
-      ['not_sent', 'not sent: could not reach the API (fetch refuses to use this port, BAD_PORT) (gave up after 1 attempts)'],
-      ['not_sent', 'not sent: could not reach the API (fetch refuses to use this port, BAD_PORT) (gave up after 1 attempts)'],
+      [
+        'not_sent',
+        'not sent: could not reach the API (fetch refuses to use this port, BAD_PORT) (gave up after 1 attempts)',
+      ],
+      [
+        'not_sent',
+        'not sent: could not reach the API (fetch refuses to use this port, BAD_PORT) (gave up after 1 attempts)',
+      ],
     ]);
   });
 });
 
 describe('8. bounded waits', () => {
-  it.each(['99999', '3000000'])('retry-after %s: the run stops at once (exit 3), rows not_sent, resume hint', async (wait) => {
-    const url = await fakeServer((_req, res) => res.writeHead(429, { 'retry-after': wait, 'content-type': 'application/json' }).end('{"detail":"Request was throttled."}'));
-    const dir = tmpTree({ 'events.csv': events(5), 'job.yaml': EVENTS });
-    const started = Date.now();
-    const r = await runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env: env(url) });
-    expect(Date.now() - started).toBeLessThan(5000);
-    expect(r.code).toBe(3);
-    expect(statusCounts(dir)).toEqual({ not_sent: 5 });
-    expect(r.stderr).toMatch(/the API asked to pause \d+ s .*--max-pause 300 s.*resume with: engage-import resume/s);
-  });
+  it.each(['99999', '3000000'])(
+    'retry-after %s: the run stops at once (exit 3), rows not_sent, resume hint',
+    async (wait) => {
+      const url = await fakeServer((_req, res) =>
+        res
+          .writeHead(429, { 'retry-after': wait, 'content-type': 'application/json' })
+          .end('{"detail":"Request was throttled."}'),
+      );
+      const dir = tmpTree({ 'events.csv': events(5), 'job.yaml': EVENTS });
+      const started = Date.now();
+      const r = await runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env: env(url) });
+      expect(Date.now() - started).toBeLessThan(5000);
+      expect(r.code).toBe(3);
+      expect(statusCounts(dir)).toEqual({ not_sent: 5 });
+      expect(r.stderr).toMatch(/the API asked to pause \d+ s .*--max-pause 300 s.*resume with: engage-import resume/s);
+    },
+  );
 
   it('a server that never answers: three timeouts in a row stop the run', async () => {
     const url = await fakeServer(() => undefined);
     const dir = tmpTree({ 'events.csv': events(30), 'job.yaml': EVENTS });
-    const r = await runCli(['import', 'job.yaml', '--rate', '1000', '--concurrency', '1', '--request-timeout', '0.1'], { cwd: dir, env: env(url) });
+    const r = await runCli(['import', 'job.yaml', '--rate', '1000', '--concurrency', '1', '--request-timeout', '0.1'], {
+      cwd: dir,
+      env: env(url),
+    });
     expect(r.code).toBe(3);
     expect(statusCounts(dir)).toEqual({ unknown: 3, not_sent: 27 });
     expect(r.stderr).toMatch(/3 requests in a row got no answer in time/);
@@ -231,10 +301,18 @@ describe('8. bounded waits', () => {
 
 describe('9. 429s that never end', () => {
   it('a row given up after 50 throttles is not_sent, and the run stays resumable', async () => {
-    const url = await fakeServer((_req, res) => res.writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' }).end('{"detail":"Request was throttled."}'));
+    const url = await fakeServer((_req, res) =>
+      res
+        .writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' })
+        .end('{"detail":"Request was throttled."}'),
+    );
     const clock = fakeClock();
     const dir = tmpTree({ 'events.csv': events(2), 'job.yaml': EVENTS });
-    const r = await runCli(['import', 'job.yaml', '--rate', '1000', '--concurrency', '1', '--quiet'], { cwd: dir, env: env(url), clock });
+    const r = await runCli(['import', 'job.yaml', '--rate', '1000', '--concurrency', '1', '--quiet'], {
+      cwd: dir,
+      env: env(url),
+      clock,
+    });
     expect(r.code).toBe(1);
     expect(report(dir).map((l) => l.status)).toEqual(['not_sent', 'not_sent']);
     expect(report(dir)[0]!.message).toMatch(/^not sent: throttled 50 times \(HTTP 429\), gave up/);

@@ -14,8 +14,10 @@ afterEach(async () => {
 
 type Line = Record<string, string>;
 
-const CONTACTS_MAPPING = 'resource: user\nsource: { file: contacts.csv }\nkey: custom_id\nfields: { custom_id: custom_id, email: email }\n';
-const EVENTS_MAPPING = 'resource: event\nsource: { file: events.csv }\nkey: row\nfields:\n  user_custom_id: customer\n  name: event\n  data.row: row\n';
+const CONTACTS_MAPPING =
+  'resource: user\nsource: { file: contacts.csv }\nkey: custom_id\nfields: { custom_id: custom_id, email: email }\n';
+const EVENTS_MAPPING =
+  'resource: event\nsource: { file: events.csv }\nkey: row\nfields:\n  user_custom_id: customer\n  name: event\n  data.row: row\n';
 
 /** A job folder; `day` rewrites its CSVs. */
 function jobFolder(sync = ''): { dir: string; day: (contacts: string[], events: string[]) => void } {
@@ -34,12 +36,33 @@ function jobFolder(sync = ''): { dir: string; day: (contacts: string[], events: 
 
 async function run(dir: string, extra: string[] = []) {
   const report = join(dir, `report-${Math.random().toString(36).slice(2)}.csv`);
-  const r = await runCli(['import', 'job.yaml', '--base-url', sandbox!.url, '--report', report, '--state-dir', 'state', '--rate', '1000', '--quiet', ...extra], {
-    cwd: dir,
-    env: { ENGAGE_API_KEY: sandbox!.apiKey },
-  });
+  const r = await runCli(
+    [
+      'import',
+      'job.yaml',
+      '--base-url',
+      sandbox!.url,
+      '--report',
+      report,
+      '--state-dir',
+      'state',
+      '--rate',
+      '1000',
+      '--quiet',
+      ...extra,
+    ],
+    {
+      cwd: dir,
+      env: { ENGAGE_API_KEY: sandbox!.apiKey },
+    },
+  );
   const lines = parse(readFileSync(report), { columns: true }) as Line[];
-  return { ...r, lines, status: (key: string, file = '') => lines.filter((l) => l.key === key && (l.file ?? '').includes(file)).map((l) => l.status) };
+  return {
+    ...r,
+    lines,
+    status: (key: string, file = '') =>
+      lines.filter((l) => l.key === key && (l.file ?? '').includes(file)).map((l) => l.status),
+  };
 }
 
 /** `METHOD path custom_id-or-row` of each request the sandbox received since `from`. */
@@ -54,7 +77,10 @@ describe('incremental runs against the sandbox', () => {
     sandbox = await startSandbox({ rate: 0 });
     const job = jobFolder();
     // Day 1: a plain run (no --incremental) still records what it sent. E-3's contact does not exist: it fails.
-    job.day(['C-1,a@example.com', 'C-2,b@example.com', 'C-3,c@example.com'], ['E-1,C-1,Login', 'E-2,C-2,Login', 'E-3,C-9,Login']);
+    job.day(
+      ['C-1,a@example.com', 'C-2,b@example.com', 'C-3,c@example.com'],
+      ['E-1,C-1,Login', 'E-2,C-2,Login', 'E-3,C-9,Login'],
+    );
     const day1 = await run(job.dir);
     expect(day1.code).toBe(1);
     expect(day1.status('E-3')).toEqual(['failed']);
@@ -62,19 +88,43 @@ describe('incremental runs against the sandbox', () => {
 
     // Day 2: C-2 changed, C-4 new, C-9 new (so E-3 can go now), C-4 twice (the later row wins), E-4 new, E-1 and E-2 again.
     job.day(
-      ['C-1,a@example.com', 'C-2,b2@example.com', 'C-3,c@example.com', 'C-4,old@example.com', 'C-9,z@example.com', 'C-4,d@example.com'],
+      [
+        'C-1,a@example.com',
+        'C-2,b2@example.com',
+        'C-3,c@example.com',
+        'C-4,old@example.com',
+        'C-9,z@example.com',
+        'C-4,d@example.com',
+      ],
       ['E-1,C-1,Login', 'E-2,C-2,Login', 'E-3,C-9,Login', 'E-4,C-3,Login', 'E-4,C-3,Login'],
     );
     const day2 = await run(job.dir, ['--incremental']);
     expect(day2.stderr).toBe('');
     expect(day2.code).toBe(0);
     expect(day2.lines.map((l) => `${l.key}:${l.status}`)).toEqual([
-      'C-1:unchanged', 'C-2:ok', 'C-3:unchanged', 'C-4:superseded', 'C-9:ok', 'C-4:ok',
-      'E-1:already_sent', 'E-2:already_sent', 'E-3:ok', 'E-4:ok', 'E-4:superseded',
+      'C-1:unchanged',
+      'C-2:ok',
+      'C-3:unchanged',
+      'C-4:superseded',
+      'C-9:ok',
+      'C-4:ok',
+      'E-1:already_sent',
+      'E-2:already_sent',
+      'E-3:ok',
+      'E-4:ok',
+      'E-4:superseded',
     ]);
-    expect(day2.lines.find((l) => l.key === 'C-4' && l.status === 'superseded')?.message).toBe('superseded by line 7, which has the same custom_id=C-4 and is sent instead');
+    expect(day2.lines.find((l) => l.key === 'C-4' && l.status === 'superseded')?.message).toBe(
+      'superseded by line 7, which has the same custom_id=C-4 and is sent instead',
+    );
     expect(requestsSince(before).sort()).toEqual(
-      ['POST users/update_or_create/ C-2', 'POST users/update_or_create/ C-9', 'POST users/update_or_create/ C-4', 'POST users-by-id/C-9/events/ E-3', 'POST users-by-id/C-3/events/ E-4'].sort(),
+      [
+        'POST users/update_or_create/ C-2',
+        'POST users/update_or_create/ C-9',
+        'POST users/update_or_create/ C-4',
+        'POST users-by-id/C-9/events/ E-3',
+        'POST users-by-id/C-3/events/ E-4',
+      ].sort(),
     );
 
     // Day 3, the same files: nothing to send.
@@ -111,7 +161,21 @@ describe('incremental runs against the sandbox', () => {
     try {
       const before = other.requests.length;
       const report = join(job.dir, 'other.csv');
-      const r = await runCli(['import', 'job.yaml', '--base-url', other.url, '--report', report, '--state-dir', 'state', '--incremental', '--quiet'], { cwd: job.dir, env: { ENGAGE_API_KEY: `${sandbox.apiKey}x` } });
+      const r = await runCli(
+        [
+          'import',
+          'job.yaml',
+          '--base-url',
+          other.url,
+          '--report',
+          report,
+          '--state-dir',
+          'state',
+          '--incremental',
+          '--quiet',
+        ],
+        { cwd: job.dir, env: { ENGAGE_API_KEY: `${sandbox.apiKey}x` } },
+      );
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/sync state .* records what was sent with the base URL .*; nothing was sent/);
       expect(other.requests.length).toBe(before);
@@ -123,7 +187,10 @@ describe('incremental runs against the sandbox', () => {
   it('a changed product is sent, answered "already exists" and reported failed with how products are updated', async () => {
     sandbox = await startSandbox({ rate: 0 });
     const dir = tmpTree();
-    writeFileSync(join(dir, 'products.yaml'), 'resource: product\nsource: { file: products.csv }\nkey: sku\nfields: { custom_id: sku, name: name }\n');
+    writeFileSync(
+      join(dir, 'products.yaml'),
+      'resource: product\nsource: { file: products.csv }\nkey: sku\nfields: { custom_id: sku, name: name }\n',
+    );
     writeFileSync(join(dir, 'job.yaml'), 'mappings: [products.yaml]\n');
     writeFileSync(join(dir, 'products.csv'), 'sku,name\nP-1,Mug\nP-2,Cup\n');
     expect((await run(dir, ['--incremental'])).code).toBe(0);
@@ -146,10 +213,38 @@ describe('incremental runs against the sandbox', () => {
     const report = join(job.dir, 'stopped.csv');
     const interrupt = new AbortController();
     interrupt.abort('SIGINT');
-    const stopped = await runCli(['import', 'job.yaml', '--incremental', '--base-url', sandbox.url, '--report', report, '--state-dir', 'state', '--quiet'], { cwd: job.dir, env: { ENGAGE_API_KEY: sandbox.apiKey }, signal: interrupt.signal });
+    const stopped = await runCli(
+      [
+        'import',
+        'job.yaml',
+        '--incremental',
+        '--base-url',
+        sandbox.url,
+        '--report',
+        report,
+        '--state-dir',
+        'state',
+        '--quiet',
+      ],
+      { cwd: job.dir, env: { ENGAGE_API_KEY: sandbox.apiKey }, signal: interrupt.signal },
+    );
     expect(stopped.code).toBe(130);
     const before = sandbox.requests.length;
-    const resumed = await runCli(['resume', '--base-url', sandbox.url, '--report', join(job.dir, 'resumed.csv'), '--state-dir', 'state', '--rate', '1000', '--quiet'], { cwd: job.dir, env: { ENGAGE_API_KEY: sandbox.apiKey } });
+    const resumed = await runCli(
+      [
+        'resume',
+        '--base-url',
+        sandbox.url,
+        '--report',
+        join(job.dir, 'resumed.csv'),
+        '--state-dir',
+        'state',
+        '--rate',
+        '1000',
+        '--quiet',
+      ],
+      { cwd: job.dir, env: { ENGAGE_API_KEY: sandbox.apiKey } },
+    );
     expect(resumed.code).toBe(0);
     const lines = parse(readFileSync(join(job.dir, 'resumed.csv')), { columns: true }) as Line[];
     expect(lines.map((l) => `${l.key}:${l.status}`)).toEqual(['C-1:unchanged', 'C-2:ok', 'E-1:already_sent', 'E-2:ok']);

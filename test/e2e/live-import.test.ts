@@ -28,7 +28,21 @@ async function sampleLines(): Promise<string[]> {
 async function importSamples(extra: string[] = [], env: Record<string, string> = {}) {
   const out = tmpTree();
   const r = await runCli(
-    ['import', 'samples/job.yaml', '--base-url', sandbox!.url, '--report', join(out, 'report.csv'), '--rejects', join(out, 'rejects.csv'), '--state-dir', join(out, 'state'), '--rate', '1000', ...extra],
+    [
+      'import',
+      'samples/job.yaml',
+      '--base-url',
+      sandbox!.url,
+      '--report',
+      join(out, 'report.csv'),
+      '--rejects',
+      join(out, 'rejects.csv'),
+      '--state-dir',
+      join(out, 'state'),
+      '--rate',
+      '1000',
+      ...extra,
+    ],
     { cwd: ROOT, env: { ENGAGE_API_KEY: sandbox!.apiKey, ...env } },
   );
   return { ...r, out, report: readReport(join(out, 'report.csv')) };
@@ -42,8 +56,16 @@ describe('live import of the samples against the sandbox', () => {
     expect(r.report.map((l) => `${l.file}:${l.line}`)).toEqual(await sampleLines());
     const count = (status: string) => r.report.filter((l) => l.status === status).length;
     expect([count('ok'), count('invalid'), count('failed')]).toEqual([73, 18, 2]);
-    expect(r.report.find((l) => l.key === 'EV-0016')).toMatchObject({ status: 'failed', http_status: '404', message: 'No ClientUser matches the given query.' });
-    expect(r.report.find((l) => l.key === 'D-2026-0013')).toMatchObject({ status: 'failed', http_status: '400', message: 'user_custom_id: Object with custom_id=C-10099 does not exist.' });
+    expect(r.report.find((l) => l.key === 'EV-0016')).toMatchObject({
+      status: 'failed',
+      http_status: '404',
+      message: 'No ClientUser matches the given query.',
+    });
+    expect(r.report.find((l) => l.key === 'D-2026-0013')).toMatchObject({
+      status: 'failed',
+      http_status: '400',
+      message: 'user_custom_id: Object with custom_id=C-10099 does not exist.',
+    });
     // Stages in order: no contact request before the last product request, and so on.
     const paths = sandbox.requests.map((q) => q.path.replace('/api/public/', ''));
     const last = (p: RegExp) => paths.findLastIndex((x) => p.test(x));
@@ -63,7 +85,9 @@ describe('live import of the samples against the sandbox', () => {
     sandbox = await startSandbox({ rate: 0, failRate: 0.05, dropRate: 0.01, seed: 7 });
     const r = await importSamples(['--max-attempts', '8']);
     expect(r.report.map((l) => `${l.file}:${l.line}`)).toEqual(await sampleLines());
-    const idempotent = r.report.filter((l) => ['user', 'webpush-campaign'].includes(l.resource!) || l.file === 'samples/deals.csv');
+    const idempotent = r.report.filter(
+      (l) => ['user', 'webpush-campaign'].includes(l.resource!) || l.file === 'samples/deals.csv',
+    );
     expect(idempotent.filter((l) => !['ok', 'invalid', 'failed'].includes(l.status!))).toEqual([]);
     expect(idempotent.filter((l) => l.status === 'failed').map((l) => l.key)).toEqual(['D-2026-0013']);
     expect(sandbox.requests.some((q) => q.fault !== null)).toBe(true);
@@ -94,7 +118,9 @@ describe('live import of the samples against the sandbox', () => {
     expect(r.report.filter((l) => l.status === 'ok')).toEqual([]);
     const notSent = r.report.filter((l) => l.status === 'not_sent');
     expect(notSent).toHaveLength(75);
-    expect(notSent[0]?.message).toBe('not sent: the API refused the credentials (401): check ENGAGE_API_KEY or --api-key-file');
+    expect(notSent[0]?.message).toBe(
+      'not sent: the API refused the credentials (401): check ENGAGE_API_KEY or --api-key-file',
+    );
     expect(r.stderr).toContain('the API refused the credentials (401)');
   });
 
@@ -103,7 +129,8 @@ describe('live import of the samples against the sandbox', () => {
     const r = await importSamples(['--json']);
     expect(r.code).toBe(1);
     expect(r.stdout + r.stderr).not.toContain(CANARY);
-    const files = (dir: string): string[] => readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : [join(dir, f)]));
+    const files = (dir: string): string[] =>
+      readdirSync(dir).flatMap((f) => (statSync(join(dir, f)).isDirectory() ? files(join(dir, f)) : [join(dir, f)]));
     const written = files(r.out);
     expect(written.some((f) => f.endsWith('ledger.sqlite'))).toBe(true);
     for (const f of written) expect(readFileSync(f).includes(CANARY), f).toBe(false);
@@ -114,9 +141,23 @@ describe('a key file that holds more than the key', () => {
   it('is refused before any request (exit 2), naming the file and never the key', async () => {
     sandbox = await startSandbox({ rate: 0, apiKey: CANARY });
     const keyDir = tmpTree({ key: `${CANARY}\nrotated 2026-11-01 by ops\n` });
-    const r = await runCli(['import', 'samples/job.yaml', '--base-url', sandbox.url, '--api-key-file', join(keyDir, 'key'), '--state-dir', join(keyDir, 'state')], { cwd: ROOT });
+    const r = await runCli(
+      [
+        'import',
+        'samples/job.yaml',
+        '--base-url',
+        sandbox.url,
+        '--api-key-file',
+        join(keyDir, 'key'),
+        '--state-dir',
+        join(keyDir, 'state'),
+      ],
+      { cwd: ROOT },
+    );
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`--api-key-file ${join(keyDir, 'key')}: the API key holds a line break after its first 64 characters`);
+    expect(r.stderr).toContain(
+      `--api-key-file ${join(keyDir, 'key')}: the API key holds a line break after its first 64 characters`,
+    );
     expect(r.stdout + r.stderr).not.toContain(CANARY);
     expect(sandbox.requests).toHaveLength(0);
   });
@@ -127,20 +168,25 @@ describe('failures that do not cascade', () => {
     sandbox = await startSandbox({ rate: 0 });
     const dir = tmpTree({
       'contacts.csv': 'custom_id,first_name\nC-1,Ann\nC-2,Maximilian-Alexander Konstantin Friedrich\n',
-      'contacts.yaml': 'resource: user\nsource: { file: contacts.csv }\nkey: custom_id\nfields: { custom_id: custom_id, first_name: first_name }\n',
+      'contacts.yaml':
+        'resource: user\nsource: { file: contacts.csv }\nkey: custom_id\nfields: { custom_id: custom_id, first_name: first_name }\n',
       'events.csv': 'id,customer\nE1,C-1\nE2,C-2\nE3,C-2\n',
-      'events.yaml': 'resource: event\nsource: { file: events.csv }\nkey: id\nfields:\n  user_custom_id: customer\n  name: { value: Signed Up }\n',
+      'events.yaml':
+        'resource: event\nsource: { file: events.csv }\nkey: id\nfields:\n  user_custom_id: customer\n  name: { value: Signed Up }\n',
       'job.yaml': 'mappings: [events.yaml, contacts.yaml]\n',
     });
-    const r = await runCli(['import', 'job.yaml', '--base-url', sandbox.url, '--rate', '1000'], { cwd: dir, env: { ENGAGE_API_KEY: sandbox.apiKey } });
+    const r = await runCli(['import', 'job.yaml', '--base-url', sandbox.url, '--rate', '1000'], {
+      cwd: dir,
+      env: { ENGAGE_API_KEY: sandbox.apiKey },
+    });
     expect(r.code).toBe(1);
     expect(readFileSync(join(dir, 'out/report.csv'), 'utf8')).toBe(
       'file,line,resource,key,status,http_status,id,message\n' +
         'contacts.csv,2,user,C-1,ok,201,1,\n' +
         'contacts.csv,3,user,C-2,invalid,,,"first_name: at most 40 characters, got 41: ""Maximilian-Alexander Konstantin Friedrich"""\n' +
         `events.csv,2,event,E1,ok,201,${readReport(join(dir, 'out/report.csv'))[2]?.id},\n` +
-        "events.csv,3,event,E2,skipped,,,\"depends on user custom_id 'C-2', which was invalid at contacts.csv line 3\"\n" +
-        "events.csv,4,event,E3,skipped,,,\"depends on user custom_id 'C-2', which was invalid at contacts.csv line 3\"\n",
+        'events.csv,3,event,E2,skipped,,,"depends on user custom_id \'C-2\', which was invalid at contacts.csv line 3"\n' +
+        'events.csv,4,event,E3,skipped,,,"depends on user custom_id \'C-2\', which was invalid at contacts.csv line 3"\n',
     );
     expect(sandbox.requests.filter((q) => q.path.includes('/events/'))).toHaveLength(1);
   });

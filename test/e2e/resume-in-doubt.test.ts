@@ -12,8 +12,10 @@ afterEach(async () => {
   sandbox = undefined;
 });
 
-const EVENTS = 'resource: event\nsource: { file: events.csv }\nkey: id\nfields:\n  user_custom_id: user\n  name: { value: Visited }\n  data.id: id\n';
-const report = (dir: string) => parse(readFileSync(join(dir, 'out/report.csv')), { columns: true }) as Record<string, string>[];
+const EVENTS =
+  'resource: event\nsource: { file: events.csv }\nkey: id\nfields:\n  user_custom_id: user\n  name: { value: Visited }\n  data.id: id\n';
+const report = (dir: string) =>
+  parse(readFileSync(join(dir, 'out/report.csv')), { columns: true }) as Record<string, string>[];
 const statuses = (dir: string) => report(dir).map((r) => `${r.key}:${r.status}`);
 /** How many times each event id was applied by the server (429s are refusals, not applications). */
 const applied = (s: Sandbox) => {
@@ -48,13 +50,18 @@ describe('rows in doubt survive an interrupted resend', () => {
     const before = sandbox.requests.length;
     const controller = new AbortController();
     const stop = abortWhen(controller, () => sandbox!.requests.length > before, 300);
-    const resend = await runCli(['resume', '--resend-unknown', '--rate', '0.5'], { cwd: dir, env, signal: controller.signal });
+    const resend = await runCli(['resume', '--resend-unknown', '--rate', '0.5'], {
+      cwd: dir,
+      env,
+      signal: controller.signal,
+    });
     stop();
     expect(resend.code).toBe(130);
     expect(statuses(dir)).toEqual(['E0:ok', 'E1:unknown', 'E2:unknown']);
     const messages = report(dir).map((r) => r.message);
     // Both waited for their turn (concurrency 4) when Ctrl-C came: their first answer is still lost.
-    for (const m of messages.slice(1)) expect(m).toMatch(/^no answer received .*; resending it was stopped: not sent: the run was interrupted$/);
+    for (const m of messages.slice(1))
+      expect(m).toMatch(/^no answer received .*; resending it was stopped: not sent: the run was interrupted$/);
 
     // The run is still open, and its rows are still in doubt: a plain resume sends nothing.
     const sent = sandbox.requests.length;
@@ -78,7 +85,8 @@ describe('rows in doubt survive an interrupted resend', () => {
       'events.csv': `${lines.join('\n')}\n`,
       'events.yaml': EVENTS,
       'contacts.csv': 'custom_id\n0\n1\n2\n',
-      'contacts.yaml': 'resource: user\nsource: { file: contacts.csv }\nkey: custom_id\nfields: { custom_id: custom_id }\n',
+      'contacts.yaml':
+        'resource: user\nsource: { file: contacts.csv }\nkey: custom_id\nfields: { custom_id: custom_id }\n',
       'job.yaml': 'mappings: [events.yaml, contacts.yaml]\n',
     });
     const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };

@@ -17,9 +17,11 @@ function eventsJob(rows: number): string {
   for (let i = 0; i < rows; i++) lines.push(`E${i},${i % 3}`);
   return tmpTree({
     'events.csv': `${lines.join('\n')}\n`,
-    'events.yaml': 'resource: event\nsource: { file: events.csv }\nkey: id\nfields:\n  user_custom_id: user\n  name: { value: Visited }\n  data.id: id\n',
+    'events.yaml':
+      'resource: event\nsource: { file: events.csv }\nkey: id\nfields:\n  user_custom_id: user\n  name: { value: Visited }\n  data.id: id\n',
     'contacts.csv': 'custom_id\n0\n1\n2\n',
-    'contacts.yaml': 'resource: user\nsource: { file: contacts.csv }\nkey: custom_id\nfields: { custom_id: custom_id }\n',
+    'contacts.yaml':
+      'resource: user\nsource: { file: contacts.csv }\nkey: custom_id\nfields: { custom_id: custom_id }\n',
     'job.yaml': 'mappings: [events.yaml, contacts.yaml]\n',
   });
 }
@@ -38,7 +40,10 @@ function importStoppedAtOnce(dir: string, env: Record<string, string>, extra: st
   return runCli(['import', 'job.yaml', ...extra], { cwd: dir, env, signal: controller.signal });
 }
 
-const statuses = (dir: string) => (parse(readFileSync(join(dir, 'out/report.csv')), { columns: true }) as Record<string, string>[]).map((r) => `${r.key}:${r.status}`);
+const statuses = (dir: string) =>
+  (parse(readFileSync(join(dir, 'out/report.csv')), { columns: true }) as Record<string, string>[]).map(
+    (r) => `${r.key}:${r.status}`,
+  );
 
 describe('interrupt and resume', () => {
   it('SIGINT: stops taking rows, reports the rest not_sent, exits 130; resume sends only those', async () => {
@@ -50,7 +55,9 @@ describe('interrupt and resume', () => {
     const first = await runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env, signal: controller.signal });
     clearInterval(stop);
     expect(first.code).toBe(130);
-    expect(first.stderr).toMatch(/Stopped early: interrupted by SIGINT; resume with: engage-import resume \.engage-import\/runs\/\d{8}T\d{6}Z-\w+/);
+    expect(first.stderr).toMatch(
+      /Stopped early: interrupted by SIGINT; resume with: engage-import resume \.engage-import\/runs\/\d{8}T\d{6}Z-\w+/,
+    );
     const afterFirst = statuses(dir);
     expect(afterFirst).toHaveLength(63);
     const sentFirst = server.requests.length;
@@ -61,7 +68,10 @@ describe('interrupt and resume', () => {
     expect(resumed.code).toBe(0);
     expect(server.requests.length - sentFirst).toBe(notSent);
     // As if the run had never stopped: every row once, all ok; no event reached the server twice.
-    expect(statuses(dir)).toEqual([...['0', '1', '2'].map((k) => `${k}:ok`), ...Array.from({ length: 60 }, (_, i) => `E${i}:ok`)]);
+    expect(statuses(dir)).toEqual([
+      ...['0', '1', '2'].map((k) => `${k}:ok`),
+      ...Array.from({ length: 60 }, (_, i) => `E${i}:ok`),
+    ]);
     const ids = server.requests.map((q) => (q.body as { data?: { id?: string } }).data?.id).filter(Boolean);
     expect(new Set(ids).size).toBe(ids.length);
 
@@ -85,7 +95,9 @@ describe('interrupt and resume', () => {
     await importStoppedAtOnce(dir, env);
     const again = await runCli(['import', 'job.yaml'], { cwd: dir, env });
     expect(again.code).toBe(2);
-    expect(again.stderr).toMatch(/an unfinished run of this job is in \.engage-import\/runs\/.*: continue it with 'engage-import resume'/);
+    expect(again.stderr).toMatch(
+      /an unfinished run of this job is in \.engage-import\/runs\/.*: continue it with 'engage-import resume'/,
+    );
     expect(server.requests).toHaveLength(0);
     // Moving the old run away starts over, as the message says.
     renameSync(join(dir, '.engage-import'), join(dir, 'old-state'));
@@ -130,7 +142,10 @@ describe('interrupt and resume', () => {
   it('a 401 exits 3 with --fail-on-invalid too', async () => {
     sandbox = await startSandbox({ rate: 0 });
     const dir = eventsJob(3);
-    const r = await runCli(['import', 'job.yaml', '--fail-on-invalid'], { cwd: dir, env: { ENGAGE_API_KEY: 'wrong', ENGAGE_BASE_URL: sandbox.url } });
+    const r = await runCli(['import', 'job.yaml', '--fail-on-invalid'], {
+      cwd: dir,
+      env: { ENGAGE_API_KEY: 'wrong', ENGAGE_BASE_URL: sandbox.url },
+    });
     expect(r.code).toBe(3);
     expect(sandbox.requests).toHaveLength(1);
   });
@@ -139,15 +154,29 @@ describe('interrupt and resume', () => {
     sandbox = await startSandbox({ rate: 0 });
     const dir = eventsJob(3);
     appendFileSync(join(dir, 'events.csv'), 'E9,\n');
-    const r = await runCli(['import', 'job.yaml', '--fail-on-invalid'], { cwd: dir, env: { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url } });
+    const r = await runCli(['import', 'job.yaml', '--fail-on-invalid'], {
+      cwd: dir,
+      env: { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url },
+    });
     expect(r.code).toBe(1);
     expect(sandbox.requests).toHaveLength(0);
-    expect(statuses(dir)).toEqual(['0:not_sent', '1:not_sent', '2:not_sent', 'E0:not_sent', 'E1:not_sent', 'E2:not_sent', 'E9:invalid']);
+    expect(statuses(dir)).toEqual([
+      '0:not_sent',
+      '1:not_sent',
+      '2:not_sent',
+      'E0:not_sent',
+      'E1:not_sent',
+      'E2:not_sent',
+      'E9:invalid',
+    ]);
   });
 
   it('says so when there is nothing to resume', async () => {
     const dir = eventsJob(1);
-    const r = await runCli(['resume'], { cwd: dir, env: { ENGAGE_API_KEY: 'k', ENGAGE_BASE_URL: 'http://127.0.0.1:9/api/public/' } });
+    const r = await runCli(['resume'], {
+      cwd: dir,
+      env: { ENGAGE_API_KEY: 'k', ENGAGE_BASE_URL: 'http://127.0.0.1:9/api/public/' },
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toBe('engage-import: no run to resume in .engage-import\n');
   });
@@ -155,8 +184,16 @@ describe('interrupt and resume', () => {
 
 describe('credentials and address', () => {
   it.each([
-    [[], {}, 'engage-import: no API key: set ENGAGE_API_KEY or pass --api-key-file FILE (the key is never read from the command line)\n'],
-    [[], { ENGAGE_API_KEY: 'k' }, 'engage-import: no API address: pass --base-url or set ENGAGE_BASE_URL (e.g. https://acme.example.com/api/public/)\n'],
+    [
+      [],
+      {},
+      'engage-import: no API key: set ENGAGE_API_KEY or pass --api-key-file FILE (the key is never read from the command line)\n',
+    ],
+    [
+      [],
+      { ENGAGE_API_KEY: 'k' },
+      'engage-import: no API address: pass --base-url or set ENGAGE_BASE_URL (e.g. https://acme.example.com/api/public/)\n',
+    ],
   ])('exits 2 before touching anything: %j %j', async (args, env, message) => {
     const dir = eventsJob(1);
     const r = await runCli(['import', 'job.yaml', ...args], { cwd: dir, env });
@@ -166,7 +203,10 @@ describe('credentials and address', () => {
 
   it('refuses http:// to a host that is not loopback', async () => {
     const dir = eventsJob(1);
-    const r = await runCli(['import', 'job.yaml', '--base-url', 'http://acme.example.com/api/public/'], { cwd: dir, env: { ENGAGE_API_KEY: 'k' } });
+    const r = await runCli(['import', 'job.yaml', '--base-url', 'http://acme.example.com/api/public/'], {
+      cwd: dir,
+      env: { ENGAGE_API_KEY: 'k' },
+    });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/http/);
   });
@@ -175,14 +215,29 @@ describe('credentials and address', () => {
 describe('engage-import events list', () => {
   it('follows `next` to the end and prints every event definition', async () => {
     sandbox = await startSandbox({ rate: 0 });
-    const headers = { Authorization: `Token ${sandbox.apiKey}`, 'Content-Type': 'application/json', Accept: '*/*; version=2' };
-    await fetch(new URL('users/update_or_create/', sandbox.url), { method: 'POST', headers, body: JSON.stringify({ custom_id: 'u' }) });
+    const headers = {
+      Authorization: `Token ${sandbox.apiKey}`,
+      'Content-Type': 'application/json',
+      Accept: '*/*; version=2',
+    };
+    await fetch(new URL('users/update_or_create/', sandbox.url), {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ custom_id: 'u' }),
+    });
     for (let i = 0; i < 130; i++) {
-      await fetch(new URL('users-by-id/u/events/', sandbox.url), { method: 'POST', headers, body: JSON.stringify({ name: `event-${String(i).padStart(3, '0')}` }) });
+      await fetch(new URL('users-by-id/u/events/', sandbox.url), {
+        method: 'POST',
+        headers,
+        body: JSON.stringify({ name: `event-${String(i).padStart(3, '0')}` }),
+      });
     }
     const r = await runCli(['events', 'list', '--base-url', sandbox.url], { env: { ENGAGE_API_KEY: sandbox.apiKey } });
     expect(r.code).toBe(0);
-    const names = r.stdout.trim().split('\n').map((l) => l.split('\t')[1]);
+    const names = r.stdout
+      .trim()
+      .split('\n')
+      .map((l) => l.split('\t')[1]);
     expect(names.filter((n) => n?.startsWith('event-'))).toHaveLength(130);
     expect(r.stderr).toMatch(/^\d+ event definitions\n$/);
     expect(sandbox.requests.filter((q) => q.method === 'GET')).toHaveLength(2);

@@ -9,7 +9,15 @@ export interface CliResult {
 }
 
 /** Run the whole command line in-process, as a user would type it, capturing what it prints. */
-export async function runCli(argv: string[], options: { cwd?: string; env?: Record<string, string | undefined>; signal?: AbortSignal; clock?: CliIo['clock'] } = {}): Promise<CliResult> {
+export async function runCli(
+  argv: string[],
+  options: {
+    cwd?: string;
+    env?: Record<string, string | undefined>;
+    signal?: AbortSignal;
+    clock?: CliIo['clock'];
+  } = {},
+): Promise<CliResult> {
   const stdout = new PassThrough();
   const stderr = new PassThrough();
   let out = '';

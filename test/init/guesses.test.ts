@@ -7,7 +7,10 @@ import { TARGETS } from '../../src/init/targets.js';
 
 describe('matchColumns', () => {
   it('tries exact names, then case/space/underscore, then synonyms, then edit distance, each column once', () => {
-    const { matches, unmatched } = matchColumns(['Email', 'custom_id', 'SURNAME', 'frist_name', 'loyalty'], TARGETS.user.fields);
+    const { matches, unmatched } = matchColumns(
+      ['Email', 'custom_id', 'SURNAME', 'frist_name', 'loyalty'],
+      TARGETS.user.fields,
+    );
     expect(matches.map((m) => [m.field.target, m.column, m.how])).toEqual([
       ['custom_id', 'custom_id', 'exact name'],
       ['email', 'Email', 'name ignoring case, spaces and underscores'],
@@ -20,7 +23,10 @@ describe('matchColumns', () => {
   it('a loose rule never takes a column a stricter rule gives to another field', () => {
     // `title` is a synonym of product `name`; the exact `name` column wins it, `title` stays free.
     const { matches, unmatched } = matchColumns(['title', 'name', 'sku'], TARGETS.product.fields);
-    expect(matches.map((m) => [m.field.target, m.column])).toEqual([['custom_id', 'sku'], ['name', 'name']]);
+    expect(matches.map((m) => [m.field.target, m.column])).toEqual([
+      ['custom_id', 'sku'],
+      ['name', 'name'],
+    ]);
     expect(unmatched).toEqual(['title']);
   });
 
@@ -42,7 +48,11 @@ describe('guessType', () => {
     [['1767600000', '1767600100'], undefined, { type: 'unix' }],
     [['1767600000', '1767600100'], 'text', {}],
     [['00123', '00124'], 'text', {}],
-    [['won', 'lost', 'Open'], 'deal-status', { type: 'integer', map: { abandoned: 0, open: 1, 'in progress': 1, won: 2, lost: 3, archived: 4 } }],
+    [
+      ['won', 'lost', 'Open'],
+      'deal-status',
+      { type: 'integer', map: { abandoned: 0, open: 1, 'in progress': 1, won: 2, lost: 3, archived: 4 } },
+    ],
     [['2', '3'], 'deal-status', { type: 'integer' }],
     [['plain text', 'more'], undefined, {}],
   ] as const)('%j (%s) → %j', (values, expect_, options) => {
@@ -53,13 +63,18 @@ describe('guessType', () => {
 
   it('a known field tolerates one odd value in twenty (the row validate will report); a custom column none', () => {
     const values = ['1', '2', '3', '4', 'x'];
-    expect(guessType(values, 'integer')).toEqual({ options: { type: 'integer' }, why: '4/5 sampled values are integers' });
+    expect(guessType(values, 'integer')).toEqual({
+      options: { type: 'integer' },
+      why: '4/5 sampled values are integers',
+    });
     expect(guessType(values, undefined).options).toEqual({});
   });
 
   it('ambiguous day/month names both readings and is left undecided', () => {
     const guess = guessType(['03/04/2026', '05/06/2026'], 'date');
-    expect(guess.undecided).toBe('ambiguous dates: "03/04/2026" is 2026-04-03 as dd/MM/yyyy (day first) or 2026-03-04 as MM/dd/yyyy (month first); keep the right format and uncomment');
+    expect(guess.undecided).toBe(
+      'ambiguous dates: "03/04/2026" is 2026-04-03 as dd/MM/yyyy (day first) or 2026-03-04 as MM/dd/yyyy (month first); keep the right format and uncomment',
+    );
   });
 });
 
@@ -69,10 +84,20 @@ describe('detectEncoding', () => {
     ['UTF-8', Buffer.from(polish), 'utf-8', false],
     ['ASCII', Buffer.from('plain,ascii\n'), 'utf-8', false],
     ['Polish in windows-1250', iconv.encode(polish, 'windows-1250'), 'windows-1250', true],
-    ['French and German in windows-1252', iconv.encode('name,city\nJosé,Mühlheim\nFrançoise,Besançon\n', 'windows-1252'), 'windows-1252', true],
+    [
+      'French and German in windows-1252',
+      iconv.encode('name,city\nJosé,Mühlheim\nFrançoise,Besançon\n', 'windows-1252'),
+      'windows-1252',
+      true,
+    ],
     ['UTF-16LE without BOM', iconv.encode(polish, 'utf-16le'), 'utf-16le', false],
     ['UTF-16BE without BOM', iconv.encode(polish, 'utf-16be'), 'utf-16be', false],
-    ['UTF-16BE with BOM', Buffer.concat([Buffer.from([0xfe, 0xff]), iconv.encode(polish, 'utf-16be')]), 'utf-16be', false],
+    [
+      'UTF-16BE with BOM',
+      Buffer.concat([Buffer.from([0xfe, 0xff]), iconv.encode(polish, 'utf-16be')]),
+      'utf-16be',
+      false,
+    ],
   ])('%s → %s', (_name, bytes, encoding, guessed) => {
     const found = detectEncoding(bytes);
     expect(found.encoding).toBe(encoding);

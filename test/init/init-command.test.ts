@@ -7,8 +7,13 @@ import { tmpTree } from '../helpers/tmp.js';
 
 const SAMPLES = resolve(import.meta.dirname, '../../samples');
 const RESOURCE_OF: Record<string, string> = {
-  'contacts.csv': 'contacts', 'products.csv': 'product', 'deals.csv': 'deal', 'deals-pl.csv': 'deal',
-  'events.csv': 'event', 'product-events.csv': 'product-event', 'webpush-campaigns.csv': 'webpush-campaign',
+  'contacts.csv': 'contacts',
+  'products.csv': 'product',
+  'deals.csv': 'deal',
+  'deals-pl.csv': 'deal',
+  'events.csv': 'event',
+  'product-events.csv': 'product-event',
+  'webpush-campaigns.csv': 'webpush-campaign',
 };
 
 const dirs: string[] = [];
@@ -27,11 +32,18 @@ async function initThenValidate(cwd: string, csv: string, resource: string) {
   expect(init.stderr).toMatch(/^Wrote mapping\.yaml/);
   expect(init.code).toBe(0);
   const mapping = readFileSync(join(cwd, 'mapping.yaml'), 'utf8');
-  const validate = await runCli(['validate', 'mapping.yaml', '--json', '--quiet', '--report', 'report.csv', '--payloads', 'payloads.ndjson'], { cwd });
+  const validate = await runCli(
+    ['validate', 'mapping.yaml', '--json', '--quiet', '--report', 'report.csv', '--payloads', 'payloads.ndjson'],
+    { cwd },
+  );
   // 0 or 1 (rows invalid), never 2: the mapping itself is always accepted.
   expect(validate.code, validate.stderr).toBeLessThan(2);
   const summary = JSON.parse(validate.stdout);
-  const payloads = readFileSync(join(cwd, 'payloads.ndjson'), 'utf8').trim().split('\n').filter(Boolean).map((l) => JSON.parse(l).body);
+  const payloads = readFileSync(join(cwd, 'payloads.ndjson'), 'utf8')
+    .trim()
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l).body);
   return { mapping, summary, payloads, code: validate.code };
 }
 
@@ -61,29 +73,45 @@ describe('init on every sample file', () => {
 
 describe('init on generated files', () => {
   it('semicolons and synonyms: E-Mail, Surname, Customer ID; other columns become custom attributes to confirm', async () => {
-    const cwd = tmp({ 'crm.csv': 'Customer ID;E-mail Address;Surname;First Name;Mobile;Favourite colour\nC1;a@example.com;Nowak;Ewa;+48 600 000 001;blue\nC2;b@example.com;Kowal;Jan;+48 600 000 002;red\n' });
+    const cwd = tmp({
+      'crm.csv':
+        'Customer ID;E-mail Address;Surname;First Name;Mobile;Favourite colour\nC1;a@example.com;Nowak;Ewa;+48 600 000 001;blue\nC2;b@example.com;Kowal;Jan;+48 600 000 002;red\n',
+    });
     const { mapping, code, payloads } = await initThenValidate(cwd, 'crm.csv', 'contacts');
     expect(code).toBe(0);
     expect(mapping).toContain('  delimiter: ";"');
-    expect(mapping).toContain('  # matched "E-mail Address" by synonym ("email_address"); 2/2 sampled values look like email addresses\n  email: E-mail Address\n');
+    expect(mapping).toContain(
+      '  # matched "E-mail Address" by synonym ("email_address"); 2/2 sampled values look like email addresses\n  email: E-mail Address\n',
+    );
     expect(mapping).toContain('  last_name: Surname\n');
     expect(mapping).toContain('  first_name: First Name\n');
     expect(mapping).toContain('  custom_id: { column: Customer ID, required: true }\n');
     expect(mapping).toContain('  # favourite_colour: Favourite colour\n');
     expect(mapping).toMatch(/custom attributes, which must exist in the account/);
-    expect(payloads[0]).toEqual({ custom_id: 'C1', email: 'a@example.com', last_name: 'Nowak', first_name: 'Ewa', phone_number: '+48 600 000 001' });
+    expect(payloads[0]).toEqual({
+      custom_id: 'C1',
+      email: 'a@example.com',
+      last_name: 'Nowak',
+      first_name: 'Ewa',
+      phone_number: '+48 600 000 001',
+    });
   });
 
   it('ambiguous dates are left for the user with both readings named', async () => {
     const cwd = tmp({ 'ev.csv': 'customer_id,event,date\nC1,signup,03/04/2026\nC2,signup,05/06/2026\n' });
     const { mapping, code } = await initThenValidate(cwd, 'ev.csv', 'event');
     expect(code).toBe(0);
-    expect(mapping).toContain('TO DECIDE: ambiguous dates: "03/04/2026" is 2026-04-03 as dd/MM/yyyy (day first) or 2026-03-04 as MM/dd/yyyy (month first)');
+    expect(mapping).toContain(
+      'TO DECIDE: ambiguous dates: "03/04/2026" is 2026-04-03 as dd/MM/yyyy (day first) or 2026-03-04 as MM/dd/yyyy (month first)',
+    );
     expect(mapping).toContain('  # timestamp: { column: date, type: unix, format: dd/MM/yyyy }\n');
   });
 
   it('a day over 12 settles the order: dd/MM/yyyy; date-times and UNIX seconds are recognised', async () => {
-    const cwd = tmp({ 'ev.csv': 'customer_id,event,date,seen\nC1,signup,03/04/2026 10:15,1767600000\nC2,signup,25/06/2026 08:00,1767600100\n' });
+    const cwd = tmp({
+      'ev.csv':
+        'customer_id,event,date,seen\nC1,signup,03/04/2026 10:15,1767600000\nC2,signup,25/06/2026 08:00,1767600100\n',
+    });
     const { mapping, code, payloads } = await initThenValidate(cwd, 'ev.csv', 'event');
     expect(code).toBe(0);
     expect(mapping).toContain('  timestamp: { column: date, type: unix, format: "dd/MM/yyyy HH:mm" }\n');
@@ -95,15 +123,48 @@ describe('init on generated files', () => {
     const cwd = tmp({ 'pe.csv': 'sku,customer_id,action,ts\nS1,C1,view,1767600000999\n' });
     const { mapping, payloads } = await initThenValidate(cwd, 'pe.csv', 'product-event');
     expect(mapping).not.toContain('TO DECIDE');
-    expect(mapping).toContain("UNIX time in milliseconds (13 digits, years 2000–2100)\n  timestamp: { column: ts, type: unix, format: x, required: true }");
+    expect(mapping).toContain(
+      'UNIX time in milliseconds (13 digits, years 2000–2100)\n  timestamp: { column: ts, type: unix, format: x, required: true }',
+    );
     expect(payloads[0].timestamp).toBe(1767600000);
   });
 
   it.each([
-    ['windows-1250', iconv.encode('customer_id,first_name,last_name,city\nC1,Łukasz,Żółć,Łódź\nC2,Świętosław,Gęślą,Kraków\n', 'windows-1250'), 'windows-1250'],
-    ['UTF-16LE with a BOM', Buffer.concat([Buffer.from([0xff, 0xfe]), iconv.encode('customer_id,first_name,last_name,city\nC1,Łukasz,Żółć,Łódź\nC2,Świętosław,Gęślą,Kraków\n', 'utf-16le')]), 'utf-16le'],
-    ['UTF-16LE without a BOM', iconv.encode('customer_id,first_name,last_name,city\nC1,Łukasz,Żółć,Łódź\nC2,Świętosław,Gęślą,Kraków\n', 'utf-16le'), 'utf-16le'],
-    ['UTF-8 with a BOM', Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('customer_id,first_name,last_name,city\nC1,Łukasz,Żółć,Łódź\nC2,Świętosław,Gęślą,Kraków\n')]), 'utf-8'],
+    [
+      'windows-1250',
+      iconv.encode(
+        'customer_id,first_name,last_name,city\nC1,Łukasz,Żółć,Łódź\nC2,Świętosław,Gęślą,Kraków\n',
+        'windows-1250',
+      ),
+      'windows-1250',
+    ],
+    [
+      'UTF-16LE with a BOM',
+      Buffer.concat([
+        Buffer.from([0xff, 0xfe]),
+        iconv.encode(
+          'customer_id,first_name,last_name,city\nC1,Łukasz,Żółć,Łódź\nC2,Świętosław,Gęślą,Kraków\n',
+          'utf-16le',
+        ),
+      ]),
+      'utf-16le',
+    ],
+    [
+      'UTF-16LE without a BOM',
+      iconv.encode(
+        'customer_id,first_name,last_name,city\nC1,Łukasz,Żółć,Łódź\nC2,Świętosław,Gęślą,Kraków\n',
+        'utf-16le',
+      ),
+      'utf-16le',
+    ],
+    [
+      'UTF-8 with a BOM',
+      Buffer.concat([
+        Buffer.from([0xef, 0xbb, 0xbf]),
+        Buffer.from('customer_id,first_name,last_name,city\nC1,Łukasz,Żółć,Łódź\nC2,Świętosław,Gęślą,Kraków\n'),
+      ]),
+      'utf-8',
+    ],
   ])('%s: detected, and the names come out right', async (_name, bytes, encoding) => {
     const cwd = tmp({ 'people.csv': bytes });
     const { mapping, code, payloads } = await initThenValidate(cwd, 'people.csv', 'user');
@@ -119,7 +180,9 @@ describe('init on generated files', () => {
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/^Wrote mapping\.yaml, but it does not load yet: /);
     const mapping = readFileSync(join(cwd, 'mapping.yaml'), 'utf8');
-    expect(mapping).toMatch(/# This mapping does not load yet: mapping\.yaml(:\d+)?: fields: at least one field is needed/);
+    expect(mapping).toMatch(
+      /# This mapping does not load yet: mapping\.yaml(:\d+)?: fields: at least one field is needed/,
+    );
     expect(mapping).toContain('TO DECIDE: ambiguous dates: "03/04/2026 10:00"');
   });
 
@@ -129,7 +192,9 @@ describe('init on generated files', () => {
     expect(refused.code).toBe(2);
     expect(refused.stderr).toBe('engage-import: mapping.yaml exists already; pass --force to overwrite it\n');
     expect(readFileSync(join(cwd, 'mapping.yaml'), 'utf8')).toBe('mine\n');
-    const forced = await runCli(['init', 'a.csv', '--resource', 'product', '--out', 'mapping.yaml', '--force'], { cwd });
+    const forced = await runCli(['init', 'a.csv', '--resource', 'product', '--out', 'mapping.yaml', '--force'], {
+      cwd,
+    });
     expect(forced.code).toBe(0);
     expect(readFileSync(join(cwd, 'mapping.yaml'), 'utf8')).toContain('custom_id: { column: sku, required: true }');
   });
@@ -137,9 +202,13 @@ describe('init on generated files', () => {
   it('writes the source path relative to the mapping, wherever it is written', async () => {
     const cwd = tmp({ 'data/a.csv': 'sku,title\nS1,Tent\n' });
     writeFileSync(join(cwd, 'placeholder'), '');
-    const init = await runCli(['init', 'data/a.csv', '--resource', 'products', '--out', 'mappings/products.yaml'], { cwd });
+    const init = await runCli(['init', 'data/a.csv', '--resource', 'products', '--out', 'mappings/products.yaml'], {
+      cwd,
+    });
     expect(init.code).toBe(0);
     expect(readFileSync(join(cwd, 'mappings/products.yaml'), 'utf8')).toContain('  file: ../data/a.csv\n');
-    expect((await runCli(['validate', 'mappings/products.yaml', '--quiet', '--report', 'r.csv'], { cwd })).code).toBe(0);
+    expect((await runCli(['validate', 'mappings/products.yaml', '--quiet', '--report', 'r.csv'], { cwd })).code).toBe(
+      0,
+    );
   });
 });

@@ -14,12 +14,22 @@ export async function project(): Promise<{ dir: string; identity: RunIdentity }>
   return { dir, identity: await identityOf(dir) };
 }
 
-export async function identityOf(dir: string, options: RunIdentity['options'] = { 'deal-update-method': 'PATCH', limit: null }): Promise<RunIdentity> {
+export async function identityOf(
+  dir: string,
+  options: RunIdentity['options'] = { 'deal-update-method': 'PATCH', limit: null },
+): Promise<RunIdentity> {
   const file = (p: string) => join(dir, p);
   return {
     job: { path: file('job.yaml'), sha256: (await hashFile(file('job.yaml'))).sha256 },
-    mappings: await Promise.all(['mappings/events.yaml', 'mappings/deals.yaml'].map(async (p) => ({ path: file(p), sha256: (await hashFile(file(p))).sha256 }))),
-    inputs: await Promise.all(['samples/events.csv', 'samples/deals.csv'].map(async (p) => ({ path: file(p), ...(await hashFile(file(p))) }))),
+    mappings: await Promise.all(
+      ['mappings/events.yaml', 'mappings/deals.yaml'].map(async (p) => ({
+        path: file(p),
+        sha256: (await hashFile(file(p))).sha256,
+      })),
+    ),
+    inputs: await Promise.all(
+      ['samples/events.csv', 'samples/deals.csv'].map(async (p) => ({ path: file(p), ...(await hashFile(file(p))) })),
+    ),
     options,
   };
 }

@@ -5,7 +5,15 @@ import { nextTurn } from './_helpers.js';
 /** A manual scheduler: flushes run only when the test says so. */
 function manual() {
   const queued: (() => void)[] = [];
-  return { schedule: (f: () => void) => void queued.push(f), run: () => queued.splice(0).forEach((f) => f()), get size() { return queued.length; } };
+  return {
+    schedule: (f: () => void) => void queued.push(f),
+    run: () => {
+      for (const f of queued.splice(0)) f();
+    },
+    get size() {
+      return queued.length;
+    },
+  };
 }
 
 describe('GroupCommit', () => {
@@ -50,7 +58,10 @@ describe('GroupCommit', () => {
       },
     });
     const results = await Promise.allSettled([group.enqueue('a'), group.enqueue('b')]);
-    expect(results.map((r) => (r.status === 'rejected' ? (r.reason as Error).message : 'ok'))).toEqual(['disk full', 'disk full']);
+    expect(results.map((r) => (r.status === 'rejected' ? (r.reason as Error).message : 'ok'))).toEqual([
+      'disk full',
+      'disk full',
+    ]);
     expect(group.commits).toBe(0);
     fail = false;
     await group.enqueue('c');

@@ -23,6 +23,8 @@ describe('hashFile', () => {
     const dir = tmpTree();
     const error = await hashFile(join(dir, 'gone.csv')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(LedgerError);
-    expect((error as LedgerError).message).toBe(`cannot read ${join(dir, 'gone.csv')} to fingerprint the run: no such file`);
+    expect((error as LedgerError).message).toBe(
+      `cannot read ${join(dir, 'gone.csv')} to fingerprint the run: no such file`,
+    );
   });
 });

@@ -18,7 +18,9 @@ const with_ = (patch: Partial<RunIdentity>): RunIdentity => ({ ...base, ...patch
 
 describe('identityChanges', () => {
   it('finds nothing when the run is the same (options in any key order)', () => {
-    expect(identityChanges(base, with_({ options: { input: null, limit: null, 'deal-update-method': 'PATCH' } }), '/p')).toEqual([]);
+    expect(
+      identityChanges(base, with_({ options: { input: null, limit: null, 'deal-update-method': 'PATCH' } }), '/p'),
+    ).toEqual([]);
   });
 
   it.each<[string, RunIdentity, string[]]>([
@@ -38,7 +40,11 @@ describe('identityChanges', () => {
       ['mapping mappings/events.yaml changed'],
     ],
     ['the job changed', with_({ job: { path: '/p/job.yaml', sha256: h('f') } }), ['job job.yaml changed']],
-    ['another job', with_({ job: { path: '/p/other.yaml', sha256: h('a') } }), ['job file was job.yaml, now other.yaml']],
+    [
+      'another job',
+      with_({ job: { path: '/p/other.yaml', sha256: h('a') } }),
+      ['job file was job.yaml, now other.yaml'],
+    ],
     [
       'a payload option changed',
       with_({ options: { ...base.options, 'deal-update-method': 'PUT' } }),

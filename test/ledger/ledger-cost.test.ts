@@ -11,7 +11,12 @@ import { project } from './_helpers.js';
 const report: string[] = [];
 afterAll(() => console.log(`ledger cost per row (intent + outcome, fsync on every commit):\n${report.join('\n')}`));
 
-async function measure(name: string, rows: number, inFlight: number, request: () => Promise<void>): Promise<{ ok: number; commits: number }> {
+async function measure(
+  name: string,
+  rows: number,
+  inFlight: number,
+  request: () => Promise<void>,
+): Promise<{ ok: number; commits: number }> {
   const { dir, identity } = await project();
   const ledger = await createRun(join(dir, 'state'), identity);
   let next = 2;
@@ -29,7 +34,9 @@ async function measure(name: string, rows: number, inFlight: number, request: ()
   await Promise.all(Array.from({ length: inFlight }, worker));
   const ms = performance.now() - t0;
   const commits = ledger.commits - before;
-  report.push(`  ${name}: ${(ms / rows).toFixed(3)} ms/row, ${(commits / rows).toFixed(2)} commits/row (${rows} rows, ${ms.toFixed(0)} ms)`);
+  report.push(
+    `  ${name}: ${(ms / rows).toFixed(3)} ms/row, ${(commits / rows).toFixed(2)} commits/row (${rows} rows, ${ms.toFixed(0)} ms)`,
+  );
   const { ok } = ledger.counts();
   await ledger.close();
   return { ok, commits };

@@ -15,8 +15,16 @@ const CHILD = join(import.meta.dirname, '_crash-child.ts');
  * Runs the child, SIGKILLs it as soon as `killWhen` says so (looking at what it acknowledged
  * as durable), waits for it to be gone, and returns its pid, run folder and acknowledgements.
  */
-async function killChild(state: string, identity: RunIdentity, mode: 'one-intent' | 'stream', killWhen: (acks: string[]) => boolean) {
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, state, JSON.stringify(identity), mode], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+async function killChild(
+  state: string,
+  identity: RunIdentity,
+  mode: 'one-intent' | 'stream',
+  killWhen: (acks: string[]) => boolean,
+) {
+  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, state, JSON.stringify(identity), mode], {
+    cwd: ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   let runDir = '';
@@ -89,7 +97,13 @@ describe('torn and corrupt ledger files', () => {
     const ledger = await createRun(state, identity, () => new Date('2026-11-23T07:15:00Z'));
     for (let line = 2; line < 62; line++) {
       await ledger.recordIntent(0, line);
-      await ledger.recordOutcome(0, line, line % 7 === 0 ? { state: 'failed', status: 400, message: `bad row ${line}` } : { state: 'ok', status: 201, id: `id-${line}` });
+      await ledger.recordOutcome(
+        0,
+        line,
+        line % 7 === 0
+          ? { state: 'failed', status: 400, message: `bad row ${line}` }
+          : { state: 'ok', status: 201, id: `id-${line}` },
+      );
     }
     const live = tmpTree();
     copyFileSync(ledger.file, join(live, 'ledger.sqlite'));
@@ -103,18 +117,32 @@ describe('torn and corrupt ledger files', () => {
       runId: ledger.runId,
       live,
       closed,
-      sizes: { live: size(live, 'ledger.sqlite'), wal: size(live, 'ledger.sqlite-wal'), closed: size(closed, 'ledger.sqlite') },
+      sizes: {
+        live: size(live, 'ledger.sqlite'),
+        wal: size(live, 'ledger.sqlite-wal'),
+        closed: size(closed, 'ledger.sqlite'),
+      },
     };
   }
 
-  type Damage = { copy: 'live' | 'closed'; file: 'ledger.sqlite' | 'ledger.sqlite-wal'; how: 'cut' | 'flip'; offset: number; xor: number };
+  type Damage = {
+    copy: 'live' | 'closed';
+    file: 'ledger.sqlite' | 'ledger.sqlite-wal';
+    how: 'cut' | 'flip';
+    offset: number;
+    xor: number;
+  };
 
   /** Puts a damaged copy in a fresh state dir and tries to resume it and use it. */
-  async function tryResume(s: Awaited<ReturnType<typeof specimen>>, d: Damage): Promise<{ lines: number[] } | LedgerError> {
+  async function tryResume(
+    s: Awaited<ReturnType<typeof specimen>>,
+    d: Damage,
+  ): Promise<{ lines: number[] } | LedgerError> {
     const runDir = join(tmpTree(), 'state', 'runs', s.runId);
     mkdirSync(runDir, { recursive: true });
     const from = d.copy === 'live' ? s.live : s.closed;
-    for (const f of ['ledger.sqlite', 'ledger.sqlite-wal']) if (existsSync(join(from, f))) copyFileSync(join(from, f), join(runDir, f));
+    for (const f of ['ledger.sqlite', 'ledger.sqlite-wal'])
+      if (existsSync(join(from, f))) copyFileSync(join(from, f), join(runDir, f));
     const target = join(runDir, d.file);
     if (d.how === 'cut') truncateSync(target, d.offset);
     else {
@@ -148,13 +176,18 @@ describe('torn and corrupt ledger files', () => {
   it('recovers from a WAL cut or flipped anywhere: SQLite keeps a prefix of the commits and drops the torn tail', async () => {
     const s = await specimen();
     await fc.assert(
-      fc.asyncProperty(fc.nat({ max: s.sizes.wal - 1 }), fc.constantFrom<'cut' | 'flip'>('cut', 'flip'), fc.integer({ min: 1, max: 255 }), async (offset, how, xor) => {
-        const result = await tryResume(s, { copy: 'live', file: 'ledger.sqlite-wal', how, offset, xor });
-        expect(result).not.toBeInstanceOf(LedgerError);
-        const { lines } = result as { lines: number[] };
-        // Commit k wrote line k + 2 (intent, then outcome): a prefix means lines 2, 3, … with no gap.
-        expect(lines).toEqual(Array.from({ length: lines.length }, (_, i) => i + 2));
-      }),
+      fc.asyncProperty(
+        fc.nat({ max: s.sizes.wal - 1 }),
+        fc.constantFrom<'cut' | 'flip'>('cut', 'flip'),
+        fc.integer({ min: 1, max: 255 }),
+        async (offset, how, xor) => {
+          const result = await tryResume(s, { copy: 'live', file: 'ledger.sqlite-wal', how, offset, xor });
+          expect(result).not.toBeInstanceOf(LedgerError);
+          const { lines } = result as { lines: number[] };
+          // Commit k wrote line k + 2 (intent, then outcome): a prefix means lines 2, 3, … with no gap.
+          expect(lines).toEqual(Array.from({ length: lines.length }, (_, i) => i + 2));
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -193,7 +226,13 @@ describe('torn and corrupt ledger files', () => {
 
   it('says a truncated ledger is damaged and what to do', async () => {
     const s = await specimen();
-    const result = await tryResume(s, { copy: 'closed', file: 'ledger.sqlite', how: 'cut', offset: Math.floor(s.sizes.closed / 2), xor: 1 });
+    const result = await tryResume(s, {
+      copy: 'closed',
+      file: 'ledger.sqlite',
+      how: 'cut',
+      offset: Math.floor(s.sizes.closed / 2),
+      xor: 1,
+    });
     expect(result).toBeInstanceOf(LedgerError);
     const e = result as LedgerError;
     expect(e.code).toBe('LEDGER');

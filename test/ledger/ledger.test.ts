@@ -11,14 +11,23 @@ const open: OpenLedger[] = [];
 afterEach(async () => {
   await Promise.allSettled(open.splice(0).map((l) => l.close()));
 });
-async function started(): Promise<{ dir: string; state: string; ledger: OpenLedger; identity: Awaited<ReturnType<typeof project>>['identity'] }> {
+async function started(): Promise<{
+  dir: string;
+  state: string;
+  ledger: OpenLedger;
+  identity: Awaited<ReturnType<typeof project>>['identity'];
+}> {
   const { dir, identity } = await project();
   const state = join(dir, '.engage-import');
   const ledger = await createRun(state, identity, at, { cwd: dir });
   open.push(ledger);
   return { dir, state, ledger, identity };
 }
-const rejection = (p: Promise<unknown>) => p.then(() => undefined, (e: unknown) => e as LedgerError);
+const rejection = (p: Promise<unknown>) =>
+  p.then(
+    () => undefined,
+    (e: unknown) => e as LedgerError,
+  );
 
 describe('createRun', () => {
   it('makes <state-dir>/runs/<run-id>/ledger.sqlite in WAL mode, holding the identity, unfinished, locked', async () => {
@@ -50,10 +59,20 @@ describe('createRun failures', () => {
 describe('recording rows', () => {
   it('round-trips intents and outcomes across close and reopen', async () => {
     const { dir, ledger, identity } = await started();
-    await Promise.all([ledger.recordIntent(0, 2), ledger.recordIntent(0, 3), ledger.recordIntent(0, 4), ledger.recordIntent(1, 2), ledger.recordIntent(1, 5)]);
+    await Promise.all([
+      ledger.recordIntent(0, 2),
+      ledger.recordIntent(0, 3),
+      ledger.recordIntent(0, 4),
+      ledger.recordIntent(1, 2),
+      ledger.recordIntent(1, 5),
+    ]);
     await Promise.all([
       ledger.recordOutcome(0, 2, { state: 'ok', status: 201, id: '9001' }),
-      ledger.recordOutcome(0, 3, { state: 'failed', status: 400, message: "user_id: Client user with ID '77' does not exist" }),
+      ledger.recordOutcome(0, 3, {
+        state: 'failed',
+        status: 400,
+        message: "user_id: Client user with ID '77' does not exist",
+      }),
       ledger.recordOutcome(0, 4, { state: 'unknown', message: 'the connection was reset after the request was sent' }),
       ledger.recordOutcome(1, 2, { state: 'ok', status: 200, id: undefined }),
     ]);
@@ -63,7 +82,14 @@ describe('recording rows', () => {
     open.push(again);
     expect(again.runId).toBe(ledger.runId);
     expect(again.finished).toBe(false);
-    expect([again.get(0, 2), again.get(0, 3), again.get(0, 4), again.get(1, 2), again.get(1, 5), again.get(1, 6)]).toEqual([
+    expect([
+      again.get(0, 2),
+      again.get(0, 3),
+      again.get(0, 4),
+      again.get(1, 2),
+      again.get(1, 5),
+      again.get(1, 6),
+    ]).toEqual([
       { state: 'ok', status: 201, id: '9001', message: null },
       { state: 'failed', status: 400, id: null, message: "user_id: Client user with ID '77' does not exist" },
       { state: 'unknown', status: null, id: null, message: 'the connection was reset after the request was sent' },
@@ -79,7 +105,11 @@ describe('recording rows', () => {
     const before = ledger.commits;
     await Promise.all(Array.from({ length: 100 }, (_, i) => ledger.recordIntent(0, i + 2)));
     expect(ledger.commits - before).toBe(1);
-    await Promise.all(Array.from({ length: 100 }, (_, i) => ledger.recordOutcome(0, i + 2, { state: 'ok', status: 201, id: String(i) })));
+    await Promise.all(
+      Array.from({ length: 100 }, (_, i) =>
+        ledger.recordOutcome(0, i + 2, { state: 'ok', status: 201, id: String(i) }),
+      ),
+    );
     expect(ledger.commits - before).toBe(2);
     expect(ledger.counts()).toEqual({ intent: 0, ok: 100, failed: 0, unknown: 0 });
   });
@@ -102,7 +132,9 @@ describe('recording rows', () => {
     await ledger.recordOutcome(0, 2, { state: 'ok', status: 201, id: '42' });
     const error = await rejection(ledger.recordIntent(0, 2));
     expect(error).toBeInstanceOf(LedgerError);
-    expect(error?.message).toBe('refusing to send line 2 of source 0 again: the run ledger says it was applied already (HTTP 201, id 42)');
+    expect(error?.message).toBe(
+      'refusing to send line 2 of source 0 again: the run ledger says it was applied already (HTTP 201, id 42)',
+    );
     await ledger.recordOutcome(0, 3, { state: 'unknown', message: 'timeout' });
     await ledger.recordIntent(0, 3); // --resend-unknown
     expect(ledger.get(0, 3)).toEqual({ state: 'intent', status: null, id: null, message: null });
@@ -196,7 +228,9 @@ describe('openForResume', () => {
     const { dir, ledger } = await started();
     await ledger.close();
     writeFileSync(join(dir, 'mappings/events.yaml'), 'resource: event\nsource: { file: ../samples/other.csv }\n');
-    const error = await rejection(openForResume(ledger.runDir, await identityOf(dir, { 'deal-update-method': 'PUT', limit: null }), { cwd: dir }));
+    const error = await rejection(
+      openForResume(ledger.runDir, await identityOf(dir, { 'deal-update-method': 'PUT', limit: null }), { cwd: dir }),
+    );
     expect(error?.message).toBe(
       `cannot resume the run in .engage-import/runs/${ledger.runId}: mapping mappings/events.yaml changed; option deal-update-method was PATCH, now PUT. ` +
         'Put back what the run started with to resume it, or move the run folder away to start a new run (which sends every row again)',
@@ -269,4 +303,3 @@ describe('secrets', () => {
     }
   });
 });
-

@@ -28,7 +28,11 @@ describe('acquireLock', () => {
     const lock = acquireLock(state, { now: () => new Date('2026-11-23T07:15:00Z') });
     expect(lock.path).toBe(join(state, 'lock'));
     expect(lock.takenOverFrom).toBeUndefined();
-    expect(JSON.parse(readFileSync(lock.path, 'utf8'))).toMatchObject({ pid: process.pid, hostname: hostname(), startedAt: '2026-11-23T07:15:00.000Z' });
+    expect(JSON.parse(readFileSync(lock.path, 'utf8'))).toMatchObject({
+      pid: process.pid,
+      hostname: hostname(),
+      startedAt: '2026-11-23T07:15:00.000Z',
+    });
     lock.release();
     expect(existsSync(lock.path)).toBe(false);
     lock.release(); // twice is harmless
@@ -40,7 +44,14 @@ describe('acquireLock', () => {
     const state = tmpTree();
     const child = spawnSync(
       process.execPath,
-      ['--import', 'tsx', '--input-type=module', '-e', "import { acquireLock } from './src/ledger/lock.ts'; acquireLock(process.argv[1]); process.exit(3)", state],
+      [
+        '--import',
+        'tsx',
+        '--input-type=module',
+        '-e',
+        "import { acquireLock } from './src/ledger/lock.ts'; acquireLock(process.argv[1]); process.exit(3)",
+        state,
+      ],
       { cwd: resolve(import.meta.dirname, '../..'), encoding: 'utf8' },
     );
     expect(child.status).toBe(3);
@@ -67,7 +78,10 @@ describe('acquireLock', () => {
   it('takes over a lock left by a process that died (SIGKILL leaves the file), and says so', () => {
     const state = tmpTree();
     const pid = deadPid();
-    writeFileSync(join(state, 'lock'), JSON.stringify({ pid, hostname: hostname(), startedAt: new Date().toISOString(), token: 'x' }));
+    writeFileSync(
+      join(state, 'lock'),
+      JSON.stringify({ pid, hostname: hostname(), startedAt: new Date().toISOString(), token: 'x' }),
+    );
     const lock = acquireLock(state);
     expect(lock.takenOverFrom).toEqual({ pid, hostname: hostname(), startedAt: expect.any(String) });
     expect(JSON.parse(readFileSync(lock.path, 'utf8'))).toMatchObject({ pid: process.pid });
@@ -100,18 +114,26 @@ describe('acquireLock', () => {
   it.each([
     ['empty', ''],
     ['not JSON', 'garbage'],
-    ['a pid that would address a process group', JSON.stringify({ pid: 0, hostname: 'h', startedAt: '2026-11-23T07:15:00Z' })],
+    [
+      'a pid that would address a process group',
+      JSON.stringify({ pid: 0, hostname: 'h', startedAt: '2026-11-23T07:15:00Z' }),
+    ],
   ])('refuses (and keeps) a lock file that cannot be read: %s', (_name, content) => {
     const state = tmpTree({ lock: content });
     const error = caught(() => acquireLock(state, { cwd: state })) as LedgerError;
     expect(error.code).toBe('STATE_LOCKED');
-    expect(error.message).toBe(`the state directory ${state} has a lock file that cannot be read (lock); if no engage-import run is using this directory, delete that file`);
+    expect(error.message).toBe(
+      `the state directory ${state} has a lock file that cannot be read (lock); if no engage-import run is using this directory, delete that file`,
+    );
     expect(readFileSync(join(state, 'lock'), 'utf8')).toBe(content);
   });
 
   it('after one run took over a stale lock, the next ones are refused by the new holder', () => {
     const state = tmpTree();
-    writeFileSync(join(state, 'lock'), JSON.stringify({ pid: deadPid(), hostname: hostname(), startedAt: new Date().toISOString(), token: 'x' }));
+    writeFileSync(
+      join(state, 'lock'),
+      JSON.stringify({ pid: deadPid(), hostname: hostname(), startedAt: new Date().toISOString(), token: 'x' }),
+    );
     const results = Array.from({ length: 5 }, (_, i) => {
       try {
         return acquireLock(state, { pid: 1000 + i, isAlive: (pid) => pid >= 1000 && pid < 1005 });
@@ -121,7 +143,9 @@ describe('acquireLock', () => {
     });
     const winners = results.filter((r) => !(r instanceof LedgerError));
     expect(winners).toHaveLength(1);
-    expect(results.filter((r) => r instanceof LedgerError).map((e) => (e as LedgerError).code)).toEqual(Array(4).fill('STATE_LOCKED'));
+    expect(results.filter((r) => r instanceof LedgerError).map((e) => (e as LedgerError).code)).toEqual(
+      Array(4).fill('STATE_LOCKED'),
+    );
     for (const w of winners) (w as { release(): void }).release();
   });
 });

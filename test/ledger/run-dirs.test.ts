@@ -16,11 +16,31 @@ describe('run ids', () => {
   });
 
   it.each([
-    ['a later second: a fresh random suffix', ['20261123T071459Z-7fff'], '2026-11-23T07:15:00Z', '20261123T071500Z-1f10'],
-    ['the same second: the next suffix, so the newest sorts last', ['20261123T071500Z-7000'], '2026-11-23T07:15:00Z', '20261123T071500Z-7001'],
-    ['a clock set back: still after the newest', ['20261124T000000Z-0001'], '2026-11-23T07:15:00Z', '20261124T000000Z-0002'],
+    [
+      'a later second: a fresh random suffix',
+      ['20261123T071459Z-7fff'],
+      '2026-11-23T07:15:00Z',
+      '20261123T071500Z-1f10',
+    ],
+    [
+      'the same second: the next suffix, so the newest sorts last',
+      ['20261123T071500Z-7000'],
+      '2026-11-23T07:15:00Z',
+      '20261123T071500Z-7001',
+    ],
+    [
+      'a clock set back: still after the newest',
+      ['20261124T000000Z-0001'],
+      '2026-11-23T07:15:00Z',
+      '20261124T000000Z-0002',
+    ],
     ['a full second: the next second', ['20261123T071559Z-ffff'], '2026-11-23T07:15:59Z', '20261123T071600Z-0000'],
-    ['folders that are not runs do not count', ['notes', '.20261124T000000Z-0001.creating'], '2026-11-23T07:15:00Z', '20261123T071500Z-1f10'],
+    [
+      'folders that are not runs do not count',
+      ['notes', '.20261124T000000Z-0001.creating'],
+      '2026-11-23T07:15:00Z',
+      '20261123T071500Z-1f10',
+    ],
   ])('sort after every existing run: %s', (_name, existing, now, expected) => {
     expect(nextRunId(existing, at(now), () => 0.2427)).toBe(expected);
   });
@@ -61,7 +81,10 @@ describe('findLatestRun / readRun', () => {
   it('refuses a newest run whose ledger is not a ledger, saying what to do', () => {
     const state = tmpTree();
     mkdirSync(join(state, 'runs', '20261123T071500Z-3f9a'), { recursive: true });
-    writeFileSync(join(state, 'runs', '20261123T071500Z-3f9a', 'ledger.sqlite'), 'not a database, just text that is long enough to be read'.repeat(100));
+    writeFileSync(
+      join(state, 'runs', '20261123T071500Z-3f9a', 'ledger.sqlite'),
+      'not a database, just text that is long enough to be read'.repeat(100),
+    );
     let error: unknown;
     try {
       findLatestRun(state, { cwd: state });

@@ -29,7 +29,9 @@ describe('createLogger', () => {
     const text = createLogger('text', { stream: out });
     text.log('info', 'stage_start', { stage: 'contacts' });
     text.log('info', 'progress', { done: 1 }, '[contacts] 1/2 rows');
-    expect(written).toBe('{"time":"2026-11-23T03:00:00.000Z","level":"warn","event":"throttled","method":"POST","endpoint":"users","wait_ms":1200,"text":"429 …"}\n[contacts] 1/2 rows\n');
+    expect(written).toBe(
+      '{"time":"2026-11-23T03:00:00.000Z","level":"warn","event":"throttled","method":"POST","endpoint":"users","wait_ms":1200,"text":"429 …"}\n[contacts] 1/2 rows\n',
+    );
   });
 
   it('scrubs a secret it was told about, whichever figure carries it', () => {
@@ -52,16 +54,44 @@ describe('progress in json', () => {
     let t = Date.UTC(2026, 10, 23, 3);
     const timers: (() => void)[] = [];
     const log = createLogger('json', { stream: out, now: () => t });
-    const progress = createProgress({ stream: out, tty: false, log, now: () => t, every: (ms, fn) => { expect(ms).toBe(10_000); timers.push(fn); return () => undefined; } });
+    const progress = createProgress({
+      stream: out,
+      tty: false,
+      log,
+      now: () => t,
+      every: (ms, fn) => {
+        expect(ms).toBe(10_000);
+        timers.push(fn);
+        return () => undefined;
+      },
+    });
     const stage = progress.stage('events: samples/events.csv', 40);
     for (let i = 0; i < 10; i++) stage.tick(i === 3 ? 'failed' : 'ok');
     t += 2_000;
     timers[0]!();
     stage.finish();
-    const [start, tick, end] = written.trimEnd().split('\n').map((l) => JSON.parse(l));
-    expect(start).toEqual({ time: '2026-11-23T03:00:00.000Z', level: 'info', event: 'stage_start', stage: 'events: samples/events.csv', total: 40 });
+    const [start, tick, end] = written
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
+    expect(start).toEqual({
+      time: '2026-11-23T03:00:00.000Z',
+      level: 'info',
+      event: 'stage_start',
+      stage: 'events: samples/events.csv',
+      total: 40,
+    });
     expect(tick).toEqual({
-      time: '2026-11-23T03:00:02.000Z', level: 'info', event: 'progress', stage: 'events: samples/events.csv', done: 10, total: 40, ok: 9, not_ok: 1, rows_per_s: 5, eta_s: 6,
+      time: '2026-11-23T03:00:02.000Z',
+      level: 'info',
+      event: 'progress',
+      stage: 'events: samples/events.csv',
+      done: 10,
+      total: 40,
+      ok: 9,
+      not_ok: 1,
+      rows_per_s: 5,
+      eta_s: 6,
       text: '[events: samples/events.csv] 10/40 rows, ok 9, not ok 1, 5.0 rows/s, ETA 6 s',
     });
     expect(end).toMatchObject({ event: 'stage_end', done: 10 });
@@ -75,13 +105,31 @@ describe('--log-format json (canary)', () => {
     const out = tmpTree();
     dirs.push(out);
     const r = await runCli(
-      ['import', 'mappings/products.yaml', '--log-format', 'json', '--base-url', sandbox.url, '--report', join(out, 'report.csv'), '--state-dir', join(out, 'state'), '--rate', '1000', '--concurrency', '2'],
+      [
+        'import',
+        'mappings/products.yaml',
+        '--log-format',
+        'json',
+        '--base-url',
+        sandbox.url,
+        '--report',
+        join(out, 'report.csv'),
+        '--state-dir',
+        join(out, 'state'),
+        '--rate',
+        '1000',
+        '--concurrency',
+        '2',
+      ],
       { cwd: ROOT, env: { ENGAGE_API_KEY: CANARY } },
     );
     expect(r.code).toBe(1); // products.csv holds 3 bad rows on purpose
     expect(r.stderr).not.toContain(CANARY);
     expect(r.stderr).not.toContain('TNT-'); // no row contents: SKUs appear only in the report
-    const lines = r.stderr.trimEnd().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = r.stderr
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     for (const l of lines) {
       expect(typeof l['time']).toBe('string');
       expect(['info', 'warn', 'error']).toContain(l['level']);
@@ -95,17 +143,39 @@ describe('--log-format json (canary)', () => {
     const throttled = lines.filter((l) => l['event'] === 'throttled');
     expect(throttled.length).toBeGreaterThan(0);
     expect(throttled[0]).toMatchObject({ level: 'warn', method: 'POST', endpoint: 'products', source: 'retry-after' });
-    expect(lines.at(-1)).toMatchObject({ level: 'error', outcome: 'rows not ok', exit_code: 1, rows: 14, totals: { ok: 11, invalid: 3 } });
+    expect(lines.at(-1)).toMatchObject({
+      level: 'error',
+      outcome: 'rows not ok',
+      exit_code: 1,
+      rows: 14,
+      totals: { ok: 11, invalid: 3 },
+    });
   });
 
   it('validate and a usage error are json lines too', async () => {
     const out = tmpTree();
     dirs.push(out);
-    const v = await runCli(['validate', 'mappings/products.yaml', '--log-format', 'json', '--report', join(out, 'r.csv')], { cwd: ROOT });
-    const lines = v.stderr.trimEnd().split('\n').map((l) => JSON.parse(l));
+    const v = await runCli(
+      ['validate', 'mappings/products.yaml', '--log-format', 'json', '--report', join(out, 'r.csv')],
+      { cwd: ROOT },
+    );
+    const lines = v.stderr
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatchObject({ level: 'info', event: 'summary', summary: { mode: 'dry-run', totals: { valid: 11, invalid: 3 } } });
-    expect(lines[0].summary.files[0].errors[0]).toEqual({ status: 'invalid', message: '7 fields, but the header has 6 columns: field 7 is beyond the last column, 6 ("image") (a delimiter inside a value that is not quoted?)', count: 1, lines: [13] });
+    expect(lines[0]).toMatchObject({
+      level: 'info',
+      event: 'summary',
+      summary: { mode: 'dry-run', totals: { valid: 11, invalid: 3 } },
+    });
+    expect(lines[0].summary.files[0].errors[0]).toEqual({
+      status: 'invalid',
+      message:
+        '7 fields, but the header has 6 columns: field 7 is beyond the last column, 6 ("image") (a delimiter inside a value that is not quoted?)',
+      count: 1,
+      lines: [13],
+    });
     const bad = await runCli(['validate', 'missing.yaml', '--log-format=json'], { cwd: ROOT });
     expect(bad.code).toBe(2);
     expect(JSON.parse(bad.stderr)).toMatchObject({ level: 'error', event: 'message' });

@@ -22,7 +22,10 @@ describe('boolean', () => {
   });
 
   it.each(['maybe', 'y', 'n', 't', 'on', '2', '-1', '', 'truefalse'])('%j is rejected', (cell) => {
-    expect(parseValue(cell, field({ type: 'boolean' }))).toEqual({ ok: false, message: `expected true/false, yes/no or 1/0, got ${JSON.stringify(cell)}` });
+    expect(parseValue(cell, field({ type: 'boolean' }))).toEqual({
+      ok: false,
+      message: `expected true/false, yes/no or 1/0, got ${JSON.stringify(cell)}`,
+    });
   });
 
   it.each([

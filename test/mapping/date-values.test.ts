@@ -8,7 +8,11 @@ const ok = (value: unknown) => ({ ok: true, value });
 const bad = (message: string) => ({ ok: false, message });
 const ISO_DT = 'an ISO 8601 date-time such as 2026-03-29T14:30:00Z';
 
-type Case = readonly [cell: string, spec: Partial<ResolvedField>, expected: ReturnType<typeof ok> | ReturnType<typeof bad>];
+type Case = readonly [
+  cell: string,
+  spec: Partial<ResolvedField>,
+  expected: ReturnType<typeof ok> | ReturnType<typeof bad>,
+];
 
 const dates: Case[] = [
   ['2026-03-29', {}, ok('2026-03-29')],
@@ -62,28 +66,60 @@ const datetimes: Case[] = [
   ['2026-07-01 12:00', { timezone: 'Europe/Warsaw' }, ok('2026-07-01T10:00:00.000Z')],
   ['2026-03-29 01:59:59', { timezone: 'Europe/Warsaw' }, ok('2026-03-29T00:59:59.000Z')],
   ['2026-03-29 03:00', { timezone: 'Europe/Warsaw' }, ok('2026-03-29T01:00:00.000Z')],
-  ['2026-03-29 02:30', { timezone: 'Europe/Warsaw' }, bad('"2026-03-29 02:30" does not exist in Europe/Warsaw (the clocks skip it)')],
-  ['2026-03-29T02:00', { timezone: 'Europe/Warsaw' }, bad('"2026-03-29T02:00" does not exist in Europe/Warsaw (the clocks skip it)')],
-  ['2026-03-29 02:30', { timezone: 'Europe/Warsaw', format: 'yyyy-MM-dd HH:mm' }, bad('"2026-03-29 02:30" does not exist in Europe/Warsaw (the clocks skip it)')],
+  [
+    '2026-03-29 02:30',
+    { timezone: 'Europe/Warsaw' },
+    bad('"2026-03-29 02:30" does not exist in Europe/Warsaw (the clocks skip it)'),
+  ],
+  [
+    '2026-03-29T02:00',
+    { timezone: 'Europe/Warsaw' },
+    bad('"2026-03-29T02:00" does not exist in Europe/Warsaw (the clocks skip it)'),
+  ],
+  [
+    '2026-03-29 02:30',
+    { timezone: 'Europe/Warsaw', format: 'yyyy-MM-dd HH:mm' },
+    bad('"2026-03-29 02:30" does not exist in Europe/Warsaw (the clocks skip it)'),
+  ],
   ['2026-10-25 01:59', { timezone: 'Europe/Warsaw' }, ok('2026-10-24T23:59:00.000Z')],
   ['2026-10-25 02:00', { timezone: 'Europe/Warsaw' }, ok('2026-10-25T00:00:00.000Z')],
   ['2026-10-25 02:30', { timezone: 'Europe/Warsaw' }, ok('2026-10-25T00:30:00.000Z')], // ambiguous: first occurrence
   ['2026-10-25 02:59:59', { timezone: 'Europe/Warsaw' }, ok('2026-10-25T00:59:59.000Z')],
   ['2026-10-25 03:00', { timezone: 'Europe/Warsaw' }, ok('2026-10-25T02:00:00.000Z')],
   ['2026-10-25T02:30:00+01:00', { timezone: 'Europe/Warsaw' }, ok('2026-10-25T01:30:00.000Z')], // a written offset wins
-  ['2026-03-08 02:30', { timezone: 'America/New_York' }, bad('"2026-03-08 02:30" does not exist in America/New_York (the clocks skip it)')],
+  [
+    '2026-03-08 02:30',
+    { timezone: 'America/New_York' },
+    bad('"2026-03-08 02:30" does not exist in America/New_York (the clocks skip it)'),
+  ],
   ['2026-11-01 01:30', { timezone: 'America/New_York' }, ok('2026-11-01T05:30:00.000Z')],
-  ['2026-03-08 02:30', { timezone: 'America/Adak' }, bad('"2026-03-08 02:30" does not exist in America/Adak (the clocks skip it)')],
+  [
+    '2026-03-08 02:30',
+    { timezone: 'America/Adak' },
+    bad('"2026-03-08 02:30" does not exist in America/Adak (the clocks skip it)'),
+  ],
   ['2026-04-05 02:30', { timezone: 'Australia/Sydney' }, ok('2026-04-04T15:30:00.000Z')],
-  ['2026-10-04 02:30', { timezone: 'Australia/Sydney' }, bad('"2026-10-04 02:30" does not exist in Australia/Sydney (the clocks skip it)')],
+  [
+    '2026-10-04 02:30',
+    { timezone: 'Australia/Sydney' },
+    bad('"2026-10-04 02:30" does not exist in Australia/Sydney (the clocks skip it)'),
+  ],
   ['2026-04-05 01:45', { timezone: 'Australia/Lord_Howe' }, ok('2026-04-04T14:45:00.000Z')], // half-hour change
   ['2011-12-29 12:00', { timezone: 'Pacific/Apia' }, ok('2011-12-29T22:00:00.000Z')],
-  ['2011-12-30 12:00', { timezone: 'Pacific/Apia' }, bad('"2011-12-30 12:00" does not exist in Pacific/Apia (the clocks skip it)')],
+  [
+    '2011-12-30 12:00',
+    { timezone: 'Pacific/Apia' },
+    bad('"2011-12-30 12:00" does not exist in Pacific/Apia (the clocks skip it)'),
+  ],
   ['2011-12-31 12:00', { timezone: 'Pacific/Apia' }, ok('2011-12-30T22:00:00.000Z')],
   ['2026-01-01 00:00', { timezone: 'Pacific/Kiritimati' }, ok('2025-12-31T10:00:00.000Z')],
   ['2026-03-29 12:00', { timezone: 'Asia/Kolkata' }, ok('2026-03-29T06:30:00.000Z')],
   ['2026-03-02 09:00', { timezone: 'Europe/Berlin', format: 'yyyy-MM-dd HH:mm' }, ok('2026-03-02T08:00:00.000Z')],
-  ['29.03.2026 03:30 +02:00', { timezone: 'America/Adak', format: 'dd.MM.yyyy HH:mm ZZ' }, ok('2026-03-29T01:30:00.000Z')],
+  [
+    '29.03.2026 03:30 +02:00',
+    { timezone: 'America/Adak', format: 'dd.MM.yyyy HH:mm ZZ' },
+    ok('2026-03-29T01:30:00.000Z'),
+  ],
   ['02/04/2026 2:05 PM', { timezone: 'America/New_York', format: 'MM/dd/yyyy h:mm a' }, ok('2026-02-04T19:05:00.000Z')],
   ['02/04/2026 14:05', {}, bad(`expected ${ISO_DT}, got "02/04/2026 14:05"`)],
   ['2026-03-29T14:30:00+19:00', {}, bad(`expected ${ISO_DT}, got "2026-03-29T14:30:00+19:00" (no such offset)`)],
@@ -94,7 +130,11 @@ const datetimes: Case[] = [
   ['2026-03-29Z', {}, bad(`expected ${ISO_DT}, got "2026-03-29Z"`)],
   ['1767604364123', { format: 'x' }, ok('2026-01-05T09:12:44.123Z')],
   ['1767604364123', { format: 'x', timezone: 'Pacific/Kiritimati' }, ok('2026-01-05T09:12:44.123Z')], // UTC by definition
-  ['29.03.2026 25:00', { format: 'dd.MM.yyyy HH:mm' }, bad('expected a date-time as dd.MM.yyyy HH:mm, got "29.03.2026 25:00" (no such hour)')],
+  [
+    '29.03.2026 25:00',
+    { format: 'dd.MM.yyyy HH:mm' },
+    bad('expected a date-time as dd.MM.yyyy HH:mm, got "29.03.2026 25:00" (no such hour)'),
+  ],
 ];
 
 const ISO_UNIX = `expected UNIX seconds or ${ISO_DT}`;
@@ -107,9 +147,17 @@ const unixes: Case[] = [
   ['2026-01-05T09:12:44.999Z', {}, ok(1767604364)],
   ['1969-12-31T23:59:59.500Z', {}, ok(-1)],
   ['2026-03-29 01:30', { timezone: 'Europe/Warsaw' }, ok(Date.UTC(2026, 2, 29, 0, 30) / 1000)],
-  ['2026-03-29 02:30', { timezone: 'Europe/Warsaw' }, bad('"2026-03-29 02:30" does not exist in Europe/Warsaw (the clocks skip it)')],
+  [
+    '2026-03-29 02:30',
+    { timezone: 'Europe/Warsaw' },
+    bad('"2026-03-29 02:30" does not exist in Europe/Warsaw (the clocks skip it)'),
+  ],
   ['20260105', { format: 'yyyyMMdd' }, ok(Date.UTC(2026, 0, 5) / 1000)],
-  ['1767604364000', {}, bad('expected UNIX time in seconds, got "1767604364000" (milliseconds? read them with `format: x`)')],
+  [
+    '1767604364000',
+    {},
+    bad('expected UNIX time in seconds, got "1767604364000" (milliseconds? read them with `format: x`)'),
+  ],
   // UNIX milliseconds (`x`, as luxon names them) and seconds (`X`): fractions of a second dropped (floor).
   ['1767604364999', { format: 'x' }, ok(1767604364)],
   ['-1', { format: 'x' }, ok(-1)],

@@ -84,7 +84,11 @@ describe('a mapped field', () => {
     [{ type: 'list', items: 'integer', map: { both: '1,2', one: 1 } }, 'both', [1, 2]],
     [{ type: 'list', items: 'integer', map: { both: '1,2', one: 1 } }, 'one', [1]],
     [{ map: { Yes: 'Y', YES: 'YY' } }, 'YES', 'YY'], // exact match first
-    [{ map: { Yes: 'Y', YES: 'YY' } }, 'yes', { error: 'expected one of "Yes", "YES", got "yes" (did you mean "Yes"?)' }], // two keys fold alike
+    [
+      { map: { Yes: 'Y', YES: 'YY' } },
+      'yes',
+      { error: 'expected one of "Yes", "YES", got "yes" (did you mean "Yes"?)' },
+    ], // two keys fold alike
   ] satisfies [Partial<ResolvedField>, string, unknown][])('%j reads %j as %j', (spec, cell, expected) => {
     expect(read(spec, cell)).toEqual(expected);
   });
@@ -112,7 +116,10 @@ describe('a field that cannot be compiled', () => {
     [{ type: 'integer', default: 'x' }, 'default: expected an integer, got "x"'],
     [{ type: 'integer', map: { won: 'two' } }, 'map.won: expected an integer, got "two"'],
     [{ type: 'boolean', map: { a: 5 } }, 'map.a: expected true/false, yes/no or 1/0, got 5'],
-    [{ type: 'datetime', timezone: 'Mars/Olympus' }, 'unknown time zone "Mars/Olympus" (expected an IANA name such as Europe/Warsaw)'],
+    [
+      { type: 'datetime', timezone: 'Mars/Olympus' },
+      'unknown time zone "Mars/Olympus" (expected an IANA name such as Europe/Warsaw)',
+    ],
     [{ type: 'date', format: 'dd.MM' }, 'date format "dd.MM" lacks a year, month or day (e.g. dd.MM.yyyy)'],
   ] satisfies [Partial<ResolvedField>, string][])('%j: %s', (spec, message) => {
     expect(() => fieldReader(field(spec))).toThrow(ConfigError);

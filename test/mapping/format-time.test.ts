@@ -15,7 +15,10 @@ describe('checkDateFormat', () => {
     ['HH:mm', 'date format "HH:mm" lacks a year, month or day (e.g. dd.MM.yyyy)'],
     ['dd.MM', 'date format "dd.MM" lacks a year, month or day (e.g. dd.MM.yyyy)'],
     ['MM/yyyy', 'date format "MM/yyyy" lacks a year, month or day (e.g. dd.MM.yyyy)'],
-    ['yyyy-MM-dd HH:mm a', 'date format "yyyy-MM-dd HH:mm a" cannot be used: Can\'t include meridiem when specifying 24-hour format'],
+    [
+      'yyyy-MM-dd HH:mm a',
+      'date format "yyyy-MM-dd HH:mm a" cannot be used: Can\'t include meridiem when specifying 24-hour format',
+    ],
   ])('%j → %j', (format, message) => {
     expect(checkDateFormat(format)).toBe(message);
   });
@@ -44,7 +47,11 @@ describe('formatReader', () => {
     ['dd.MM.yyyy', '5.5.2026', 'expected a date as dd.MM.yyyy, got "5.5.2026"'],
     ['dd.MM.yyyy', '29.02.2026', 'expected a date as dd.MM.yyyy, got "29.02.2026" (no such day)'],
     ['dd.MM.yyyy', '01.13.2026', 'expected a date as dd.MM.yyyy, got "01.13.2026" (no such month)'],
-    ['dd.MM.yyyy HH:mm', '01.01.2026 24:00', 'expected a date as dd.MM.yyyy HH:mm, got "01.01.2026 24:00" (no such hour)'],
+    [
+      'dd.MM.yyyy HH:mm',
+      '01.01.2026 24:00',
+      'expected a date as dd.MM.yyyy HH:mm, got "01.01.2026 24:00" (no such hour)',
+    ],
     ['MMM d, yyyy', 'Feb 29, 2026', 'expected a date as MMM d, yyyy, got "Feb 29, 2026" (no such day)'],
     ['MM/dd/yyyy h:mm a', '02/04/2026 14:05', 'expected a date as MM/dd/yyyy h:mm a, got "02/04/2026 14:05"'],
   ])('%j refuses %j', (format, text, message) => {
@@ -53,12 +60,37 @@ describe('formatReader', () => {
 
   // The all-digit formats are read by a regex of our own instead of luxon (for speed): both must
   // agree on every input. Hour 24 is the one deliberate difference (luxon rolls it to the next day).
-  const formats = ['dd.MM.yyyy', 'd.M.yyyy', 'yyyy-MM-dd HH:mm', 'd/M/y H:m:s', "yyyy-MM-dd'T'HH:mm:ss.SSS", 'yyyyMMdd', 'MM/dd/yyyy HH:mm:ss.S', 'dd MM yyyy'];
-  const digits = (min: number, max: number) => fc.integer({ min, max }).chain((n) => fc.constantFrom(String(n), String(n).padStart(2, '0'), String(n).padStart(4, '0')));
+  const formats = [
+    'dd.MM.yyyy',
+    'd.M.yyyy',
+    'yyyy-MM-dd HH:mm',
+    'd/M/y H:m:s',
+    "yyyy-MM-dd'T'HH:mm:ss.SSS",
+    'yyyyMMdd',
+    'MM/dd/yyyy HH:mm:ss.S',
+    'dd MM yyyy',
+  ];
+  const digits = (min: number, max: number) =>
+    fc
+      .integer({ min, max })
+      .chain((n) => fc.constantFrom(String(n), String(n).padStart(2, '0'), String(n).padStart(4, '0')));
   const written = fc
-    .record({ y: digits(0, 12000), M: digits(0, 13), d: digits(0, 32), H: digits(0, 23), m: digits(0, 60), s: digits(0, 60), S: digits(0, 1000) })
-    .map(({ y, M, d, H, m, s, S }) => (format: string) =>
-      format.replace(/'T'/, 'T').replace(/y+|M+|d+|H+|m+|s+|S+/g, (t) => ({ y, M, d, H, m, s, S })[t.charAt(0) as 'y'] ?? t));
+    .record({
+      y: digits(0, 12000),
+      M: digits(0, 13),
+      d: digits(0, 32),
+      H: digits(0, 23),
+      m: digits(0, 60),
+      s: digits(0, 60),
+      S: digits(0, 1000),
+    })
+    .map(
+      ({ y, M, d, H, m, s, S }) =>
+        (format: string) =>
+          format
+            .replace(/'T'/, 'T')
+            .replace(/y+|M+|d+|H+|m+|s+|S+/g, (t) => ({ y, M, d, H, m, s, S })[t.charAt(0) as 'y'] ?? t),
+    );
 
   it('reads all-digit formats exactly as luxon does', () => {
     fc.assert(

@@ -43,10 +43,17 @@ describe('isoReader', () => {
     const oracle = regexIsoReader('expected an ISO date');
     // Timestamps built part by part, each part mostly right, sometimes missing or slightly wrong:
     // the near misses a hand-written reader gets wrong. Plus shuffled pieces and arbitrary text.
-    const part = (right: string[], wrong: string[]) => fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...right) }, { weight: 1, arbitrary: fc.constantFrom(...wrong) });
+    const part = (right: string[], wrong: string[]) =>
+      fc.oneof(
+        { weight: 6, arbitrary: fc.constantFrom(...right) },
+        { weight: 1, arbitrary: fc.constantFrom(...wrong) },
+      );
     const built = fc
       .tuple(
-        part(['2026-03-29', '0099-12-31', '2024-02-29'], ['2026-02-29', '2026-13-01', '2026-3-29', '202603-29', '2026-03-2']),
+        part(
+          ['2026-03-29', '0099-12-31', '2024-02-29'],
+          ['2026-02-29', '2026-13-01', '2026-3-29', '202603-29', '2026-03-2'],
+        ),
         part(['T', 't', ' '], ['', 'x', 'TT']),
         part(['14', '00', '23'], ['1', '24', '', '٣4']),
         part([':'], ['', '.']),
@@ -55,14 +62,39 @@ describe('isoReader', () => {
         part(['.', ',', ''], [':', '..']),
         fc.stringMatching(/^[0-9]{0,11}$/),
         part(['', '', ' '], ['  ', 'T', ':']),
-        part(['Z', 'z', '+05', '-0530', '+05:30', '-18:00', '-00:00', '+14', ''], ['+18:30', '+05:60', '+05:', '+053', '+05:3', '+5', 'T', 'x', 'Zz', '+05::30']),
+        part(
+          ['Z', 'z', '+05', '-0530', '+05:30', '-18:00', '-00:00', '+14', ''],
+          ['+18:30', '+05:60', '+05:', '+053', '+05:3', '+5', 'T', 'x', 'Zz', '+05::30'],
+        ),
         part([''], ['x', ' ', '0']),
       )
       .map((parts) => parts.join(''));
-    const piece = fc.constantFrom('2026', '-', '03', '29', 'T', ' ', '14', ':', '30', '.', ',', '123', 'Z', '+', '05', 'x');
+    const piece = fc.constantFrom(
+      '2026',
+      '-',
+      '03',
+      '29',
+      'T',
+      ' ',
+      '14',
+      ':',
+      '30',
+      '.',
+      ',',
+      '123',
+      'Z',
+      '+',
+      '05',
+      'x',
+    );
     // Every prefix of a timestamp too: where a hand-written reader forgets to check for the end.
     const cut = fc.tuple(built, fc.nat()).map(([t, n]) => t.slice(0, n % (t.length + 1)));
-    const text = fc.oneof({ weight: 4, arbitrary: built }, { weight: 2, arbitrary: cut }, fc.array(piece, { maxLength: 14 }).map((p) => p.join('')), fc.string({ maxLength: 30 }));
+    const text = fc.oneof(
+      { weight: 4, arbitrary: built },
+      { weight: 2, arbitrary: cut },
+      fc.array(piece, { maxLength: 14 }).map((p) => p.join('')),
+      fc.string({ maxLength: 30 }),
+    );
     fc.assert(
       fc.property(text, (t) => {
         expect(read(t)).toEqual(oracle(t));
@@ -74,7 +106,8 @@ describe('isoReader', () => {
 
 /** The reader as it was first written, with the grammar as a regular expression: the oracle. */
 function regexIsoReader(expected: string): TimeReader {
-  const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?: ?([Zz]|[+-]\d{2}(?::?\d{2})?))?)?$/;
+  const ISO =
+    /^(\d{4})-(\d{2})-(\d{2})(?:[Tt ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(?: ?([Zz]|[+-]\d{2}(?::?\d{2})?))?)?$/;
   const num = (digits: string | undefined): number => (digits === undefined ? 0 : Number(digits));
   const offsetOf = (text: string): number | undefined => {
     if (text === 'Z' || text === 'z') return 0;
@@ -88,7 +121,8 @@ function regexIsoReader(expected: string): TimeReader {
     const m = ISO.exec(text);
     if (m === null) return badTime(expected, text);
     const fraction = m[7];
-    const ms = fraction === undefined ? 0 : Number(fraction.length >= 3 ? fraction.slice(0, 3) : fraction.padEnd(3, '0'));
+    const ms =
+      fraction === undefined ? 0 : Number(fraction.length >= 3 ? fraction.slice(0, 3) : fraction.padEnd(3, '0'));
     const wall = wallTime(num(m[1]), num(m[2]), num(m[3]), num(m[4]), num(m[5]), num(m[6]), ms);
     if (typeof wall === 'string') return badTime(expected, text, wall);
     const offsetText = m[8];

@@ -20,10 +20,7 @@ describe('json', () => {
     ['true', 'expected a JSON object, got "true" (a boolean)'],
     ['null', 'expected a JSON object, got "null" (null)'],
     ['{"a":1', 'expected a JSON object, got "{\\"a\\":1" (not valid JSON)'],
-    [
-      `{"long":"${'x'.repeat(80)}"`,
-      `expected a JSON object, got "{\\"long\\":\\"${'x'.repeat(51)}…" (not valid JSON)`,
-    ],
+    [`{"long":"${'x'.repeat(80)}"`, `expected a JSON object, got "{\\"long\\":\\"${'x'.repeat(51)}…" (not valid JSON)`],
   ])('%j is rejected', (cell, message) => {
     expect(parseValue(cell, field({ type: 'json' }))).toEqual({ ok: false, message });
   });
@@ -38,14 +35,26 @@ describe('json', () => {
 describe('json: nothing changed silently, nothing too deep', () => {
   it.each([
     ['{"a":1,"a":2}', 'the key "a" is given twice in "{\\"a\\":1,\\"a\\":2}"; keep one'],
-    ['{"id":12345678901234567890}', 'the number 12345678901234567890 in this JSON would be sent as 12345678901234567000: a JSON number keeps about 15 significant digits; write it as a string ("12345678901234567890")'],
-    ['{"tiny":1e-400}', 'the number 1e-400 in this JSON would be sent as 0: a JSON number keeps about 15 significant digits; write it as a string ("1e-400")'],
-    [`{"a":${'['.repeat(5000)}${']'.repeat(5000)}}`, 'expected a JSON object nested at most 64 levels deep, got one nested more than 64'],
+    [
+      '{"id":12345678901234567890}',
+      'the number 12345678901234567890 in this JSON would be sent as 12345678901234567000: a JSON number keeps about 15 significant digits; write it as a string ("12345678901234567890")',
+    ],
+    [
+      '{"tiny":1e-400}',
+      'the number 1e-400 in this JSON would be sent as 0: a JSON number keeps about 15 significant digits; write it as a string ("1e-400")',
+    ],
+    [
+      `{"a":${'['.repeat(5000)}${']'.repeat(5000)}}`,
+      'expected a JSON object nested at most 64 levels deep, got one nested more than 64',
+    ],
   ])('%s is invalid', (cell, message) => {
     expect(parseValue(cell, field({ type: 'json' }))).toEqual({ ok: false, message });
   });
 
   it('keeps exact numbers and brackets inside strings', () => {
-    expect(parseValue('{"a":[0.1,9007199254740991],"s":"[[[{"}', field({ type: 'json' }))).toEqual({ ok: true, value: { a: [0.1, 9007199254740991], s: '[[[{' } });
+    expect(parseValue('{"a":[0.1,9007199254740991],"s":"[[[{"}', field({ type: 'json' }))).toEqual({
+      ok: true,
+      value: { a: [0.1, 9007199254740991], s: '[[[{' },
+    });
   });
 });

@@ -7,19 +7,28 @@ import { compileMapping } from '../../src/mapping/map-row.js';
 import { keyOf, mapRow } from '../helpers/map-row.js';
 import { constantField, field, mapping } from './_fields.js';
 
-const events = mapping([
-  field({ target: 'user_custom_id', column: 'customer_id', required: true }),
-  field({ target: 'name', column: 'event', required: true }),
-  field({ target: 'timestamp', column: 'occurred_at', type: 'unix' }),
-  field({ target: 'data.plan', column: 'plan' }),
-  field({ target: 'data.amount', column: 'amount', type: 'number' }),
-  field({ target: 'data.channel', column: 'channel', empty: 'null' }),
-  constantField('data.source', 'csv-import'),
-], ['event_id']);
+const events = mapping(
+  [
+    field({ target: 'user_custom_id', column: 'customer_id', required: true }),
+    field({ target: 'name', column: 'event', required: true }),
+    field({ target: 'timestamp', column: 'occurred_at', type: 'unix' }),
+    field({ target: 'data.plan', column: 'plan' }),
+    field({ target: 'data.amount', column: 'amount', type: 'number' }),
+    field({ target: 'data.channel', column: 'channel', empty: 'null' }),
+    constantField('data.source', 'csv-import'),
+  ],
+  ['event_id'],
+);
 
 const row = (cells: Record<string, string>) => ({
-  event_id: 'EV-0001', customer_id: 'C-10001', event: 'trail_club_signup', occurred_at: '2026-01-05T09:12:44Z',
-  plan: 'family', amount: '49.00', channel: 'web', ...cells,
+  event_id: 'EV-0001',
+  customer_id: 'C-10001',
+  event: 'trail_club_signup',
+  occurred_at: '2026-01-05T09:12:44Z',
+  plan: 'family',
+  amount: '49.00',
+  channel: 'web',
+  ...cells,
 });
 
 describe('mapRow', () => {
@@ -45,11 +54,17 @@ describe('mapRow', () => {
   });
 
   it('reports every error of a row at once, by target path, and leaves those fields out', () => {
-    const mapped = mapRow(row({ customer_id: '', event: ' ', occurred_at: '02/04/2026 14:05', amount: '1,299.00' }), events);
+    const mapped = mapRow(
+      row({ customer_id: '', event: ' ', occurred_at: '02/04/2026 14:05', amount: '1,299.00' }),
+      events,
+    );
     expect(mapped.errors).toEqual([
       { field: 'user_custom_id', message: 'is required' },
       { field: 'name', message: 'is required' },
-      { field: 'timestamp', message: 'expected UNIX seconds or an ISO 8601 date-time such as 2026-03-29T14:30:00Z, got "02/04/2026 14:05"' },
+      {
+        field: 'timestamp',
+        message: 'expected UNIX seconds or an ISO 8601 date-time such as 2026-03-29T14:30:00Z, got "02/04/2026 14:05"',
+      },
       { field: 'data.amount', message: 'expected a number without thousands separators, got "1,299.00"' },
     ]);
     expect(mapped.payload).toEqual({ data: { plan: 'family', channel: 'web', source: 'csv-import' } });
@@ -58,18 +73,31 @@ describe('mapRow', () => {
     );
   });
 
-  const webpush = mapping([
-    field({ target: 'id', column: 'campaign_id', type: 'integer', required: true }),
-    field({ target: 'eta', column: 'send_at', type: 'datetime', format: 'yyyy-MM-dd HH:mm', timezone: 'Europe/Berlin' }),
-    field({ target: 'messages.0.title', column: 'title' }),
-    field({ target: 'messages.0.require_interaction', column: 'sticky', type: 'boolean' }),
-    field({ target: 'messages.1.title', column: 'title2' }),
-  ], ['campaign_id']);
+  const webpush = mapping(
+    [
+      field({ target: 'id', column: 'campaign_id', type: 'integer', required: true }),
+      field({
+        target: 'eta',
+        column: 'send_at',
+        type: 'datetime',
+        format: 'yyyy-MM-dd HH:mm',
+        timezone: 'Europe/Berlin',
+      }),
+      field({ target: 'messages.0.title', column: 'title' }),
+      field({ target: 'messages.0.require_interaction', column: 'sticky', type: 'boolean' }),
+      field({ target: 'messages.1.title', column: 'title2' }),
+    ],
+    ['campaign_id'],
+  );
 
   it.each([
     [
       { campaign_id: '1', send_at: '2026-03-02 09:00', title: 'Sale', sticky: 'yes', title2: 'Last day' },
-      { id: 1, eta: '2026-03-02T08:00:00.000Z', messages: [{ title: 'Sale', require_interaction: true }, { title: 'Last day' }] },
+      {
+        id: 1,
+        eta: '2026-03-02T08:00:00.000Z',
+        messages: [{ title: 'Sale', require_interaction: true }, { title: 'Last day' }],
+      },
     ],
     [
       { campaign_id: '2', send_at: '', title: '', sticky: '', title2: 'Only the second' },
@@ -84,17 +112,29 @@ describe('mapRow', () => {
   });
 
   it('maps a `;` list of integers, a status map and a date format (deals)', () => {
-    const deals = mapping([
-      field({ target: 'status', column: 'status', type: 'integer', map: { open: 1, won: 2, lost: 3 } }),
-      field({ target: 'products', column: 'products', type: 'list', items: 'integer', separator: ';' }),
-      field({ target: 'expected_close_date', column: 'close', type: 'date', format: 'dd.MM.yyyy' }),
-      field({ target: 'order_products.0.value', column: 'value', type: 'decimal' }),
-    ], ['ref']);
-    expect(mapRow({ ref: 'D-1', status: 'Won', products: '11; 12;;13;', close: '15.05.2026', value: '826.9' }, deals)).toMatchObject({
-      payload: { status: 2, products: [11, 12, 13], expected_close_date: '2026-05-15', order_products: [{ value: '826.90' }] },
+    const deals = mapping(
+      [
+        field({ target: 'status', column: 'status', type: 'integer', map: { open: 1, won: 2, lost: 3 } }),
+        field({ target: 'products', column: 'products', type: 'list', items: 'integer', separator: ';' }),
+        field({ target: 'expected_close_date', column: 'close', type: 'date', format: 'dd.MM.yyyy' }),
+        field({ target: 'order_products.0.value', column: 'value', type: 'decimal' }),
+      ],
+      ['ref'],
+    );
+    expect(
+      mapRow({ ref: 'D-1', status: 'Won', products: '11; 12;;13;', close: '15.05.2026', value: '826.9' }, deals),
+    ).toMatchObject({
+      payload: {
+        status: 2,
+        products: [11, 12, 13],
+        expected_close_date: '2026-05-15',
+        order_products: [{ value: '826.90' }],
+      },
       errors: [],
     });
-    expect(mapRow({ ref: 'D-2', status: 'pending', products: '11;x', close: '31.02.2026', value: '1.005' }, deals).errors).toEqual([
+    expect(
+      mapRow({ ref: 'D-2', status: 'pending', products: '11;x', close: '31.02.2026', value: '1.005' }, deals).errors,
+    ).toEqual([
       { field: 'status', message: 'expected one of "open", "won", "lost", got "pending"' },
       { field: 'products', message: 'item 2: expected an integer, got "x"' },
       { field: 'expected_close_date', message: 'expected a date as dd.MM.yyyy, got "31.02.2026" (no such day)' },
@@ -119,10 +159,13 @@ describe('mapRow', () => {
     const targets = new Set(events.fields.map((f) => f.target));
     const cell = fc.oneof(fc.string({ unit: 'binary' }), fc.stringMatching(/^[0-9 .,:+\-TZe]{0,25}$/));
     fc.assert(
-      fc.property(fc.record({ customer_id: cell, event: cell, occurred_at: cell, plan: cell, amount: cell, channel: cell }), (cells) => {
-        const mapped = mapRow({ event_id: 'x', ...cells }, events);
-        for (const e of mapped.errors) expect(targets.has(e.field)).toBe(true);
-      }),
+      fc.property(
+        fc.record({ customer_id: cell, event: cell, occurred_at: cell, plan: cell, amount: cell, channel: cell }),
+        (cells) => {
+          const mapped = mapRow({ event_id: 'x', ...cells }, events);
+          for (const e of mapped.errors) expect(targets.has(e.field)).toBe(true);
+        },
+      ),
       { numRuns: 500 },
     );
   });

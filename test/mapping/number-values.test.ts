@@ -22,7 +22,10 @@ describe('integer', () => {
     ['1,000', bad('expected an integer without thousands separators, got "1,000"')],
     ['1 000 000', bad('expected an integer without thousands separators, got "1 000 000"')],
     ["1'000", bad('expected an integer without thousands separators, got "1\'000"')],
-    ['9007199254740992', bad('expected an integer between -9007199254740991 and 9007199254740991, got "9007199254740992"')],
+    [
+      '9007199254740992',
+      bad('expected an integer between -9007199254740991 and 9007199254740991, got "9007199254740992"'),
+    ],
     ['0x10', bad('expected an integer, got "0x10"')],
     ['24h', bad('expected an integer, got "24h"')],
     ['', bad('expected an integer, got ""')],
@@ -85,14 +88,23 @@ describe('decimal', () => {
 });
 
 describe('number: no digit lost', () => {
-  it.each(['9007199254740993', '12345678901234567890', '1e-400', '0.1000000000000000055511151231257827'])('%s is invalid and the message says what it would become and what to use', (cell) => {
-    const r = parseValue(cell, field({ type: 'number' })) as { ok: boolean; message: string };
-    expect(r.ok).toBe(false);
-    expect(r.message).toContain(`which would be sent as ${Number(cell) + 0}`);
-    expect(r.message).toContain('use type decimal to send it as text with every digit, or integer');
-  });
+  it.each(['9007199254740993', '12345678901234567890', '1e-400', '0.1000000000000000055511151231257827'])(
+    '%s is invalid and the message says what it would become and what to use',
+    (cell) => {
+      const r = parseValue(cell, field({ type: 'number' })) as { ok: boolean; message: string };
+      expect(r.ok).toBe(false);
+      expect(r.message).toContain(`which would be sent as ${Number(cell) + 0}`);
+      expect(r.message).toContain('use type decimal to send it as text with every digit, or integer');
+    },
+  );
 
-  it.each([['0.1', 0.1], ['1.5e300', 1.5e300], ['5e-324', 5e-324], ['1.10', 1.1], ['9007199254740991', 9007199254740991]])('%s is exact', (cell, value) => {
+  it.each([
+    ['0.1', 0.1],
+    ['1.5e300', 1.5e300],
+    ['5e-324', 5e-324],
+    ['1.10', 1.1],
+    ['9007199254740991', 9007199254740991],
+  ])('%s is exact', (cell, value) => {
     expect(parseValue(cell, field({ type: 'number' }))).toEqual(ok(value));
   });
 });

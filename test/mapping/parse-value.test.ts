@@ -21,7 +21,10 @@ describe('parseValue', () => {
   it('reuses a spec: the second call sees the same converter', () => {
     const spec = field({ type: 'date', format: 'dd.MM.yyyy' });
     expect(parseValue('01.02.2026', spec)).toEqual({ ok: true, value: '2026-02-01' });
-    expect(parseValue('31.02.2026', spec)).toEqual({ ok: false, message: 'expected a date as dd.MM.yyyy, got "31.02.2026" (no such day)' });
+    expect(parseValue('31.02.2026', spec)).toEqual({
+      ok: false,
+      message: 'expected a date as dd.MM.yyyy, got "31.02.2026" (no such day)',
+    });
   });
 });
 
@@ -62,11 +65,21 @@ describe('parseValue never throws', () => {
 
 describe('parseValue reads back what JavaScript writes', () => {
   it('integer: any safe integer', () => {
-    fc.assert(fc.property(fc.maxSafeInteger(), (n) => void expect(parseValue(String(n), field({ type: 'integer' }))).toEqual({ ok: true, value: n + 0 })));
+    fc.assert(
+      fc.property(
+        fc.maxSafeInteger(),
+        (n) => void expect(parseValue(String(n), field({ type: 'integer' }))).toEqual({ ok: true, value: n + 0 }),
+      ),
+    );
   });
 
   it('number: any finite double', () => {
-    fc.assert(fc.property(fc.double({ noNaN: true, noDefaultInfinity: true }), (n) => void expect(parseValue(String(n), field({ type: 'number' }))).toEqual({ ok: true, value: n + 0 })));
+    fc.assert(
+      fc.property(
+        fc.double({ noNaN: true, noDefaultInfinity: true }),
+        (n) => void expect(parseValue(String(n), field({ type: 'number' }))).toEqual({ ok: true, value: n + 0 }),
+      ),
+    );
   });
 
   it('decimal: any amount in cents', () => {
@@ -91,16 +104,27 @@ describe('parseValue reads back what JavaScript writes', () => {
 
   it('date: any day of the years 0000–9999, in any field zone', () => {
     fc.assert(
-      fc.property(instants, fc.constantFrom('UTC', 'Pacific/Kiritimati', 'America/Adak', 'Pacific/Apia'), (t, timezone) => {
-        const day = new Date(t).toISOString().slice(0, 10);
-        expect(parseValue(day, field({ type: 'date', timezone }))).toEqual({ ok: true, value: day });
-      }),
+      fc.property(
+        instants,
+        fc.constantFrom('UTC', 'Pacific/Kiritimati', 'America/Adak', 'Pacific/Apia'),
+        (t, timezone) => {
+          const day = new Date(t).toISOString().slice(0, 10);
+          expect(parseValue(day, field({ type: 'date', timezone }))).toEqual({ ok: true, value: day });
+        },
+      ),
     );
   });
 
   it('unix: any instant, to the second below it', () => {
     fc.assert(
-      fc.property(instants, (t) => void expect(parseValue(new Date(t).toISOString(), field({ type: 'unix' }))).toEqual({ ok: true, value: Math.floor(t / 1000) })),
+      fc.property(
+        instants,
+        (t) =>
+          void expect(parseValue(new Date(t).toISOString(), field({ type: 'unix' }))).toEqual({
+            ok: true,
+            value: Math.floor(t / 1000),
+          }),
+      ),
     );
   });
 });

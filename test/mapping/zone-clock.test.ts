@@ -13,9 +13,18 @@ describe('checkTimezone', () => {
     ['utc', undefined],
     ['Etc/GMT-2', undefined],
     ['America/Argentina/Buenos_Aires', undefined],
-    ['Europe/Warsw', 'unknown time zone "Europe/Warsw" (expected an IANA name such as Europe/Warsaw; did you mean "Europe/Warsaw"?)'],
-    ['Warsaw', 'unknown time zone "Warsaw" (expected an IANA name such as Europe/Warsaw; did you mean "Europe/Warsaw"?)'],
-    ['new york', 'unknown time zone "new york" (expected an IANA name such as Europe/Warsaw; did you mean "America/New_York"?)'],
+    [
+      'Europe/Warsw',
+      'unknown time zone "Europe/Warsw" (expected an IANA name such as Europe/Warsaw; did you mean "Europe/Warsaw"?)',
+    ],
+    [
+      'Warsaw',
+      'unknown time zone "Warsaw" (expected an IANA name such as Europe/Warsaw; did you mean "Europe/Warsaw"?)',
+    ],
+    [
+      'new york',
+      'unknown time zone "new york" (expected an IANA name such as Europe/Warsaw; did you mean "America/New_York"?)',
+    ],
     ['CEST', 'unknown time zone "CEST" (expected an IANA name such as Europe/Warsaw)'],
     ['GMT+2', 'unknown time zone "GMT+2" (expected an IANA name such as Europe/Warsaw)'],
     ['Mars/Olympus', 'unknown time zone "Mars/Olympus" (expected an IANA name such as Europe/Warsaw)'],
@@ -60,7 +69,15 @@ describe('ZoneClock', () => {
     expect(new ZoneClock(name).instantOf(Date.UTC(2026, 2, 29, 2, 30))).toBe(Date.UTC(2026, 2, 29, 2, 30));
   });
 
-  const zones = ['Europe/Warsaw', 'America/New_York', 'Australia/Lord_Howe', 'Pacific/Apia', 'Asia/Kathmandu', 'America/Santiago', 'Africa/Casablanca'];
+  const zones = [
+    'Europe/Warsaw',
+    'America/New_York',
+    'Australia/Lord_Howe',
+    'Pacific/Apia',
+    'Asia/Kathmandu',
+    'America/Santiago',
+    'Africa/Casablanca',
+  ];
   const instants = fc.integer({ min: Date.UTC(1950, 0, 1), max: Date.UTC(2060, 0, 1) });
 
   it('its cached offsets equal luxon’s, at any instant', () => {

@@ -23,7 +23,9 @@ afterEach(async () => {
 });
 
 /** A webhook receiver on loopback: answers `status` and keeps what it received. */
-async function webhook(status: number): Promise<{ url: string; received: { path: string; body: Record<string, unknown> }[] }> {
+async function webhook(
+  status: number,
+): Promise<{ url: string; received: { path: string; body: Record<string, unknown> }[] }> {
   const received: { path: string; body: Record<string, unknown> }[] = [];
   hook = createServer((req, res) => {
     let body = '';
@@ -43,7 +45,19 @@ async function importProducts(extra: string[], env: Record<string, string> = {})
   const out = tmpTree();
   dirs.push(out);
   return runCli(
-    ['import', 'mappings/products.yaml', '--base-url', sandbox.url, '--report', join(out, 'report.csv'), '--state-dir', join(out, 'state'), '--rate', '1000', ...extra],
+    [
+      'import',
+      'mappings/products.yaml',
+      '--base-url',
+      sandbox.url,
+      '--report',
+      join(out, 'report.csv'),
+      '--state-dir',
+      join(out, 'state'),
+      '--rate',
+      '1000',
+      ...extra,
+    ],
     { cwd: ROOT, env: { ENGAGE_API_KEY: sandbox.apiKey, ...env } },
   );
 }
@@ -56,9 +70,16 @@ describe('--notify-url', () => {
     expect(received).toHaveLength(1);
     expect(received[0]!.path).toBe(SECRET_PATH);
     const body = received[0]!.body;
-    expect(body['text']).toMatch(/^engage-import products\.yaml: rows not ok \(exit 1\): 14 rows, invalid 3, ok 11 in \d+ s; report .*report\.csv$/);
+    expect(body['text']).toMatch(
+      /^engage-import products\.yaml: rows not ok \(exit 1\): 14 rows, invalid 3, ok 11 in \d+ s; report .*report\.csv$/,
+    );
     expect(String(body['text'])).not.toContain('\n');
-    expect(body).toMatchObject({ job: 'products.yaml', outcome: 'rows not ok', exit_code: 1, summary: { mode: 'live', totals: { ok: 11, invalid: 3 } } });
+    expect(body).toMatchObject({
+      job: 'products.yaml',
+      outcome: 'rows not ok',
+      exit_code: 1,
+      summary: { mode: 'live', totals: { ok: 11, invalid: 3 } },
+    });
     expect((body['summary'] as { files: { errors: unknown[] }[] }).files[0]!.errors).toHaveLength(3);
     expect(r.stderr + r.stdout).not.toContain('s3cr3t');
   });
@@ -76,7 +97,9 @@ describe('--notify-url', () => {
     expect(r.code).toBe(1);
     expect(received).toHaveLength(1);
     const host = new URL(url).host;
-    expect(r.stderr).toContain(`engage-import: warning: the notification was not delivered: http://${host} answered HTTP 500\n`);
+    expect(r.stderr).toContain(
+      `engage-import: warning: the notification was not delivered: http://${host} answered HTTP 500\n`,
+    );
     expect(r.stderr).not.toContain('s3cr3t');
   });
 
@@ -86,8 +109,15 @@ describe('--notify-url', () => {
     hook = undefined;
     const r = await importProducts(['--notify-url', url, '--log-format', 'json']);
     expect(r.code).toBe(1);
-    const failed = r.stderr.trimEnd().split('\n').map((l) => JSON.parse(l)).find((l) => l.event === 'notify_failed');
-    expect(failed).toMatchObject({ level: 'warn', reason: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+ could not be reached \(ECONNREFUSED\)$/) });
+    const failed = r.stderr
+      .trimEnd()
+      .split('\n')
+      .map((l) => JSON.parse(l))
+      .find((l) => l.event === 'notify_failed');
+    expect(failed).toMatchObject({
+      level: 'warn',
+      reason: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+ could not be reached \(ECONNREFUSED\)$/),
+    });
     expect(r.stderr).not.toContain('s3cr3t');
   });
 
@@ -111,13 +141,17 @@ describe('--max-failed', () => {
     expect(r.code).toBe(code);
     expect(r.stderr).toContain('invalid 3');
     expect(r.stderr).toContain('1 × custom_id: is required (line 14)');
-    expect(received[0]!.body['outcome']).toBe(code === 0 ? `ok: 3 rows not ok, within --max-failed ${extra[1] === '3' ? '3 rows' : extra[1]}` : 'rows not ok');
+    expect(received[0]!.body['outcome']).toBe(
+      code === 0 ? `ok: 3 rows not ok, within --max-failed ${extra[1] === '3' ? '3 rows' : extra[1]}` : 'rows not ok',
+    );
   });
 
   it('parses N and P%, refuses anything else', () => {
     expect(parseMaxFailed('5')).toEqual({ kind: 'count', rows: 5 });
     expect(parseMaxFailed('0.5%')).toEqual({ kind: 'percent', percent: 0.5 });
-    expect(() => parseMaxFailed('-1')).toThrow('--max-failed must be a number of rows (3) or a percentage of the rows (0.5%), got "-1"');
+    expect(() => parseMaxFailed('-1')).toThrow(
+      '--max-failed must be a number of rows (3) or a percentage of the rows (0.5%), got "-1"',
+    );
     expect(() => parseMaxFailed('101%')).toThrow();
     expect(withinMaxFailed({ kind: 'percent', percent: 0.5 }, 5, 1000)).toBe(true);
     expect(withinMaxFailed({ kind: 'percent', percent: 0.5 }, 6, 1000)).toBe(false);

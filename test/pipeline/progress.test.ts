@@ -9,7 +9,15 @@ describe('createProgress without a terminal (cron)', () => {
     out.on('data', (c: Buffer) => (text += c.toString()));
     let t = 0;
     const timers: (() => void)[] = [];
-    const progress = createProgress({ stream: out, tty: false, now: () => t, every: (_ms, fn) => { timers.push(fn); return () => undefined; } });
+    const progress = createProgress({
+      stream: out,
+      tty: false,
+      now: () => t,
+      every: (_ms, fn) => {
+        timers.push(fn);
+        return () => undefined;
+      },
+    });
     const stage = progress.stage('events: samples/events.csv', 40);
     for (let i = 0; i < 10; i++) stage.tick(i === 3 ? 'failed' : 'ok');
     t = 2_000;
@@ -18,6 +26,8 @@ describe('createProgress without a terminal (cron)', () => {
     for (let i = 0; i < 30; i++) stage.tick('ok');
     t = 8_000;
     stage.finish();
-    expect(text.split('\n')[1]).toBe('[events: samples/events.csv] 40/40 rows, ok 39, not ok 1, 5.0 rows/s, ETA 0 s (done)');
+    expect(text.split('\n')[1]).toBe(
+      '[events: samples/events.csv] 40/40 rows, ok 39, not ok 1, 5.0 rows/s, ETA 0 s (done)',
+    );
   });
 });

@@ -7,12 +7,54 @@ const HINT = 'resume with: engage-import resume .engage-import/runs/r1';
 describe('RunState.stop: the first reason stands', () => {
   it.each<[string, StopReason[], { stopReason: string | undefined; aborted: string | undefined; fatal: boolean }]>([
     ['nothing', [], { stopReason: undefined, aborted: undefined, fatal: false }],
-    ['--fail-on-invalid', [{ kind: 'invalid', count: 2 }], { stopReason: 'not sent: --fail-on-invalid and 2 rows are invalid', aborted: 'not sent: --fail-on-invalid and 2 rows are invalid', fatal: false }],
-    ['a signal', [{ kind: 'signal', name: 'SIGINT' }], { stopReason: `not sent: the run was interrupted (SIGINT); ${HINT}`, aborted: undefined, fatal: false }],
-    ['a 401', [{ kind: 'api', message: 'refused (401)' }], { stopReason: 'not sent: refused (401)', aborted: `refused (401); ${HINT}`, fatal: true }],
-    ['the ledger', [{ kind: 'ledger', message: 'disk full' }], { stopReason: 'not sent: the run stopped on an error (disk full)', aborted: 'the run stopped: disk full', fatal: true }],
-    ['a signal, then a 401', [{ kind: 'signal', name: 'SIGTERM' }, { kind: 'api', message: 'refused (401)' }], { stopReason: `not sent: the run was interrupted (SIGTERM); ${HINT}`, aborted: `refused (401); ${HINT}`, fatal: true }],
-    ['a 401, then the ledger', [{ kind: 'api', message: 'refused (401)' }, { kind: 'ledger', message: 'disk full' }], { stopReason: 'not sent: refused (401)', aborted: `refused (401); ${HINT}`, fatal: true }],
+    [
+      '--fail-on-invalid',
+      [{ kind: 'invalid', count: 2 }],
+      {
+        stopReason: 'not sent: --fail-on-invalid and 2 rows are invalid',
+        aborted: 'not sent: --fail-on-invalid and 2 rows are invalid',
+        fatal: false,
+      },
+    ],
+    [
+      'a signal',
+      [{ kind: 'signal', name: 'SIGINT' }],
+      { stopReason: `not sent: the run was interrupted (SIGINT); ${HINT}`, aborted: undefined, fatal: false },
+    ],
+    [
+      'a 401',
+      [{ kind: 'api', message: 'refused (401)' }],
+      { stopReason: 'not sent: refused (401)', aborted: `refused (401); ${HINT}`, fatal: true },
+    ],
+    [
+      'the ledger',
+      [{ kind: 'ledger', message: 'disk full' }],
+      {
+        stopReason: 'not sent: the run stopped on an error (disk full)',
+        aborted: 'the run stopped: disk full',
+        fatal: true,
+      },
+    ],
+    [
+      'a signal, then a 401',
+      [
+        { kind: 'signal', name: 'SIGTERM' },
+        { kind: 'api', message: 'refused (401)' },
+      ],
+      {
+        stopReason: `not sent: the run was interrupted (SIGTERM); ${HINT}`,
+        aborted: `refused (401); ${HINT}`,
+        fatal: true,
+      },
+    ],
+    [
+      'a 401, then the ledger',
+      [
+        { kind: 'api', message: 'refused (401)' },
+        { kind: 'ledger', message: 'disk full' },
+      ],
+      { stopReason: 'not sent: refused (401)', aborted: `refused (401); ${HINT}`, fatal: true },
+    ],
   ])('%s', (_name, reasons, expected) => {
     const state = new RunState(() => HINT);
     for (const r of reasons) state.stop(r);
@@ -39,7 +81,8 @@ describe('ReportWindow: lines in input order, whatever order rows settle in', ()
     const window = new ReportWindow(10, async (s: Settled) => void written.push(s.line.line));
     const resolvers = new Map<number, (s: Settled) => void>();
     for (const line of [1, 2, 3]) window.push(new Promise<Settled>((r) => resolvers.set(line, r)));
-    for (const line of order) resolvers.get(line)!(settled({ file: 'f.csv', line, resource: 'event', key: `k${line}`, status: 'ok' }));
+    for (const line of order)
+      resolvers.get(line)!(settled({ file: 'f.csv', line, resource: 'event', key: `k${line}`, status: 'ok' }));
     await window.drain();
     expect(written).toEqual([1, 2, 3]);
   });

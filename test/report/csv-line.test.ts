@@ -4,7 +4,10 @@ import { describe, expect, it } from 'vitest';
 import { csvLineFormatter } from '../../src/report/_csv-line.js';
 
 // Cells made of the characters that matter to quoting, plus ordinary and non-ASCII text.
-const cell = fc.string({ unit: fc.constantFrom('a', 'Ż', ' ', '"', ',', ';', '\t', '|', '\r', '\n', "'", '=', '\\', '^', ']', '-'), maxLength: 8 });
+const cell = fc.string({
+  unit: fc.constantFrom('a', 'Ż', ' ', '"', ',', ';', '\t', '|', '\r', '\n', "'", '=', '\\', '^', ']', '-'),
+  maxLength: 8,
+});
 const row = fc.array(cell, { minLength: 1, maxLength: 6 });
 
 describe('csvLineFormatter', () => {
@@ -12,7 +15,9 @@ describe('csvLineFormatter', () => {
     const format = csvLineFormatter(delimiter);
     fc.assert(
       fc.property(row, (cells) => {
-        expect(format(cells)).toBe(stringify([cells], { delimiter, record_delimiter: 'unix', quote_record_delimiter: true }));
+        expect(format(cells)).toBe(
+          stringify([cells], { delimiter, record_delimiter: 'unix', quote_record_delimiter: true }),
+        );
       }),
       { numRuns: 2000 },
     );

@@ -2,14 +2,23 @@ import { describe, expect, it } from 'vitest';
 import { ErrorGroups, errorKind, formatErrorGroup, splitMessage } from '../../src/report/error-groups.js';
 import { formatSummary, newFileSummary, summarise } from '../../src/report/summary.js';
 
-describe('errorKind: the row\'s values are left out of the key', () => {
+describe("errorKind: the row's values are left out of the key", () => {
   it.each([
-    ['price: expected a number without thousands separators, got "1,299.00"', 'price: expected a number without thousands separators, got …'],
+    [
+      'price: expected a number without thousands separators, got "1,299.00"',
+      'price: expected a number without thousands separators, got …',
+    ],
     ['first_name: at most 40 characters, got 41: "Maximilian-Alexander"', 'first_name: at most 40 characters, got …'],
-    ['currency: "EURO" is not an ISO 4217 currency code (did you mean "EUR"?)', 'currency: … is not an ISO 4217 currency code (did you mean …?)'],
+    [
+      'currency: "EURO" is not an ISO 4217 currency code (did you mean "EUR"?)',
+      'currency: … is not an ISO 4217 currency code (did you mean …?)',
+    ],
     ['products.csv line 13: Invalid Record Length: expect 6, got 7', 'Invalid Record Length: expect 6, got …'],
     ['custom_id: is required', 'custom_id: is required'],
-    ['user_custom_id: Object with custom_id=C-10099 does not exist.', 'user_custom_id: Object with custom_id=… does not exist.'],
+    [
+      'user_custom_id: Object with custom_id=C-10099 does not exist.',
+      'user_custom_id: Object with custom_id=… does not exist.',
+    ],
     ["Client user with ID '42' does not exist", 'Client user with ID … does not exist'],
     ["Couldn't find product with custom_id = TNT-9", "Couldn't find product with custom_id=…"],
     ['pipeline: Invalid pk "12" - object does not exist.', 'pipeline: Invalid pk … - object does not exist.'],
@@ -28,7 +37,12 @@ describe('ErrorGroups on a file with 10,000 errors of 3 kinds', () => {
   for (let i = 0; i < 10_000; i++) {
     const line = i + 2;
     if (i % 10 < 6) groups.add('invalid', line, `email: expected an email address, got "user${i}@"`);
-    else if (i % 10 < 9) groups.add('invalid', line, `first_name: at most 40 characters, got ${41 + (i % 7)}: "${'x'.repeat(41 + (i % 7))}"`);
+    else if (i % 10 < 9)
+      groups.add(
+        'invalid',
+        line,
+        `first_name: at most 40 characters, got ${41 + (i % 7)}: "${'x'.repeat(41 + (i % 7))}"`,
+      );
     else groups.add('failed', line, `HTTP 400: custom_id: "C-${i}" is not unique`);
     summary.counts.invalid++;
   }
@@ -45,10 +59,19 @@ describe('ErrorGroups on a file with 10,000 errors of 3 kinds', () => {
   });
 
   it('prints `count × message (lines …)` in the summary and the same groups in --json', () => {
-    expect(formatErrorGroup(groups.top()[0]!)).toBe('6,000 × email: expected an email address, got … (lines 2, 3, 4 …)');
+    expect(formatErrorGroup(groups.top()[0]!)).toBe(
+      '6,000 × email: expected an email address, got … (lines 2, 3, 4 …)',
+    );
     const file = { ...summary, errors: groups };
-    const run = summarise('dry-run', [file], { report: 'out/report.csv', rejects: [], payloads: undefined }, { rate: 10, limit: undefined, aborted: undefined });
-    expect(formatSummary(run)).toContain('      1,000 × [failed] HTTP 400: custom_id: … is not unique (lines 11, 21, 31 …)\n');
+    const run = summarise(
+      'dry-run',
+      [file],
+      { report: 'out/report.csv', rejects: [], payloads: undefined },
+      { rate: 10, limit: undefined, aborted: undefined },
+    );
+    expect(formatSummary(run)).toContain(
+      '      1,000 × [failed] HTTP 400: custom_id: … is not unique (lines 11, 21, 31 …)\n',
+    );
     const json = JSON.parse(JSON.stringify(run));
     expect(json.files[0].errors).toEqual(groups.top());
   });
@@ -58,7 +81,12 @@ describe('ErrorGroups on a file with 10,000 errors of 3 kinds', () => {
     for (let k = 0; k < 12; k++) for (let n = 0; n <= k; n++) many.add('invalid', n + 2, `field_${k}: is required`);
     expect(many.top().map((g) => g.count)).toEqual([12, 11, 10, 9, 8, 7, 6, 5, 4, 3]);
     const file = { ...newFileSummary('a.csv', 'user'), errors: many };
-    const run = summarise('dry-run', [file], { report: undefined, rejects: [], payloads: undefined }, { rate: 10, limit: undefined, aborted: undefined });
+    const run = summarise(
+      'dry-run',
+      [file],
+      { report: undefined, rejects: [], payloads: undefined },
+      { rate: 10, limit: undefined, aborted: undefined },
+    );
     expect(formatSummary(run)).toContain('… and 2 more kinds of error (see the report)');
   });
 });

@@ -7,7 +7,11 @@ import { createRejectsWriter, rejectsFiles } from '../../src/report/rejects-writ
 import { tmpTree } from '../helpers/tmp.js';
 
 const mapping = (source: string, delimiter: ',' | ';', encoding: string): ResolvedMapping => ({
-  mappingFile: `/m/${source}.yaml`, resource: 'deal', operation: 'create', key: ['id'], fields: [],
+  mappingFile: `/m/${source}.yaml`,
+  resource: 'deal',
+  operation: 'create',
+  key: ['id'],
+  fields: [],
   source: { path: `/data/${source}.csv`, delimiter, encoding },
 });
 
@@ -16,7 +20,12 @@ describe('createRejectsWriter', () => {
     const path = join(tmpTree(), 'rejects.csv');
     const m = mapping('deals-pl', ';', 'windows-1250');
     const w = createRejectsWriter(rejectsFiles(path, false, [m]));
-    await w.write(mapping('deals-pl', ';', 'windows-1250'), { header: ['nazwa', 'wartość'], delimiter: ';' }, ['Łódź', '-12,50'], 'value: expected a number, got "-12,50"');
+    await w.write(
+      mapping('deals-pl', ';', 'windows-1250'),
+      { header: ['nazwa', 'wartość'], delimiter: ';' },
+      ['Łódź', '-12,50'],
+      'value: expected a number, got "-12,50"',
+    );
     await w.close();
     expect(w.files()).toEqual([path]);
     const text = iconv.decode(readFileSync(path), 'windows-1250');
@@ -26,12 +35,21 @@ describe('createRejectsWriter', () => {
 
   it('writes one file per source for a job, and pads malformed records', async () => {
     const dir = tmpTree();
-    const w = createRejectsWriter(rejectsFiles(join(dir, 'rejects.csv'), true, [mapping('a', ',', 'utf-8'), mapping('b', ',', 'utf-8')]));
-    await w.write(mapping('a', ',', 'utf-8'), { header: ['x', 'y', 'z'], delimiter: ',' }, ['1'], 'Invalid Record Length: expect 3, got 1');
+    const w = createRejectsWriter(
+      rejectsFiles(join(dir, 'rejects.csv'), true, [mapping('a', ',', 'utf-8'), mapping('b', ',', 'utf-8')]),
+    );
+    await w.write(
+      mapping('a', ',', 'utf-8'),
+      { header: ['x', 'y', 'z'], delimiter: ',' },
+      ['1'],
+      'Invalid Record Length: expect 3, got 1',
+    );
     await w.write(mapping('b', ',', 'utf-8'), { header: ['q'], delimiter: ',' }, ['=1+1'], '-bad');
     await w.close();
     expect(w.files()).toEqual([join(dir, 'rejects.a.csv'), join(dir, 'rejects.b.csv')]);
-    expect(readFileSync(join(dir, 'rejects.a.csv'), 'utf8')).toBe('x,y,z,error\n1,,,"Invalid Record Length: expect 3, got 1"\n');
+    expect(readFileSync(join(dir, 'rejects.a.csv'), 'utf8')).toBe(
+      'x,y,z,error\n1,,,"Invalid Record Length: expect 3, got 1"\n',
+    );
     expect(readFileSync(join(dir, 'rejects.b.csv'), 'utf8')).toBe("q,error\n=1+1,'-bad\n");
   });
 
@@ -51,8 +69,16 @@ describe('createRejectsWriter', () => {
     const path = join(tmpTree(), 'rejects.csv');
     const m = mapping('x', ',', 'utf-8');
     const w = createRejectsWriter(rejectsFiles(path, false, [m]));
-    await w.write(m, { header: ['id', 'name'], delimiter: ',' }, ['1', 'Ann', 'extra', 'more'], 'Invalid Record Length: columns 2, got 4', 2);
+    await w.write(
+      m,
+      { header: ['id', 'name'], delimiter: ',' },
+      ['1', 'Ann', 'extra', 'more'],
+      'Invalid Record Length: columns 2, got 4',
+      2,
+    );
     await w.close();
-    expect(readFileSync(path, 'utf8')).toBe('id,name,error\n1,"Ann,extra,more","Invalid Record Length: columns 2, got 4"\n');
+    expect(readFileSync(path, 'utf8')).toBe(
+      'id,name,error\n1,"Ann,extra,more","Invalid Record Length: columns 2, got 4"\n',
+    );
   });
 });

@@ -3,7 +3,12 @@ import { formatDuration, formatEstimate, formatSummary, newFileSummary, totalsOf
 
 describe('formatDuration / formatEstimate', () => {
   it.each([
-    [0, '0 s'], [4, '4 s'], [59.2, '1 min'], [1234.5, '20 min 35 s'], [3600, '1 h'], [3723, '1 h 2 min 3 s'],
+    [0, '0 s'],
+    [4, '4 s'],
+    [59.2, '1 min'],
+    [1234.5, '20 min 35 s'],
+    [3600, '1 h'],
+    [3723, '1 h 2 min 3 s'],
   ])('%d s → %s', (s, text) => {
     expect(formatDuration(s)).toBe(text);
   });
@@ -24,8 +29,16 @@ describe('formatSummary', () => {
     b.counts.valid = 5;
     b.requests = 5;
     const text = formatSummary({
-      mode: 'dry-run', files: [a, b], totals: totalsOf([a, b]), requests: 15, rate: 10,
-      report: 'out/report.csv', rejects: ['out/rejects.csv'], payloads: undefined, aborted: undefined, limit: undefined,
+      mode: 'dry-run',
+      files: [a, b],
+      totals: totalsOf([a, b]),
+      requests: 15,
+      rate: 10,
+      report: 'out/report.csv',
+      rejects: ['out/rejects.csv'],
+      payloads: undefined,
+      aborted: undefined,
+      limit: undefined,
     });
     expect(text).toBe(
       'Dry run (nothing was sent): 17 rows in 2 files: valid 15, invalid 2\n' +

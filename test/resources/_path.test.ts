@@ -40,7 +40,11 @@ describe('pathSegment and slashedPath', () => {
 
   it('a rejected value is one that URL resolution would move elsewhere', () => {
     const base = new URL('https://acme.example.com/api/public/');
-    expect(new URL(`products-by-id/${encodeSegment('..')}/product_event/`, base).pathname).toBe('/api/public/product_event/');
-    expect(new URL(`products-by-id/${encodeSegment('a b?')}/product_event/`, base).pathname).toBe('/api/public/products-by-id/a%20b%3F/product_event/');
+    expect(new URL(`products-by-id/${encodeSegment('..')}/product_event/`, base).pathname).toBe(
+      '/api/public/product_event/',
+    );
+    expect(new URL(`products-by-id/${encodeSegment('a b?')}/product_event/`, base).pathname).toBe(
+      '/api/public/products-by-id/a%20b%3F/product_event/',
+    );
   });
 });

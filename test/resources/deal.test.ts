@@ -3,7 +3,8 @@ import type { Operation } from '../../src/config/mapping-schema.js';
 import type { FieldError } from '../../src/mapping/field-error.js';
 import { deal } from '../../src/resources/deal.js';
 
-const e = (field: string, message: string, alternatives?: string[]): FieldError => (alternatives ? { field, message, alternatives } : { field, message });
+const e = (field: string, message: string, alternatives?: string[]): FieldError =>
+  alternatives ? { field, message, alternatives } : { field, message };
 const base = { custom_id: 'D-1', name: 'Family camping set' };
 const DT = 'expected an ISO 8601 date-time with an offset such as 2026-03-29T14:30:00Z';
 
@@ -55,7 +56,14 @@ describe('deal.validate: field types (R-DEAL-2)', () => {
   });
 
   it('accepts null in any optional field: a mapping with `empty: null` clears it', () => {
-    const payload = { ...base, currency: null, expected_close_date: null, status: null, participants: null, order_products: null };
+    const payload = {
+      ...base,
+      currency: null,
+      expected_close_date: null,
+      status: null,
+      participants: null,
+      order_products: null,
+    };
     expect(deal.validate(payload, 'update_or_create')).toEqual([]);
   });
 });
@@ -78,7 +86,13 @@ describe('deal.validate: required fields per operation', () => {
   });
 
   it('reports every error of the row at once, in R-DEAL-2 order', () => {
-    const payload = { status: 9, currency: 'EURO', custom_id: 'D-1', expected_close_date: '31.02.2026', order_products: [{ quantity: 'two' }] };
+    const payload = {
+      status: 9,
+      currency: 'EURO',
+      custom_id: 'D-1',
+      expected_close_date: '31.02.2026',
+      order_products: [{ quantity: 'two' }],
+    };
     expect(deal.validate(payload, 'create')).toEqual([
       e('currency', '"EURO" is not an ISO 4217 currency code (did you mean "EUR"?)'),
       e('expected_close_date', 'expected a date as YYYY-MM-DD, got "31.02.2026"'),
@@ -100,7 +114,11 @@ describe('deal.validate: order_products (R-DEAL-8 order product object)', () => 
     ['by product custom id', [{ product_custom_id: 'SKU/2024/RED', value: '-3', quantity: 1 }], []],
     ['both references', [{ product_id: 1, product_custom_id: 'A' }], []],
     ['extra keys pass through', [{ product_id: 1, note: 'gift wrap' }], []],
-    ['no product', [{ quantity: 1 }], [e('order_products.0.product_custom_id', 'is required (or product_id)', ['order_products.0.product_id'])]],
+    [
+      'no product',
+      [{ quantity: 1 }],
+      [e('order_products.0.product_custom_id', 'is required (or product_id)', ['order_products.0.product_id'])],
+    ],
     [
       'bad types',
       [{ product_id: 'A1', currency: 'euro', value: 12.5, quantity: 1.5 }],
@@ -111,12 +129,23 @@ describe('deal.validate: order_products (R-DEAL-8 order product object)', () => 
         e('order_products.0.quantity', 'expected an integer, got 1.5'),
       ],
     ],
-    ['value not a decimal', [{ product_id: 1, value: '12,50' }], [e('order_products.0.value', 'expected a decimal number as text such as "12.50" (type: decimal), got "12,50"')]],
-    ['empty product_custom_id', [{ product_custom_id: '' }], [e('order_products.0.product_custom_id', 'must not be empty, got ""')]],
+    [
+      'value not a decimal',
+      [{ product_id: 1, value: '12,50' }],
+      [e('order_products.0.value', 'expected a decimal number as text such as "12.50" (type: decimal), got "12,50"')],
+    ],
+    [
+      'empty product_custom_id',
+      [{ product_custom_id: '' }],
+      [e('order_products.0.product_custom_id', 'must not be empty, got ""')],
+    ],
     [
       'errors name the item',
       [{ product_id: 1 }, 'TNT', { product_custom_id: 'B', currency: 'XYZ' }],
-      [e('order_products.1', 'expected an order product object, got "TNT"'), e('order_products.2.currency', '"XYZ" is not an ISO 4217 currency code')],
+      [
+        e('order_products.1', 'expected an order product object, got "TNT"'),
+        e('order_products.2.currency', '"XYZ" is not an ISO 4217 currency code'),
+      ],
     ],
     ['not a list', { product_id: 1 }, [e('order_products', 'expected a list of order products, got {"product_id":1}')]],
   ])('%s', (_name, items, errors) => {
@@ -128,7 +157,13 @@ describe('deal.toRequest', () => {
   const payload = { id: 42, custom_id: 'D-1', name: 'x', status: 2, lead_source: 'fair' };
   it.each<[string, Operation, Record<string, unknown>, object, object]>([
     ['create → POST deals/', 'create', base, {}, { method: 'POST', path: 'deals/', body: base }],
-    ['update_or_create → POST deals/update_or_create/', 'update_or_create', base, {}, { method: 'POST', path: 'deals/update_or_create/', body: base }],
+    [
+      'update_or_create → POST deals/update_or_create/',
+      'update_or_create',
+      base,
+      {},
+      { method: 'POST', path: 'deals/update_or_create/', body: base },
+    ],
     [
       'update → PATCH deals/:id/, id out of the body, custom attributes kept',
       'update',
@@ -136,8 +171,20 @@ describe('deal.toRequest', () => {
       {},
       { method: 'PATCH', path: 'deals/42/', body: { custom_id: 'D-1', name: 'x', status: 2, lead_source: 'fair' } },
     ],
-    ['update with dealUpdateMethod PATCH', 'update', { id: 7, value: 1 }, { dealUpdateMethod: 'PATCH' }, { method: 'PATCH', path: 'deals/7/', body: { value: 1 } }],
-    ['update with dealUpdateMethod PUT', 'update', { id: 7, value: 1 }, { dealUpdateMethod: 'PUT' }, { method: 'PUT', path: 'deals/7/', body: { value: 1 } }],
+    [
+      'update with dealUpdateMethod PATCH',
+      'update',
+      { id: 7, value: 1 },
+      { dealUpdateMethod: 'PATCH' },
+      { method: 'PATCH', path: 'deals/7/', body: { value: 1 } },
+    ],
+    [
+      'update with dealUpdateMethod PUT',
+      'update',
+      { id: 7, value: 1 },
+      { dealUpdateMethod: 'PUT' },
+      { method: 'PUT', path: 'deals/7/', body: { value: 1 } },
+    ],
   ])('%s', (_name, operation, input, options, call) => {
     expect(deal.toRequest(input, operation, options)).toEqual(call);
   });

@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { event } from '../../src/resources/event.js';
 import type { FieldError } from '../../src/mapping/field-error.js';
 
-const e = (field: string, message: string, alternatives?: string[]): FieldError => (alternatives ? { field, message, alternatives } : { field, message });
+const e = (field: string, message: string, alternatives?: string[]): FieldError =>
+  alternatives ? { field, message, alternatives } : { field, message };
 
 describe('event.validate (R-EVENT-1)', () => {
   it.each<[string, Record<string, unknown>, FieldError[]]>([
@@ -11,25 +12,51 @@ describe('event.validate (R-EVENT-1)', () => {
     ['a null data or timestamp (empty: null)', { user_id: 1, name: 'x', data: null, timestamp: null }, []],
     ['a null user_id beside a custom id', { user_id: null, user_custom_id: 'C-1', name: 'x' }, []],
     ['no user', { name: 'signup' }, [e('user_custom_id', 'is required (or user_id)', ['user_id'])]],
-    ['both users', { user_id: 1, user_custom_id: 'C-1', name: 'x' }, [e('user_id', 'give either user_id or user_custom_id, not both')]],
+    [
+      'both users',
+      { user_id: 1, user_custom_id: 'C-1', name: 'x' },
+      [e('user_id', 'give either user_id or user_custom_id, not both')],
+    ],
     ['user_id not an integer', { user_id: '17', name: 'x' }, [e('user_id', 'expected an integer, got "17"')]],
     ['empty user_custom_id', { user_custom_id: ' ', name: 'x' }, [e('user_custom_id', 'must not be empty, got " "')]],
     [
       'user_custom_id with a slash',
       { user_custom_id: 'shop/C-1', name: 'x' },
-      [e('user_custom_id', `"shop/C-1" holds a "/", which the users-by-id endpoint cannot carry; map the user's id to user_id instead`)],
+      [
+        e(
+          'user_custom_id',
+          `"shop/C-1" holds a "/", which the users-by-id endpoint cannot carry; map the user's id to user_id instead`,
+        ),
+      ],
     ],
-    ['user_custom_id a dot segment', { user_custom_id: '..', name: 'x' }, [e('user_custom_id', '".." cannot be sent in a URL path')]],
+    [
+      'user_custom_id a dot segment',
+      { user_custom_id: '..', name: 'x' },
+      [e('user_custom_id', '".." cannot be sent in a URL path')],
+    ],
     ['no name', { user_id: 1 }, [e('name', 'is required')]],
     ['empty name', { user_id: 1, name: '' }, [e('name', 'must not be empty, got ""')]],
     ['data not an object', { user_id: 1, name: 'x', data: 'gold' }, [e('data', 'expected a JSON object, got "gold"')]],
     ['data a list', { user_id: 1, name: 'x', data: [1] }, [e('data', 'expected a JSON object, got [1]')]],
-    ['timestamp in milliseconds', { user_id: 1, name: 'x', timestamp: 1767604364000 }, [e('timestamp', 'expected UNIX time in whole seconds, got 1767604364000 (milliseconds?)')]],
-    ['timestamp as a date-time', { user_id: 1, name: 'x', timestamp: '2026-01-05T09:12:44Z' }, [e('timestamp', 'expected UNIX time in whole seconds, got "2026-01-05T09:12:44Z"')]],
+    [
+      'timestamp in milliseconds',
+      { user_id: 1, name: 'x', timestamp: 1767604364000 },
+      [e('timestamp', 'expected UNIX time in whole seconds, got 1767604364000 (milliseconds?)')],
+    ],
+    [
+      'timestamp as a date-time',
+      { user_id: 1, name: 'x', timestamp: '2026-01-05T09:12:44Z' },
+      [e('timestamp', 'expected UNIX time in whole seconds, got "2026-01-05T09:12:44Z"')],
+    ],
     [
       'a field the endpoint does not know',
       { user_id: 1, name: 'x', plan: 'gold' },
-      [e('plan', 'is not a field of an event (user_id or user_custom_id, name, data, timestamp); custom values go under data.')],
+      [
+        e(
+          'plan',
+          'is not a field of an event (user_id or user_custom_id, name, data, timestamp); custom values go under data.',
+        ),
+      ],
     ],
     [
       'every error of the row at once',
@@ -39,7 +66,10 @@ describe('event.validate (R-EVENT-1)', () => {
         e('name', 'must not be empty, got ""'),
         e('data', 'expected a JSON object, got 3'),
         e('timestamp', 'expected UNIX time in whole seconds, got 1.5'),
-        e('extra', 'is not a field of an event (user_id or user_custom_id, name, data, timestamp); custom values go under data.'),
+        e(
+          'extra',
+          'is not a field of an event (user_id or user_custom_id, name, data, timestamp); custom values go under data.',
+        ),
       ],
     ],
   ])('%s', (_name, payload, errors) => {
@@ -52,9 +82,17 @@ describe('event.toRequest (R-EVENT-1, R-EVENT-2)', () => {
     [
       'by user_id → events/',
       { user_id: 17, name: 'signup', data: { plan: 'gold' }, timestamp: 1767604364 },
-      { method: 'POST', path: 'events/', body: { user_id: 17, name: 'signup', data: { plan: 'gold' }, timestamp: 1767604364 } },
+      {
+        method: 'POST',
+        path: 'events/',
+        body: { user_id: 17, name: 'signup', data: { plan: 'gold' }, timestamp: 1767604364 },
+      },
     ],
-    ['by user_id, no optional fields', { name: 'signup', user_id: 17 }, { method: 'POST', path: 'events/', body: { user_id: 17, name: 'signup' } }],
+    [
+      'by user_id, no optional fields',
+      { name: 'signup', user_id: 17 },
+      { method: 'POST', path: 'events/', body: { user_id: 17, name: 'signup' } },
+    ],
     [
       'by custom id → users-by-id, without user_custom_id in the body',
       { user_custom_id: 'C-10001', name: 'signup', timestamp: 1 },

@@ -50,8 +50,20 @@ describe('a valid payload of each resource becomes its request', () => {
     ['deal', 'update_or_create', { custom_id: 'D', name: 'x' }, 'POST', 'deals/update_or_create/'],
     ['event', undefined, { user_id: 1, name: 'x' }, 'POST', 'events/'],
     ['event', undefined, { user_custom_id: 'C 1?', name: 'x' }, 'POST', 'users-by-id/C%201%3F/events/'],
-    ['product-event', undefined, { custom_id: 'A', user_id: 1, data: {}, event_type: 'view', timestamp: 1 }, 'POST', 'products-by-id/A/product_event/'],
-    ['product-event', undefined, { custom_id: 'A/B', user_id: 1, data: {}, event_type: 'view', timestamp: 1 }, 'POST', 'product-event-creation/A/B/'],
+    [
+      'product-event',
+      undefined,
+      { custom_id: 'A', user_id: 1, data: {}, event_type: 'view', timestamp: 1 },
+      'POST',
+      'products-by-id/A/product_event/',
+    ],
+    [
+      'product-event',
+      undefined,
+      { custom_id: 'A/B', user_id: 1, data: {}, event_type: 'view', timestamp: 1 },
+      'POST',
+      'product-event-creation/A/B/',
+    ],
     ['webpush-campaign', undefined, { id: 2, name: 'x' }, 'PATCH', 'webpush-campaign/2/'],
   ])('%s %s %j → %s %s', (name, operation, payload, method, path) => {
     const def = resourceDef(name);

@@ -6,12 +6,20 @@ const e = (field: string, message: string): FieldError => ({ field, message });
 
 describe('product.validate (R-PROD-1)', () => {
   it.each<[string, Record<string, unknown>, FieldError[]]>([
-    ['a full product', { custom_id: 'TNT-2P-GRN', name: 'Tent', price: 249, category_name: 'Tents', product_url: 'u', image_url: 'i' }, []],
+    [
+      'a full product',
+      { custom_id: 'TNT-2P-GRN', name: 'Tent', price: 249, category_name: 'Tents', product_url: 'u', image_url: 'i' },
+      [],
+    ],
     ['a custom id with a slash', { custom_id: 'SKU/2024/RED' }, []],
     ['price null', { custom_id: 'A', price: null }, []],
     ['no custom id', { name: 'Gift card' }, [e('custom_id', 'is required')]],
     ['price as text', { custom_id: 'A', price: '1,299.00' }, [e('price', 'expected a number, got "1,299.00"')]],
-    ['every error at once', { custom_id: '', price: [1] }, [e('custom_id', 'must not be empty, got ""'), e('price', 'expected a number, got [1]')]],
+    [
+      'every error at once',
+      { custom_id: '', price: [1] },
+      [e('custom_id', 'must not be empty, got ""'), e('price', 'expected a number, got [1]')],
+    ],
   ])('%s', (_name, payload, errors) => {
     expect(product.validate(payload, undefined)).toEqual(errors);
   });

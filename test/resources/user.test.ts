@@ -9,7 +9,11 @@ describe('user.validate (R-USER-2)', () => {
   it.each<[string, Record<string, unknown>, FieldError[]]>([
     ['custom id only', { custom_id: 'C-1' }, []],
     ['names of 40 characters', { custom_id: 'C-1', first_name: forty, last_name: 'Żółć'.repeat(10) }, []],
-    ['other fields pass through as mapped', { custom_id: 'C-1', email: 'a@b', tags: ['x'], loyalty_tier: 'gold', phone_number: 48 }, []],
+    [
+      'other fields pass through as mapped',
+      { custom_id: 'C-1', email: 'a@b', tags: ['x'], loyalty_tier: 'gold', phone_number: 48 },
+      [],
+    ],
     ['null names clear them', { custom_id: 'C-1', first_name: null }, []],
     ['no custom id', { email: 'a@b' }, [e('custom_id', 'is required')]],
     ['blank custom id', { custom_id: ' ' }, [e('custom_id', 'must not be empty, got " "')]],
@@ -22,7 +26,11 @@ describe('user.validate (R-USER-2)', () => {
     [
       'every error at once',
       { last_name: `${forty}B`, first_name: 3 },
-      [e('custom_id', 'is required'), e('first_name', 'expected a string, got 3'), e('last_name', `at most 40 characters, got 41: "${forty}B"`)],
+      [
+        e('custom_id', 'is required'),
+        e('first_name', 'expected a string, got 3'),
+        e('last_name', `at most 40 characters, got 41: "${forty}B"`),
+      ],
     ],
   ])('%s', (_name, payload, errors) => {
     expect(user.validate(payload, undefined)).toEqual(errors);

@@ -14,10 +14,15 @@ export interface UploadInit {
 export async function upload(s: TestSandbox, kind: 'users' | 'products' | 'deals', csv: string, init: UploadInit = {}) {
   const form = new FormData();
   for (const [k, v] of Object.entries(init.fields ?? {})) form.set(k, v);
-  if (init.file !== null) form.set('input_file', new Blob([init.file ?? Buffer.from(csv, 'utf8')], { type: 'text/csv' }), 'rows.csv');
+  if (init.file !== null)
+    form.set('input_file', new Blob([init.file ?? Buffer.from(csv, 'utf8')], { type: 'text/csv' }), 'rows.csv');
   const url = new URL(`${kind}/import/`, s.url);
   for (const [k, v] of Object.entries(init.query ?? {})) url.searchParams.set(k, v);
-  const res = await fetch(url, { method: 'POST', body: form, headers: { Authorization: `Token ${s.apiKey}`, Accept: '*/*; version=2', ...init.headers } });
+  const res = await fetch(url, {
+    method: 'POST',
+    body: form,
+    headers: { Authorization: `Token ${s.apiKey}`, Accept: '*/*; version=2', ...init.headers },
+  });
   const text = await res.text();
   let body: any = text;
   try {
@@ -38,7 +43,12 @@ export async function settle(s: TestSandbox, id: string): Promise<void> {
 }
 
 /** Uploads, waits for the import to finish, and answers its status object (`data` of GET /import/status/). */
-export async function importAndWait(s: TestSandbox, kind: 'users' | 'products' | 'deals', csv: string, init: UploadInit = {}) {
+export async function importAndWait(
+  s: TestSandbox,
+  kind: 'users' | 'products' | 'deals',
+  csv: string,
+  init: UploadInit = {},
+) {
   const up = await upload(s, kind, csv, init);
   if (up.status !== 200) throw new Error(`upload answered ${up.status}: ${up.text}`);
   await settle(s, up.body.data.import_id);

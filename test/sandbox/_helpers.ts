@@ -19,7 +19,12 @@ export interface Answer {
 
 export interface TestSandbox extends Sandbox {
   /** A request with the key and the headers of docs/api-contract.md R-BASE-3, R-BASE-4, R-AUTH-1; `init.headers` replace them. */
-  call(method: string, path: string, body?: unknown, init?: { headers?: Record<string, string>; rawBody?: string }): Promise<Answer>;
+  call(
+    method: string,
+    path: string,
+    body?: unknown,
+    init?: { headers?: Record<string, string>; rawBody?: string },
+  ): Promise<Answer>;
   admin(method: string, name: string, body?: unknown): Promise<Answer>;
 }
 
@@ -31,14 +36,35 @@ export async function sandbox(options: SandboxOptions = {}): Promise<TestSandbox
   const s = await startSandbox({ port: 0, rate: 0, apiKey: TEST_KEY, ...options });
   open.push(s);
   return Object.assign(s, {
-    call: async (method: string, path: string, body?: unknown, init: { headers?: Record<string, string>; rawBody?: string } = {}) => {
-      const headers: Record<string, string> = { Authorization: `Token ${s.apiKey}`, Accept: '*/*; version=2', ...(body !== undefined || init.rawBody !== undefined ? { 'Content-Type': 'application/json' } : {}), ...init.headers };
+    call: async (
+      method: string,
+      path: string,
+      body?: unknown,
+      init: { headers?: Record<string, string>; rawBody?: string } = {},
+    ) => {
+      const headers: Record<string, string> = {
+        Authorization: `Token ${s.apiKey}`,
+        Accept: '*/*; version=2',
+        ...(body !== undefined || init.rawBody !== undefined ? { 'Content-Type': 'application/json' } : {}),
+        ...init.headers,
+      };
       for (const [k, v] of Object.entries(headers)) if (v === '') delete headers[k];
-      const res = await fetch(new URL(path, s.url), { method, headers, ...(init.rawBody !== undefined ? { body: init.rawBody } : body !== undefined ? { body: JSON.stringify(body) } : {}) });
+      const res = await fetch(new URL(path, s.url), {
+        method,
+        headers,
+        ...(init.rawBody !== undefined
+          ? { body: init.rawBody }
+          : body !== undefined
+            ? { body: JSON.stringify(body) }
+            : {}),
+      });
       return read(res);
     },
     admin: async (method: string, name: string, body?: unknown) => {
-      const res = await fetch(new URL(name, s.adminUrl), { method, ...(body !== undefined && { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } }) });
+      const res = await fetch(new URL(name, s.adminUrl), {
+        method,
+        ...(body !== undefined && { body: JSON.stringify(body), headers: { 'Content-Type': 'application/json' } }),
+      });
       return read(res);
     },
   });
@@ -65,7 +91,8 @@ export async function users(s: TestSandbox, ...customIds: string[]): Promise<num
 /** Creates products by custom id (`POST /products/`) and answers their ids. */
 export async function products(s: TestSandbox, ...customIds: string[]): Promise<number[]> {
   const ids: number[] = [];
-  for (const custom_id of customIds) ids.push((await s.call('POST', 'products/', { custom_id, name: custom_id })).body.id);
+  for (const custom_id of customIds)
+    ids.push((await s.call('POST', 'products/', { custom_id, name: custom_id })).body.id);
   return ids;
 }
 

@@ -32,7 +32,9 @@ describe('API keys', () => {
 
   it('refuses a key that is not 64 visible characters, without printing it', () => {
     expect(() => checkApiKey(KEY)).not.toThrow();
-    expect(() => checkApiKey('SECRET-short')).toThrow('the sandbox API key must be 64 visible ASCII characters without spaces (got 12 characters)');
+    expect(() => checkApiKey('SECRET-short')).toThrow(
+      'the sandbox API key must be 64 visible ASCII characters without spaces (got 12 characters)',
+    );
     expect(() => checkApiKey(`${'a'.repeat(63)} `)).toThrow(RangeError);
   });
 });

@@ -15,10 +15,42 @@ describe('the request log', () => {
     await s.call('GET', 'events/?page=1');
     await s.call('POST', 'product-event-creation/SKU%2F1/', { user_id: 1 });
     expect(s.requests).toEqual([
-      { time: '2026-01-05T09:00:00.123Z', method: 'POST', path: '/api/public/users/update_or_create/', status: 201, applied: true, body: { custom_id: 'C-1' }, fault: null },
-      { time: '2026-01-05T09:00:00.123Z', method: 'POST', path: '/api/public/events/', status: 400, applied: false, body: { user_id: 999, name: 'x' }, fault: null },
-      { time: '2026-01-05T09:00:00.123Z', method: 'GET', path: '/api/public/events/?page=1', status: 200, applied: false, body: null, fault: null },
-      { time: '2026-01-05T09:00:00.123Z', method: 'POST', path: '/api/public/product-event-creation/SKU%2F1/', status: 404, applied: false, body: { user_id: 1 }, fault: null },
+      {
+        time: '2026-01-05T09:00:00.123Z',
+        method: 'POST',
+        path: '/api/public/users/update_or_create/',
+        status: 201,
+        applied: true,
+        body: { custom_id: 'C-1' },
+        fault: null,
+      },
+      {
+        time: '2026-01-05T09:00:00.123Z',
+        method: 'POST',
+        path: '/api/public/events/',
+        status: 400,
+        applied: false,
+        body: { user_id: 999, name: 'x' },
+        fault: null,
+      },
+      {
+        time: '2026-01-05T09:00:00.123Z',
+        method: 'GET',
+        path: '/api/public/events/?page=1',
+        status: 200,
+        applied: false,
+        body: null,
+        fault: null,
+      },
+      {
+        time: '2026-01-05T09:00:00.123Z',
+        method: 'POST',
+        path: '/api/public/product-event-creation/SKU%2F1/',
+        status: 404,
+        applied: false,
+        body: { user_id: 1 },
+        fault: null,
+      },
     ]);
     expect((await s.admin('GET', 'requests')).body).toEqual(s.requests);
   });
@@ -27,7 +59,8 @@ describe('the request log', () => {
     const s = await sandbox({ seed: 3 });
     await users(s, 'C-1');
     s.setFaults({ failRate: 0.5 });
-    for (let i = 0; i < 20; i++) await s.call('POST', 'users-by-id/C-1/events/', { name: 'Order', data: { row: 'R-7' } }).catch(() => undefined);
+    for (let i = 0; i < 20; i++)
+      await s.call('POST', 'users-by-id/C-1/events/', { name: 'Order', data: { row: 'R-7' } }).catch(() => undefined);
     const row = s.requests.filter((r) => (r.body as { data?: { row?: string } } | null)?.data?.row === 'R-7');
     expect(row).toHaveLength(20);
     expect(row.filter((r) => r.applied)).toHaveLength(s.state.eventOccurrences().length);
@@ -41,13 +74,20 @@ describe('the request log', () => {
     const inMemory = [...s.requests];
     await s.close();
     const text = readFileSync(file, 'utf8');
-    expect(text.trimEnd().split('\n').map((l) => JSON.parse(l))).toEqual(inMemory);
+    expect(
+      text
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l)),
+    ).toEqual(inMemory);
     expect(text).not.toContain('CANARY');
     expect(text.toLowerCase()).not.toContain('authorization');
   });
 
   it('an unwritable --log fails the start', async () => {
-    await expect(startSandbox({ port: 0, log: join(tmpTree(), 'missing', 'requests.ndjson') })).rejects.toThrow(/ENOENT/);
+    await expect(startSandbox({ port: 0, log: join(tmpTree(), 'missing', 'requests.ndjson') })).rejects.toThrow(
+      /ENOENT/,
+    );
   });
 });
 
@@ -57,12 +97,33 @@ describe('admin endpoints (no key needed, not logged)', () => {
     await users(s, 'C-1');
     await s.call('POST', 'deals/', { name: 'D' });
     await s.call('POST', 'events/', { user_id: 1, name: 'Signup' });
-    await s.call('POST', 'products-by-id/SKU-1/product_event/', { user_id: 1, event_type: 'view', data: {}, timestamp: 1 });
+    await s.call('POST', 'products-by-id/SKU-1/product_event/', {
+      user_id: 1,
+      event_type: 'view',
+      data: {},
+      timestamp: 1,
+    });
     const res = await s.admin('GET', 'state');
     expect(res.status).toBe(200);
-    expect(Object.keys(res.body)).toEqual(['pipelines', 'webpushCampaigns', 'users', 'products', 'deals', 'events', 'eventOccurrences', 'productEvents']);
+    expect(Object.keys(res.body)).toEqual([
+      'pipelines',
+      'webpushCampaigns',
+      'users',
+      'products',
+      'deals',
+      'events',
+      'eventOccurrences',
+      'productEvents',
+    ]);
     expect(res.body).toEqual(JSON.parse(JSON.stringify(s.state.snapshot())));
-    expect([res.body.users.length, res.body.products.length, res.body.deals.length, res.body.events.length, res.body.eventOccurrences.length, res.body.productEvents.length]).toEqual([1, 1, 1, 1, 1, 1]);
+    expect([
+      res.body.users.length,
+      res.body.products.length,
+      res.body.deals.length,
+      res.body.events.length,
+      res.body.eventOccurrences.length,
+      res.body.productEvents.length,
+    ]).toEqual([1, 1, 1, 1, 1, 1]);
   });
 
   it('POST /__sandbox/reset: records back to the fixtures, ids restart, the request log and the rate window emptied', async () => {
@@ -78,7 +139,10 @@ describe('admin endpoints (no key needed, not logged)', () => {
     expect(s.state.webpushCampaigns()[0]!.name).toBe('Campaign 1');
     expect(log).toEqual([]);
     expect(s.requests).toBe(log);
-    expect((await s.call('POST', 'users/update_or_create/', { custom_id: 'C-9' })).body).toEqual({ created: true, id: 1 });
+    expect((await s.call('POST', 'users/update_or_create/', { custom_id: 'C-9' })).body).toEqual({
+      created: true,
+      id: 1,
+    });
   });
 
   it('POST /__sandbox/reset-log empties the log only', async () => {
@@ -123,7 +187,9 @@ describe('admin endpoints (no key needed, not logged)', () => {
     const s = await sandbox();
     const socket = connect(s.port, '127.0.0.1');
     await new Promise((r) => socket.once('connect', r));
-    socket.write(`POST /api/public/deals/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na`);
+    socket.write(
+      `POST /api/public/deals/ HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{"na`,
+    );
     await new Promise((r) => setTimeout(r, 20));
     socket.destroy();
     await s.close();

@@ -22,7 +22,9 @@ const ENDPOINTS: readonly [string, string][] = [
 describe('R-AUTH-1: Authorization: Token <64-character key>', () => {
   it.each(ENDPOINTS)('§5 missing credentials → 401 on %s %s, before any validation', async (method, path) => {
     const s = await sandbox();
-    const res = await s.call(method, path, method === 'GET' ? undefined : { bad: 'body' }, { headers: { Authorization: '' } });
+    const res = await s.call(method, path, method === 'GET' ? undefined : { bad: 'body' }, {
+      headers: { Authorization: '' },
+    });
     expect(res.status).toBe(401);
     expect(res.body).toEqual({ detail: 'Authentication credentials were not provided.' });
     expect(res.headers.get('www-authenticate')).toBe('Token');
@@ -45,12 +47,19 @@ describe('R-AUTH-1: Authorization: Token <64-character key>', () => {
   it('§5 the right key is accepted, the scheme in any case', async () => {
     const s = await sandbox();
     expect((await s.call('GET', 'events/')).status).toBe(200);
-    expect((await s.call('GET', 'events/', undefined, { headers: { Authorization: `token ${TEST_KEY}` } })).status).toBe(200);
+    expect(
+      (await s.call('GET', 'events/', undefined, { headers: { Authorization: `token ${TEST_KEY}` } })).status,
+    ).toBe(200);
   });
 
   it('§5 a 401 changes nothing', async () => {
     const s = await sandbox();
-    await s.call('POST', 'users/update_or_create/', { custom_id: 'C-1' }, { headers: { Authorization: `Token ${'y'.repeat(64)}` } });
+    await s.call(
+      'POST',
+      'users/update_or_create/',
+      { custom_id: 'C-1' },
+      { headers: { Authorization: `Token ${'y'.repeat(64)}` } },
+    );
     expect(s.state.users()).toEqual([]);
     expect(s.requests.map((r) => [r.status, r.applied])).toEqual([[401, false]]);
   });
@@ -69,7 +78,9 @@ describe('R-AUTH-1: Authorization: Token <64-character key>', () => {
     } finally {
       await Promise.all([a.close(), b.close()]);
     }
-    await expect(startSandbox({ port: 0, apiKey: 'SECRET' })).rejects.toThrow('must be 64 visible ASCII characters without spaces (got 6 characters)');
+    await expect(startSandbox({ port: 0, apiKey: 'SECRET' })).rejects.toThrow(
+      'must be 64 visible ASCII characters without spaces (got 6 characters)',
+    );
   });
 
   it('§5 the key never appears in an answer, the request log or the state', async () => {
@@ -80,7 +91,11 @@ describe('R-AUTH-1: Authorization: Token <64-character key>', () => {
       s.call('GET', 'events/', undefined, { headers: { Authorization: `Token ${TEST_KEY.toLowerCase()}` } }),
       s.call('POST', 'nowhere/', {}),
     ]);
-    const everything = JSON.stringify([answers.map((a) => [a.text, [...a.headers]]), (await s.admin('GET', 'requests')).body, (await s.admin('GET', 'state')).body]);
+    const everything = JSON.stringify([
+      answers.map((a) => [a.text, [...a.headers]]),
+      (await s.admin('GET', 'requests')).body,
+      (await s.admin('GET', 'state')).body,
+    ]);
     expect(everything).not.toContain('CANARY');
     expect(everything).not.toContain('canary');
   });

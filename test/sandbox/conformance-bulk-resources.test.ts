@@ -10,16 +10,36 @@ describe('products: an upsert by custom_id with the per-row field rules', () => 
   it('a product already there is updated (no "already exists" as on POST /products/); empty cells keep values', async () => {
     const s = await sandbox({ bulkRowsPerS: 0 });
     await products(s, 'SKU-1');
-    const status = await importAndWait(s, 'products', 'custom_id,name,price,category_name,colour\nSKU-1,,19.99,Shoes,red\nSKU-2,Hat,5,,\n');
+    const status = await importAndWait(
+      s,
+      'products',
+      'custom_id,name,price,category_name,colour\nSKU-1,,19.99,Shoes,red\nSKU-2,Hat,5,,\n',
+    );
     expect(status).toMatchObject({ status: 'finished', succeeded: 2, failed: 0 });
     const [one, two] = s.state.products();
-    expect(one).toMatchObject({ id: 1, custom_id: 'SKU-1', name: 'SKU-1', price: 19.99, category_name: 'Shoes', attributes: { colour: 'red' } });
-    expect(two).toMatchObject({ id: 2, custom_id: 'SKU-2', name: 'Hat', price: 5, category_name: null, attributes: {} });
+    expect(one).toMatchObject({
+      id: 1,
+      custom_id: 'SKU-1',
+      name: 'SKU-1',
+      price: 19.99,
+      category_name: 'Shoes',
+      attributes: { colour: 'red' },
+    });
+    expect(two).toMatchObject({
+      id: 2,
+      custom_id: 'SKU-2',
+      name: 'Hat',
+      price: 5,
+      category_name: null,
+      attributes: {},
+    });
   });
 
   it('column_mapping as in the docs ({"product": "custom_id", "url": "product_url"})', async () => {
     const s = await sandbox({ bulkRowsPerS: 0 });
-    await importAndWait(s, 'products', 'product,url\nSKU-9,https://shop.example/9\n', { fields: { column_mapping: '{"product": "custom_id", "url": "product_url"}' } });
+    await importAndWait(s, 'products', 'product,url\nSKU-9,https://shop.example/9\n', {
+      fields: { column_mapping: '{"product": "custom_id", "url": "product_url"}' },
+    });
     expect(s.state.products()[0]).toMatchObject({ custom_id: 'SKU-9', product_url: 'https://shop.example/9' });
   });
 
@@ -99,7 +119,11 @@ describe('seeded faults on imports', () => {
       const s = await sandbox({ bulkRowsPerS: 0, bulkFailRate: 0.5, seed });
       const run: [string, number][] = [];
       for (let i = 0; i < 8; i++) {
-        const status = await importAndWait(s, 'users', `custom_id\n${Array.from({ length: 20 }, (_, k) => `C-${i}-${k}`).join('\n')}\n`);
+        const status = await importAndWait(
+          s,
+          'users',
+          `custom_id\n${Array.from({ length: 20 }, (_, k) => `C-${i}-${k}`).join('\n')}\n`,
+        );
         run.push([status.status, status.succeeded]);
       }
       runs.push(run);
@@ -128,7 +152,12 @@ describe('seeded faults on imports', () => {
     const s = await sandbox({ bulkRowsPerS: 0, dropRate: 1 });
     await expect(upload(s, 'users', 'custom_id\nC-1\n')).rejects.toThrow();
     expect(s.state.imports.list()).toHaveLength(1);
-    expect(s.requests[0]).toMatchObject({ status: null, applied: true, fault: 'drop', importId: s.state.imports.list()[0]!.id });
+    expect(s.requests[0]).toMatchObject({
+      status: null,
+      applied: true,
+      fault: 'drop',
+      importId: s.state.imports.list()[0]!.id,
+    });
   });
 });
 
@@ -138,11 +167,31 @@ describe('the request log of an import', () => {
     const csv = 'custom_id,email\nC-1,a@example.com\nC-2,nope\n';
     const status = await importAndWait(s, 'users', csv, { fields: { tags: 'x' } });
     const [uploadEntry, ...rest] = s.requests;
-    expect(uploadEntry).toMatchObject({ method: 'POST', path: '/api/public/users/import/', status: 200, applied: true, importId: status.id, body: { tags: 'x', input_file: { bytes: Buffer.byteLength(csv), rows: 2 } } });
+    expect(uploadEntry).toMatchObject({
+      method: 'POST',
+      path: '/api/public/users/import/',
+      status: 200,
+      applied: true,
+      importId: status.id,
+      body: { tags: 'x', input_file: { bytes: Buffer.byteLength(csv), rows: 2 } },
+    });
     expect(JSON.stringify(uploadEntry)).not.toContain('a@example.com');
     expect(rest.filter((e) => e.method === 'IMPORT')).toEqual([
-      expect.objectContaining({ path: '/api/public/users/import/', status: 200, applied: true, body: { custom_id: 'C-1', email: 'a@example.com' }, importId: status.id, row: 2 }),
-      expect.objectContaining({ status: 400, applied: false, body: { custom_id: 'C-2', email: 'nope' }, importId: status.id, row: 3 }),
+      expect.objectContaining({
+        path: '/api/public/users/import/',
+        status: 200,
+        applied: true,
+        body: { custom_id: 'C-1', email: 'a@example.com' },
+        importId: status.id,
+        row: 2,
+      }),
+      expect.objectContaining({
+        status: 400,
+        applied: false,
+        body: { custom_id: 'C-2', email: 'nope' },
+        importId: status.id,
+        row: 3,
+      }),
     ]);
   });
 
@@ -150,7 +199,8 @@ describe('the request log of an import', () => {
     const s = await sandbox({ bulkRowsPerS: 0 });
     await s.call('POST', 'users/update_or_create/', { custom_id: 'C-1' });
     await importAndWait(s, 'users', 'custom_id\nC-1\nC-2\n');
-    const applied = (id: string) => s.requests.filter((e) => e.applied && (e.body as { custom_id?: string } | null)?.custom_id === id).length;
+    const applied = (id: string) =>
+      s.requests.filter((e) => e.applied && (e.body as { custom_id?: string } | null)?.custom_id === id).length;
     expect([applied('C-1'), applied('C-2')]).toEqual([2, 1]);
   });
 });

@@ -52,7 +52,10 @@ type Send = (body: Record<string, unknown>) => Promise<{ status: number; body: a
 /** The three deal writes that take a body: create, update_or_create (with a key) and update (of a deal made first). */
 const WRITES: readonly [string, (s: TestSandbox) => Promise<Send>][] = [
   ['POST deals/', async (s) => (body) => s.call('POST', 'deals/', body)],
-  ['POST deals/update_or_create/', async (s) => (body) => s.call('POST', 'deals/update_or_create/', { custom_id: 'D-1', ...body })],
+  [
+    'POST deals/update_or_create/',
+    async (s) => (body) => s.call('POST', 'deals/update_or_create/', { custom_id: 'D-1', ...body }),
+  ],
   [
     'PATCH deals/:id/',
     async (s) => {
@@ -145,10 +148,25 @@ describe('R-DEAL-1, R-DEAL-2: deal records', () => {
 
   it.each(['PATCH', 'PUT'])('§4.2 %s deals/:id/ is a partial update: only the fields sent change', async (method) => {
     const s = await world();
-    const { id } = (await s.call('POST', 'deals/', { name: 'A', value: 10, currency: 'PLN', lead_source: 'fair', custom_attribute_xyz: 'x' })).body;
+    const { id } = (
+      await s.call('POST', 'deals/', {
+        name: 'A',
+        value: 10,
+        currency: 'PLN',
+        lead_source: 'fair',
+        custom_attribute_xyz: 'x',
+      })
+    ).body;
     const res = await s.call(method, `deals/${id}/`, { value: '12.5', lead_source: 'web' });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id, name: 'A', value: '12.50', currency: 'PLN', lead_source: 'web', custom_attribute_xyz: 'x' });
+    expect(res.body).toMatchObject({
+      id,
+      name: 'A',
+      value: '12.50',
+      currency: 'PLN',
+      lead_source: 'web',
+      custom_attribute_xyz: 'x',
+    });
   });
 
   it('§4.2 null clears an optional field', async () => {
@@ -210,11 +228,27 @@ describe('R-DEAL-1, R-DEAL-2: deal records', () => {
 describe('R-DEAL-7 deal reference errors (flat format, status 400)', () => {
   const ROWS: readonly [string, Record<string, unknown>, Record<string, unknown>][] = [
     ['user_id', { user_id: 999 }, { user_id: ['Invalid pk "999" - object does not exist.'] }],
-    ['user_custom_id', { user_custom_id: 'C-10099' }, { user_custom_id: ['Object with custom_id=C-10099 does not exist.'] }],
+    [
+      'user_custom_id',
+      { user_custom_id: 'C-10099' },
+      { user_custom_id: ['Object with custom_id=C-10099 does not exist.'] },
+    ],
     ['products', { products: [1, 999] }, { products: ['Invalid pk "999" - object does not exist.'] }],
-    ['products_custom_id', { products_custom_id: ['SKU-1', 'NOPE'] }, { products_custom_id: ['Invalid custom_id "NOPE" - object does not exist.'] }],
-    ['order_products → product_id', { order_products: [{ product_id: 999, quantity: 1 }] }, { order_products: [{ product_id: ["Could not find product with id '999'"] }] }],
-    ['order_products → product_custom_id', { order_products: [{ product_custom_id: 'SKU-1' }, { product_custom_id: 'NOPE' }] }, { order_products: [{}, { product_custom_id: ["Could not find product with custom_id 'NOPE'"] }] }],
+    [
+      'products_custom_id',
+      { products_custom_id: ['SKU-1', 'NOPE'] },
+      { products_custom_id: ['Invalid custom_id "NOPE" - object does not exist.'] },
+    ],
+    [
+      'order_products → product_id',
+      { order_products: [{ product_id: 999, quantity: 1 }] },
+      { order_products: [{ product_id: ["Could not find product with id '999'"] }] },
+    ],
+    [
+      'order_products → product_custom_id',
+      { order_products: [{ product_custom_id: 'SKU-1' }, { product_custom_id: 'NOPE' }] },
+      { order_products: [{}, { product_custom_id: ["Could not find product with custom_id 'NOPE'"] }] },
+    ],
     ['pipeline', { pipeline: 9 }, { pipeline: ['Invalid pk "9" - object does not exist.'] }],
     ['stage', { stage: 99 }, { stage: ['Invalid pk "99" - object does not exist.'] }],
     ['status invalid', { status: 7 }, { status: ['"7" is not a valid choice.'] }],
@@ -269,8 +303,16 @@ describe('R-DEAL-7 deal reference errors (flat format, status 400)', () => {
     ['value (Polish format)', { value: '1 249,50' }, 'A valid number is required.'],
     ['assigned_to', { assigned_to: 'x' }, 'A valid integer is required.'],
     ['company_id', { company_id: 1.5 }, 'A valid integer is required.'],
-    ['expected_close_date', { expected_close_date: '2026/05/15' }, 'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.'],
-    ['lost_at', { lost_at: 'yesterday' }, 'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].'],
+    [
+      'expected_close_date',
+      { expected_close_date: '2026/05/15' },
+      'Date has wrong format. Use one of these formats instead: YYYY-MM-DD.',
+    ],
+    [
+      'lost_at',
+      { lost_at: 'yesterday' },
+      'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].',
+    ],
     ['currency', { currency: 'eur' }, '"eur" is not a valid choice.'],
     ['name', { name: null }, 'This field may not be null.'],
     ['name', { name: { first: 'x' } }, 'Not a valid string.'],
@@ -287,7 +329,9 @@ describe('R-DEAL-7 deal reference errors (flat format, status 400)', () => {
 
   it('order product items: errors per item ({} for a valid one), and one of product_id / product_custom_id required', async () => {
     const s = await world();
-    const res = await s.call('POST', 'deals/', { order_products: [{ product_id: 1, value: 'x', quantity: 'two' }, { quantity: 1 }, 'SKU-1'] });
+    const res = await s.call('POST', 'deals/', {
+      order_products: [{ product_id: 1, value: 'x', quantity: 'two' }, { quantity: 1 }, 'SKU-1'],
+    });
     expect(res.body).toEqual({
       order_products: [
         { value: ['A valid number is required.'], quantity: ['A valid integer is required.'] },
@@ -299,7 +343,9 @@ describe('R-DEAL-7 deal reference errors (flat format, status 400)', () => {
 
   it('a "__proto__" key in a body is ignored, not made a custom attribute', async () => {
     const s = await world();
-    const res = await s.call('POST', 'deals/', undefined, { rawBody: '{"name": "x", "__proto__": {"polluted": true}, "status": 9}' });
+    const res = await s.call('POST', 'deals/', undefined, {
+      rawBody: '{"name": "x", "__proto__": {"polluted": true}, "status": 9}',
+    });
     expect(res.body).toEqual({ status: ['"9" is not a valid choice.'] });
     const ok = await s.call('POST', 'deals/', undefined, { rawBody: '{"name": "x", "__proto__": {"polluted": true}}' });
     expect(ok.status).toBe(201);

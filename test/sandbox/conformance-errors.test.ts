@@ -7,8 +7,16 @@ const STATUS_ROWS: readonly [number, string, (s: TestSandbox) => Promise<number>
   [200, 'Success (GET /events/)', async (s) => (await s.call('GET', 'events/')).status],
   [201, 'Success (POST /events/)', async (s) => (await s.call('POST', 'events/', { user_id: 1, name: 'x' })).status],
   [400, 'Validation error', async (s) => (await s.call('POST', 'events/', { user_id: 1 })).status],
-  [401, 'Unauthorized', async (s) => (await s.call('GET', 'events/', undefined, { headers: { Authorization: 'Token nope' } })).status],
-  [404, 'Referenced entity does not exist', async (s) => (await s.call('POST', 'users-by-id/NOPE/events/', { name: 'x' })).status],
+  [
+    401,
+    'Unauthorized',
+    async (s) => (await s.call('GET', 'events/', undefined, { headers: { Authorization: 'Token nope' } })).status,
+  ],
+  [
+    404,
+    'Referenced entity does not exist',
+    async (s) => (await s.call('POST', 'users-by-id/NOPE/events/', { name: 'x' })).status,
+  ],
   [
     429,
     'Rate limited',
@@ -35,7 +43,7 @@ describe('R-ERR-3 status codes', () => {
     expect(await send(s)).toBe(status);
   });
 
-  it('§7.1 the 500 body (R-ERR-5: not published) is the framework\'s HTML error page, not JSON', async () => {
+  it("§7.1 the 500 body (R-ERR-5: not published) is the framework's HTML error page, not JSON", async () => {
     const s = await sandbox({ failRate: 1 });
     const res = await s.call('GET', 'events/');
     expect(res.status).toBe(500);
@@ -49,23 +57,34 @@ describe('R-ERR-1: three error formats', () => {
     const s = await sandbox();
     for (const path of ['deals/', 'deals/update_or_create/']) {
       const res = await s.call('POST', path, { custom_id: 'D-1', status: 9, pipeline: 9 });
-      expect(res.body).toEqual({ status: ['"9" is not a valid choice.'], pipeline: ['Invalid pk "9" - object does not exist.'] });
+      expect(res.body).toEqual({
+        status: ['"9" is not a valid choice.'],
+        pipeline: ['Invalid pk "9" - object does not exist.'],
+      });
     }
   });
 
   it('§7 format 2, nested errors: POST /events/', async () => {
     const s = await sandbox();
-    expect((await s.call('POST', 'events/', { name: 'x' })).body).toEqual({ errors: { user_id: ['This field is required.'] } });
+    expect((await s.call('POST', 'events/', { name: 'x' })).body).toEqual({
+      errors: { user_id: ['This field is required.'] },
+    });
   });
 
   it('§7 format 3, detail string: user-scoped endpoint, product not found, throttling', async () => {
     const s = await sandbox({ now: manualClock().now });
     await users(s, 'C-1');
-    expect((await s.call('POST', 'users-by-id/NOPE/events/', { name: 'x' })).body).toEqual({ detail: 'No ClientUser matches the given query.' });
-    expect((await s.call('POST', 'products-by-id/NOPE/product_event/', {})).body).toEqual({ detail: "Couldn't find product with custom_id = NOPE" });
+    expect((await s.call('POST', 'users-by-id/NOPE/events/', { name: 'x' })).body).toEqual({
+      detail: 'No ClientUser matches the given query.',
+    });
+    expect((await s.call('POST', 'products-by-id/NOPE/product_event/', {})).body).toEqual({
+      detail: "Couldn't find product with custom_id = NOPE",
+    });
     s.setFaults({ rate: 1 });
     await s.call('GET', 'events/');
-    expect((await s.call('GET', 'events/')).body).toEqual({ detail: 'Request was throttled. Expected available in 1 second.' });
+    expect((await s.call('GET', 'events/')).body).toEqual({
+      detail: 'Request was throttled. Expected available in 1 second.',
+    });
   });
 
   it('§7 every JSON error body is one of the three: detail, errors, or field lists at the root', async () => {
@@ -111,7 +130,14 @@ describe('R-BASE-2, R-BASE-3: common rules', () => {
 
   it('§4 Content-Type with a charset is fine; an empty body is empty data', async () => {
     const s = await sandbox();
-    expect((await s.call('POST', 'deals/', undefined, { rawBody: '{}', headers: { 'Content-Type': 'application/json; charset=utf-8' } })).status).toBe(201);
+    expect(
+      (
+        await s.call('POST', 'deals/', undefined, {
+          rawBody: '{}',
+          headers: { 'Content-Type': 'application/json; charset=utf-8' },
+        })
+      ).status,
+    ).toBe(201);
     expect((await s.call('POST', 'deals/', undefined, { rawBody: '' })).status).toBe(201);
   });
 
@@ -156,7 +182,9 @@ describe('R-BASE-2, R-BASE-3: common rules', () => {
 
   it('a request body over 16 MiB → 413', async () => {
     const s = await sandbox();
-    const res = await s.call('POST', 'deals/', undefined, { rawBody: JSON.stringify({ name: 'x'.repeat(17 * 1024 * 1024) }) });
+    const res = await s.call('POST', 'deals/', undefined, {
+      rawBody: JSON.stringify({ name: 'x'.repeat(17 * 1024 * 1024) }),
+    });
     expect(res.status).toBe(413);
   });
 });

@@ -19,7 +19,13 @@ describe('R-EVENT-1 POST /events/', () => {
     const s = await sandbox();
     await users(s, 'C-1', 'C-2');
     const answers = [];
-    for (const [user_id, name] of [[1, 'Signup'], [2, 'Signup'], [1, 'Login'], [1, 'Signup']] as const) answers.push(await s.call('POST', 'events/', { user_id, name }));
+    for (const [user_id, name] of [
+      [1, 'Signup'],
+      [2, 'Signup'],
+      [1, 'Login'],
+      [1, 'Signup'],
+    ] as const)
+      answers.push(await s.call('POST', 'events/', { user_id, name }));
     expect(answers.map((a) => [a.status, a.body])).toEqual([
       [201, { id: 1, created: true }],
       [201, { id: 2, created: false }],
@@ -35,10 +41,26 @@ describe('R-EVENT-1 POST /events/', () => {
     await s.call('POST', 'events/', body);
     await s.call('POST', 'events/', body);
     expect(s.state.eventOccurrences().map(({ created_at: _, ...o }) => o)).toEqual([
-      { id: 1, event_id: 1, name: 'Order Placed', user_id: 1, data: { row: 'R-1', amount: 12.5 }, timestamp: 1767604364 },
-      { id: 2, event_id: 1, name: 'Order Placed', user_id: 1, data: { row: 'R-1', amount: 12.5 }, timestamp: 1767604364 },
+      {
+        id: 1,
+        event_id: 1,
+        name: 'Order Placed',
+        user_id: 1,
+        data: { row: 'R-1', amount: 12.5 },
+        timestamp: 1767604364,
+      },
+      {
+        id: 2,
+        event_id: 1,
+        name: 'Order Placed',
+        user_id: 1,
+        data: { row: 'R-1', amount: 12.5 },
+        timestamp: 1767604364,
+      },
     ]);
-    expect(s.requests.filter((r) => (r.body as { data?: { row?: string } }).data?.row === 'R-1' && r.applied)).toHaveLength(2);
+    expect(
+      s.requests.filter((r) => (r.body as { data?: { row?: string } }).data?.row === 'R-1' && r.applied),
+    ).toHaveLength(2);
   });
 
   it('§7.3 user_id that does not exist → 400, format 2: user_id "Client user with ID \'<id>\' does not exist"', async () => {
@@ -58,7 +80,11 @@ describe('R-EVENT-1 POST /events/', () => {
 
   it.each([
     ['unknown user and missing name', { user_id: 999 }, { user_id: ["Client user with ID '999' does not exist"] }],
-    ['unknown user and every other field wrong', { user_id: 999, name: '', data: 5, timestamp: 'noon' }, { user_id: ["Client user with ID '999' does not exist"] }],
+    [
+      'unknown user and every other field wrong',
+      { user_id: 999, name: '', data: 5, timestamp: 'noon' },
+      { user_id: ["Client user with ID '999' does not exist"] },
+    ],
     ['no user_id and no name', {}, { user_id: ['This field is required.'] }],
     ['user_id null', { user_id: null, name: 'x' }, { user_id: ['This field may not be null.'] }],
     ['user_id not a number', { user_id: 'C-1', name: 'x' }, { user_id: ['A valid integer is required.'] }],
@@ -96,7 +122,11 @@ describe('R-EVENT-2 POST /users-by-id/:user_custom_id/events/', () => {
   it('§4.6 creates an occurrence for the user named by custom id: 201 {id, created}', async () => {
     const s = await sandbox();
     await users(s, 'C-10001');
-    const res = await s.call('POST', 'users-by-id/C-10001/events/', { name: 'trail_club_signup', timestamp: 1767604364, data: { plan: 'family' } });
+    const res = await s.call('POST', 'users-by-id/C-10001/events/', {
+      name: 'trail_club_signup',
+      timestamp: 1767604364,
+      data: { plan: 'family' },
+    });
     expect(res).toMatchObject({ status: 201, body: { id: 1, created: true } });
     expect(s.state.eventOccurrences()[0]).toMatchObject({ user_id: 1, name: 'trail_club_signup' });
   });
@@ -117,7 +147,9 @@ describe('R-EVENT-2 POST /users-by-id/:user_custom_id/events/', () => {
     await users(s, 'C-1');
     const res = await s.call('POST', 'users-by-id/C-1/events/', { data: 'x' });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ errors: { name: ['This field is required.'], data: ['Expected a dictionary of items but got type "str".'] } });
+    expect(res.body).toEqual({
+      errors: { name: ['This field is required.'], data: ['Expected a dictionary of items but got type "str".'] },
+    });
   });
 
   it('path segments arrive percent-encoded and are decoded', async () => {
@@ -189,7 +221,9 @@ describe('R-EVENT-6 GET /events/', () => {
 
   it('the links point where the client connected (the Host it sent)', async () => {
     const s = await sandbox({ fixtures: { events: Array.from({ length: 101 }, (_, i) => `E${i}`) } });
-    const res = await fetch(`http://localhost:${s.port}/api/public/events/`, { headers: { Authorization: `Token ${s.apiKey}` } });
+    const res = await fetch(`http://localhost:${s.port}/api/public/events/`, {
+      headers: { Authorization: `Token ${s.apiKey}` },
+    });
     expect(((await res.json()) as { next: string }).next).toBe(`http://localhost:${s.port}/api/public/events/?page=2`);
   });
 });

@@ -78,7 +78,12 @@ describe('--fail-rate: 500s, half before the write, half after', () => {
     expect(after.length).toBeGreaterThan(10);
     expect(before.every((r) => r.status === 500 && !r.applied)).toBe(true);
     expect(after.every((r) => r.status === 500 && r.applied)).toBe(true);
-    expect(s.state.users().map((u) => u.custom_id).sort()).toEqual(after.map((r) => (r.body as { custom_id: string }).custom_id).sort());
+    expect(
+      s.state
+        .users()
+        .map((u) => u.custom_id)
+        .sort(),
+    ).toEqual(after.map((r) => (r.body as { custom_id: string }).custom_id).sort());
   });
 
   it('--fail-rate 0.25 fails about a quarter of the requests, the same ones for the same seed', async () => {
@@ -108,7 +113,17 @@ describe('--drop-rate: the connection is closed without an answer, after the wri
   it('the client gets a network error; the log says status null and applied true; the record exists', async () => {
     const s = await sandbox({ dropRate: 1 });
     await expect(s.call('POST', 'users/update_or_create/', { custom_id: 'C-1' })).rejects.toThrow(TypeError);
-    expect(s.requests).toEqual([{ time: expect.any(String), method: 'POST', path: '/api/public/users/update_or_create/', status: null, applied: true, body: { custom_id: 'C-1' }, fault: 'drop' }]);
+    expect(s.requests).toEqual([
+      {
+        time: expect.any(String),
+        method: 'POST',
+        path: '/api/public/users/update_or_create/',
+        status: null,
+        applied: true,
+        body: { custom_id: 'C-1' },
+        fault: 'drop',
+      },
+    ]);
     expect(s.state.users().map((u) => u.custom_id)).toEqual(['C-1']);
     // The sandbox goes on serving after the drop.
     s.setFaults({ dropRate: 0 });
@@ -126,7 +141,10 @@ describe('faults apply to API requests that reach an endpoint, never to 401, 429
   it('with --fail-rate 1 and --drop-rate 0: no key is still a 401, the limit still a 429, an unknown path still a 404', async () => {
     const clock = manualClock();
     const s = await sandbox({ failRate: 1, rate: 1, now: clock.now });
-    expect((await s.call('GET', 'events/', undefined, { headers: { Authorization: `Token ${TEST_KEY.replace('C', 'D')}` } })).status).toBe(401);
+    expect(
+      (await s.call('GET', 'events/', undefined, { headers: { Authorization: `Token ${TEST_KEY.replace('C', 'D')}` } }))
+        .status,
+    ).toBe(401);
     expect((await s.call('GET', 'nowhere/')).status).toBe(404);
     expect((await s.call('GET', 'events/')).status).toBe(500);
     expect((await s.call('GET', 'events/')).status).toBe(429);
@@ -143,12 +161,26 @@ describe('PATCH /__sandbox/faults switches faults while running', () => {
   it('answers the settings in force; a bad value is a 400 and changes nothing', async () => {
     const s = await sandbox();
     await users(s, 'C-1');
-    expect((await s.admin('GET', 'faults')).body).toEqual({ rate: 0, latencyMs: 0, jitterMs: 0, failRate: 0, dropRate: 0 });
-    expect((await s.admin('PATCH', 'faults', { failRate: 1, latencyMs: 5 })).body).toEqual({ rate: 0, latencyMs: 5, jitterMs: 0, failRate: 1, dropRate: 0 });
+    expect((await s.admin('GET', 'faults')).body).toEqual({
+      rate: 0,
+      latencyMs: 0,
+      jitterMs: 0,
+      failRate: 0,
+      dropRate: 0,
+    });
+    expect((await s.admin('PATCH', 'faults', { failRate: 1, latencyMs: 5 })).body).toEqual({
+      rate: 0,
+      latencyMs: 5,
+      jitterMs: 0,
+      failRate: 1,
+      dropRate: 0,
+    });
     expect((await s.call('GET', 'events/')).status).toBe(500);
     const bad = await s.admin('PATCH', 'faults', { failRate: 0.8, dropRate: 0.5 });
     expect(bad).toMatchObject({ status: 400, body: { detail: 'failRate + dropRate: must be at most 1 (got 1.3)' } });
-    expect((await s.admin('PATCH', 'faults', { latency: 5 })).body).toEqual({ detail: '(body): Unrecognized key: "latency"' });
+    expect((await s.admin('PATCH', 'faults', { latency: 5 })).body).toEqual({
+      detail: '(body): Unrecognized key: "latency"',
+    });
     expect(s.faults()).toEqual({ rate: 0, latencyMs: 5, jitterMs: 0, failRate: 1, dropRate: 0 });
     await s.admin('PATCH', 'faults', { failRate: 0, latencyMs: 0 });
     expect((await s.call('GET', 'events/')).status).toBe(200);

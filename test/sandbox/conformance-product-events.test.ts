@@ -3,7 +3,12 @@ import { describe, expect, it } from 'vitest';
 import { PRODUCT_EVENT_TYPES } from '../../src/sandbox/index.js';
 import { products, sandbox, users, type TestSandbox } from './_helpers.js';
 
-const BODY = { user_custom_id: 'C-1', event_type: 'order', timestamp: 1767604364, data: { quantity: 1, custom_data: { session: 's-7f3a' } } };
+const BODY = {
+  user_custom_id: 'C-1',
+  event_type: 'order',
+  timestamp: 1767604364,
+  data: { quantity: 1, custom_data: { session: 's-7f3a' } },
+};
 
 async function world(): Promise<TestSandbox> {
   const s = await sandbox();
@@ -24,7 +29,16 @@ describe.each(ENDPOINTS)('R-PEVT-5 on the %s endpoint', (_name, path) => {
     const res = await s.call('POST', path('TNT-2P-GRN'), BODY);
     expect(res).toMatchObject({ status: 201, body: { id: 1 } });
     expect(s.state.productEvents()).toEqual([
-      { id: 1, product_id: 1, product_custom_id: 'TNT-2P-GRN', user_id: 1, event_type: 'order', data: BODY.data, timestamp: 1767604364, created_at: expect.any(String) },
+      {
+        id: 1,
+        product_id: 1,
+        product_custom_id: 'TNT-2P-GRN',
+        user_id: 1,
+        event_type: 'order',
+        data: BODY.data,
+        timestamp: 1767604364,
+        created_at: expect.any(String),
+      },
     ]);
   });
 
@@ -32,16 +46,24 @@ describe.each(ENDPOINTS)('R-PEVT-5 on the %s endpoint', (_name, path) => {
     ['a valid payload', BODY],
     ['an empty payload', {}],
     ['an unknown user and a bad event type', { user_id: 999, event_type: 'nope' }],
-  ])('§7.2 the product is validated first: unknown product → 404 "Couldn\'t find product with custom_id = <id>" (%s)', async (_case, body) => {
-    const s = await world();
-    const res = await s.call('POST', path('NOPE-1'), body);
-    expect(res.status).toBe(404);
-    expect(res.body).toEqual({ detail: "Couldn't find product with custom_id = NOPE-1" });
-  });
+  ])(
+    '§7.2 the product is validated first: unknown product → 404 "Couldn\'t find product with custom_id = <id>" (%s)',
+    async (_case, body) => {
+      const s = await world();
+      const res = await s.call('POST', path('NOPE-1'), body);
+      expect(res.status).toBe(404);
+      expect(res.body).toEqual({ detail: "Couldn't find product with custom_id = NOPE-1" });
+    },
+  );
 
   it('§7.2 table: non-existent user_id → 400 "Client user with ID \'<user_id>\' does not exist"', async () => {
     const s = await world();
-    const res = await s.call('POST', path('TNT-2P-GRN'), { ...BODY, user_custom_id: undefined, user_id: 999, event_type: 'bad' });
+    const res = await s.call('POST', path('TNT-2P-GRN'), {
+      ...BODY,
+      user_custom_id: undefined,
+      user_id: 999,
+      event_type: 'bad',
+    });
     expect(res.status).toBe(400);
     expect(res.body).toEqual({ detail: "Client user with ID '999' does not exist" });
   });
@@ -73,9 +95,21 @@ describe.each(ENDPOINTS)('R-PEVT-5 on the %s endpoint', (_name, path) => {
     const s = await world();
     const res = await s.call('POST', path('TNT-2P-GRN'), { user_custom_id: 'C-1' });
     expect(res.status).toBe(400);
-    expect(res.body).toEqual({ event_type: ['This field is required.'], data: ['This field is required.'], timestamp: ['This field is required.'] });
-    const typed = await s.call('POST', path('TNT-2P-GRN'), { user_custom_id: 'C-1', event_type: 'view', data: 'x', timestamp: '2026-01-05' });
-    expect(typed.body).toEqual({ data: ['Expected a dictionary of items but got type "str".'], timestamp: ['A valid integer is required.'] });
+    expect(res.body).toEqual({
+      event_type: ['This field is required.'],
+      data: ['This field is required.'],
+      timestamp: ['This field is required.'],
+    });
+    const typed = await s.call('POST', path('TNT-2P-GRN'), {
+      user_custom_id: 'C-1',
+      event_type: 'view',
+      data: 'x',
+      timestamp: '2026-01-05',
+    });
+    expect(typed.body).toEqual({
+      data: ['Expected a dictionary of items but got type "str".'],
+      timestamp: ['A valid integer is required.'],
+    });
   });
 
   it('R-IDEM-3: not idempotent, the same body twice is two product events', async () => {
@@ -89,12 +123,31 @@ describe.each(ENDPOINTS)('R-PEVT-5 on the %s endpoint', (_name, path) => {
 describe('R-PEVT-4: the 16 event types', () => {
   it.each([...PRODUCT_EVENT_TYPES])('%s is accepted', async (eventType) => {
     const s = await world();
-    expect((await s.call('POST', 'products-by-id/TNT-2P-GRN/product_event/', { ...BODY, event_type: eventType })).status).toBe(201);
+    expect(
+      (await s.call('POST', 'products-by-id/TNT-2P-GRN/product_event/', { ...BODY, event_type: eventType })).status,
+    ).toBe(201);
   });
 
   it('the list is exactly the 16 of R-PEVT-4', () => {
     expect([...PRODUCT_EVENT_TYPES].sort()).toEqual(
-      ['click', 'promo click', 'view', 'detail', 'liking', 'add to observation', 'reservation', 'add', 'add to cart', 'remove', 'checkout', 'checkout option', 'order', 'purchase', 'return', 'refund'].sort(),
+      [
+        'click',
+        'promo click',
+        'view',
+        'detail',
+        'liking',
+        'add to observation',
+        'reservation',
+        'add',
+        'add to cart',
+        'remove',
+        'checkout',
+        'checkout option',
+        'order',
+        'purchase',
+        'return',
+        'refund',
+      ].sort(),
     );
   });
 });
@@ -103,12 +156,15 @@ describe('R-PEVT-2: a custom id with "/"', () => {
   it.each([
     ['as is', 'product-event-creation/SKU/2024/RED/'],
     ['percent-encoded', 'product-event-creation/SKU%2F2024%2FRED/'],
-  ])('§4.3 the alternative endpoint takes everything between its prefix and the final "/" as the custom id (%s)', async (_case, path) => {
-    const s = await world();
-    const res = await s.call('POST', path, BODY);
-    expect(res.status).toBe(201);
-    expect(s.state.productEvents()[0]).toMatchObject({ product_custom_id: 'SKU/2024/RED', product_id: 2 });
-  });
+  ])(
+    '§4.3 the alternative endpoint takes everything between its prefix and the final "/" as the custom id (%s)',
+    async (_case, path) => {
+      const s = await world();
+      const res = await s.call('POST', path, BODY);
+      expect(res.status).toBe(201);
+      expect(s.state.productEvents()[0]).toMatchObject({ product_custom_id: 'SKU/2024/RED', product_id: 2 });
+    },
+  );
 
   it.each([
     ['percent-encoded', 'products-by-id/SKU%2F2024%2FRED/product_event/'],
@@ -124,7 +180,10 @@ describe('R-PEVT-2: a custom id with "/"', () => {
   it('other percent-encoded characters in the custom id are decoded on both endpoints', async () => {
     const s = await world();
     await products(s, 'Zelt ä 2+1');
-    for (const path of [`products-by-id/${encodeURIComponent('Zelt ä 2+1')}/product_event/`, `product-event-creation/${encodeURIComponent('Zelt ä 2+1')}/`]) {
+    for (const path of [
+      `products-by-id/${encodeURIComponent('Zelt ä 2+1')}/product_event/`,
+      `product-event-creation/${encodeURIComponent('Zelt ä 2+1')}/`,
+    ]) {
       expect((await s.call('POST', path, BODY)).status).toBe(201);
     }
     expect(s.state.productEvents().map((e) => e.product_custom_id)).toEqual(['Zelt ä 2+1', 'Zelt ä 2+1']);

@@ -29,7 +29,10 @@ describe('R-RATE: rate limit', () => {
     try {
       expect(plain.faults().rate).toBe(10);
       const statuses: number[] = [];
-      for (let i = 0; i < 11; i++) statuses.push((await fetch(new URL('events/', plain.url), { headers: { Authorization: `Token ${plain.apiKey}` } })).status);
+      for (let i = 0; i < 11; i++)
+        statuses.push(
+          (await fetch(new URL('events/', plain.url), { headers: { Authorization: `Token ${plain.apiKey}` } })).status,
+        );
       expect(statuses).toEqual([...Array(10).fill(200), 429]);
     } finally {
       await plain.close();
@@ -115,13 +118,16 @@ describe('R-RATE: rate limit', () => {
   it('§8 auth comes first: requests without the key are 401 and are not counted', async () => {
     const clock = manualClock();
     const s = await sandbox({ rate: 1, now: clock.now });
-    for (let i = 0; i < 3; i++) expect((await s.call('GET', 'events/', undefined, { headers: { Authorization: '' } })).status).toBe(401);
+    for (let i = 0; i < 3; i++)
+      expect((await s.call('GET', 'events/', undefined, { headers: { Authorization: '' } })).status).toBe(401);
     expect(await burst(s, 2)).toEqual([200, 429]);
   });
 
   it('--rate 0 turns the limit off', async () => {
     const s = await sandbox({ rate: 0 });
-    const statuses = await Promise.all(Array.from({ length: 100 }, () => s.call('GET', 'events/').then((r) => r.status)));
+    const statuses = await Promise.all(
+      Array.from({ length: 100 }, () => s.call('GET', 'events/').then((r) => r.status)),
+    );
     expect(statuses.every((x) => x === 200)).toBe(true);
   });
 

@@ -5,9 +5,19 @@ import { sandbox } from './_helpers.js';
 describe('R-PUSH-1 PATCH /webpush-campaign/:id/', () => {
   it('§4.1 answers {id, name, category, eta, ttl}', async () => {
     const s = await sandbox();
-    const res = await s.call('PATCH', 'webpush-campaign/1/', { name: 'Spring sale teaser', ttl: 86400, eta: '2026-03-02T08:00:00Z' });
+    const res = await s.call('PATCH', 'webpush-campaign/1/', {
+      name: 'Spring sale teaser',
+      ttl: 86400,
+      eta: '2026-03-02T08:00:00Z',
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ id: 1, name: 'Spring sale teaser', category: null, eta: '2026-03-02T08:00:00.000Z', ttl: 86400 });
+    expect(res.body).toEqual({
+      id: 1,
+      name: 'Spring sale teaser',
+      category: null,
+      eta: '2026-03-02T08:00:00.000Z',
+      ttl: 86400,
+    });
     expect(Object.keys(res.body)).toEqual(['id', 'name', 'category', 'eta', 'ttl']);
   });
 
@@ -24,8 +34,28 @@ describe('R-PUSH-1 PATCH /webpush-campaign/:id/', () => {
   });
 
   it('§4.1 / R-PUSH-2: messages, when given, replace every existing message', async () => {
-    const s = await sandbox({ fixtures: { webpushCampaigns: [{ id: 7, name: 'Two', messages: [{ title: 'a', body: 'b' }, { title: 'c', body: 'd' }] }] } });
-    const messages = [{ title: 'Back in stock', body: 'The Daypack is back.', url: 'https://shop.example.com/p/daypack', require_interaction: true }];
+    const s = await sandbox({
+      fixtures: {
+        webpushCampaigns: [
+          {
+            id: 7,
+            name: 'Two',
+            messages: [
+              { title: 'a', body: 'b' },
+              { title: 'c', body: 'd' },
+            ],
+          },
+        ],
+      },
+    });
+    const messages = [
+      {
+        title: 'Back in stock',
+        body: 'The Daypack is back.',
+        url: 'https://shop.example.com/p/daypack',
+        require_interaction: true,
+      },
+    ];
     expect((await s.call('PATCH', 'webpush-campaign/7/', { messages })).status).toBe(200);
     expect(s.state.webpushCampaigns()[0]!.messages).toEqual(messages);
     await s.call('PATCH', 'webpush-campaign/7/', { name: 'Renamed' });
@@ -57,14 +87,46 @@ describe('R-PUSH-1 PATCH /webpush-campaign/:id/', () => {
   });
 
   it.each([
-    ['§2.2 a message without title', { messages: [{ body: 'x' }] }, { messages: [{ title: ['This field is required.'] }] }],
-    ['§2.2 the second message without body', { messages: [{ title: 'a', body: 'b' }, { title: 'c' }] }, { messages: [{}, { body: ['This field is required.'] }] }],
-    ['§2.2 require_interaction not a boolean', { messages: [{ title: 'a', body: 'b', require_interaction: 'sometimes' }] }, { messages: [{ require_interaction: ['Must be a valid boolean.'] }] }],
-    ['messages not a list', { messages: { title: 'a' } }, { messages: ['Expected a list of items but got type "dict".'] }],
+    [
+      '§2.2 a message without title',
+      { messages: [{ body: 'x' }] },
+      { messages: [{ title: ['This field is required.'] }] },
+    ],
+    [
+      '§2.2 the second message without body',
+      { messages: [{ title: 'a', body: 'b' }, { title: 'c' }] },
+      { messages: [{}, { body: ['This field is required.'] }] },
+    ],
+    [
+      '§2.2 require_interaction not a boolean',
+      { messages: [{ title: 'a', body: 'b', require_interaction: 'sometimes' }] },
+      { messages: [{ require_interaction: ['Must be a valid boolean.'] }] },
+    ],
+    [
+      'messages not a list',
+      { messages: { title: 'a' } },
+      { messages: ['Expected a list of items but got type "dict".'] },
+    ],
     ['§2.1 ttl in hours', { ttl: '24h' }, { ttl: ['A valid integer is required.'] }],
     ['ttl negative', { ttl: -1 }, { ttl: ['Ensure this value is greater than or equal to 0.'] }],
-    ['eta not a datetime', { eta: '2026-03-20' }, { eta: ['Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].'] }],
-    ['several fields at once', { name: null, segment: 'all', ttl: 1.5 }, { name: ['This field may not be null.'], segment: ['A valid integer is required.'], ttl: ['A valid integer is required.'] }],
+    [
+      'eta not a datetime',
+      { eta: '2026-03-20' },
+      {
+        eta: [
+          'Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].',
+        ],
+      },
+    ],
+    [
+      'several fields at once',
+      { name: null, segment: 'all', ttl: 1.5 },
+      {
+        name: ['This field may not be null.'],
+        segment: ['A valid integer is required.'],
+        ttl: ['A valid integer is required.'],
+      },
+    ],
   ])('%s → 400 (flat format), nothing changes', async (_case, body, errors) => {
     const s = await sandbox();
     const before = s.state.webpushCampaigns();

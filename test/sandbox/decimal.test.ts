@@ -26,7 +26,19 @@ describe('toDecimalString (R-DEAL-9: value is a string holding a decimal number)
     expect(toDecimalString(input)).toBe(want);
   });
 
-  it.each([['abc'], [''], ['1,5'], ['1 249,50'], [Number.NaN], [Number.POSITIVE_INFINITY], [true], [null], [[]], ['.'], ['1e999']])('%j is not a number', (input) => {
+  it.each([
+    ['abc'],
+    [''],
+    ['1,5'],
+    ['1 249,50'],
+    [Number.NaN],
+    [Number.POSITIVE_INFINITY],
+    [true],
+    [null],
+    [[]],
+    ['.'],
+    ['1e999'],
+  ])('%j is not a number', (input) => {
     expect(toDecimalString(input)).toBeUndefined();
   });
 

@@ -23,20 +23,42 @@ describe('fixtures', () => {
   });
 
   it.each([
-    [{ pipelines: [{ id: 'one', name: 'x' }] }, 'fixtures: pipelines.0.id: Invalid input: expected number, received string'],
+    [
+      { pipelines: [{ id: 'one', name: 'x' }] },
+      'fixtures: pipelines.0.id: Invalid input: expected number, received string',
+    ],
     [{ deals: [] }, 'fixtures: (top level): Unrecognized key: "deals"'],
-    [{ users: [{ email: 'a@b.co' }] }, 'fixtures: users.0.custom_id: Invalid input: expected string, received undefined'],
+    [
+      { users: [{ email: 'a@b.co' }] },
+      'fixtures: users.0.custom_id: Invalid input: expected string, received undefined',
+    ],
     [{ products: [{ custom_id: 'A' }, { custom_id: 'A' }] }, 'fixtures: products (custom_id): "A" appears twice'],
-    [{ pipelines: [{ id: 1, name: 'a', stages: [{ id: 1, name: 's' }] }, { id: 2, name: 'b', stages: [{ id: 1, name: 't' }] }] }, 'fixtures: stages: 1 appears twice'],
+    [
+      {
+        pipelines: [
+          { id: 1, name: 'a', stages: [{ id: 1, name: 's' }] },
+          { id: 2, name: 'b', stages: [{ id: 1, name: 't' }] },
+        ],
+      },
+      'fixtures: stages: 1 appears twice',
+    ],
   ])('refuses %j', (input, message) => {
     expect(() => resolveFixtures(input)).toThrow(new ConfigError('CONFIG_INVALID', message));
   });
 
   it('loads a JSON file and names it in errors', async () => {
-    const dir = tmpTree({ 'ok.json': JSON.stringify({ events: ['Signup'] }), 'bad.json': '{"events": [', 'wrong.json': '{"events": "Signup"}' });
+    const dir = tmpTree({
+      'ok.json': JSON.stringify({ events: ['Signup'] }),
+      'bad.json': '{"events": [',
+      'wrong.json': '{"events": "Signup"}',
+    });
     expect((await loadFixtures(join(dir, 'ok.json'))).events).toEqual(['Signup']);
     await expect(loadFixtures(join(dir, 'bad.json'))).rejects.toThrow(/bad\.json: not valid JSON: /);
-    await expect(loadFixtures(join(dir, 'wrong.json'))).rejects.toThrow(`${join(dir, 'wrong.json')}: events: Invalid input: expected array, received string`);
-    await expect(loadFixtures(join(dir, 'missing.json'))).rejects.toThrow(`${join(dir, 'missing.json')}: cannot read the fixtures file (ENOENT)`);
+    await expect(loadFixtures(join(dir, 'wrong.json'))).rejects.toThrow(
+      `${join(dir, 'wrong.json')}: events: Invalid input: expected array, received string`,
+    );
+    await expect(loadFixtures(join(dir, 'missing.json'))).rejects.toThrow(
+      `${join(dir, 'missing.json')}: cannot read the fixtures file (ENOENT)`,
+    );
   });
 });

@@ -13,10 +13,13 @@ describe('the sandbox and hostile request bodies', () => {
     expect(state.status).toBe(200);
   });
 
-  it.each(['constructor', 'toString', 'hasOwnProperty'])('treats a body key %j as a custom attribute, not as a field of every object', async (key) => {
-    const s = await sandbox();
-    const res = await s.call('POST', 'users/update_or_create/', { custom_id: 'C-1', [key]: { a: 1 } });
-    expect(res.status).toBe(201);
-    expect(JSON.stringify(res.body)).not.toContain('[null]');
-  });
+  it.each(['constructor', 'toString', 'hasOwnProperty'])(
+    'treats a body key %j as a custom attribute, not as a field of every object',
+    async (key) => {
+      const s = await sandbox();
+      const res = await s.call('POST', 'users/update_or_create/', { custom_id: 'C-1', [key]: { a: 1 } });
+      expect(res.status).toBe(201);
+      expect(JSON.stringify(res.body)).not.toContain('[null]');
+    },
+  );
 });

@@ -3,7 +3,9 @@ import { applyFaultPatch, DEFAULT_FAULTS } from '../../src/sandbox/options.js';
 
 describe('applyFaultPatch (options, CLI flags and PATCH /__sandbox/faults)', () => {
   it('applies the keys given and keeps the others', () => {
-    expect(applyFaultPatch(DEFAULT_FAULTS, { failRate: 0.05, latencyMs: 150 })).toEqual({ settings: { rate: 10, latencyMs: 150, jitterMs: 0, failRate: 0.05, dropRate: 0 } });
+    expect(applyFaultPatch(DEFAULT_FAULTS, { failRate: 0.05, latencyMs: 150 })).toEqual({
+      settings: { rate: 10, latencyMs: 150, jitterMs: 0, failRate: 0.05, dropRate: 0 },
+    });
     expect(applyFaultPatch(DEFAULT_FAULTS, {})).toEqual({ settings: DEFAULT_FAULTS });
   });
 

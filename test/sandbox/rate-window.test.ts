@@ -12,12 +12,37 @@ function run(limit: number, times: readonly number[]): (string | number)[] {
 
 describe('RateWindow (R-RATE-1: a sliding one-second window of request times)', () => {
   it.each([
-    { case: '10 at once: the 11th is refused', limit: 10, times: Array(11).fill(0), want: [...Array(10).fill('ok'), 1] },
-    { case: 'a time exactly one second old no longer counts', limit: 2, times: [0, 0, 999, 1000], want: ['ok', 'ok', 1, 'ok'] },
-    { case: 'the window slides: it is not a fixed second', limit: 2, times: [0, 600, 900, 1000, 1500, 1600], want: ['ok', 'ok', 1, 'ok', 1, 'ok'] },
-    { case: 'refused requests are not counted', limit: 1, times: [0, 100, 200, 300, 999, 1000], want: ['ok', 1, 1, 1, 1, 'ok'] },
+    {
+      case: '10 at once: the 11th is refused',
+      limit: 10,
+      times: Array(11).fill(0),
+      want: [...Array(10).fill('ok'), 1],
+    },
+    {
+      case: 'a time exactly one second old no longer counts',
+      limit: 2,
+      times: [0, 0, 999, 1000],
+      want: ['ok', 'ok', 1, 'ok'],
+    },
+    {
+      case: 'the window slides: it is not a fixed second',
+      limit: 2,
+      times: [0, 600, 900, 1000, 1500, 1600],
+      want: ['ok', 'ok', 1, 'ok', 1, 'ok'],
+    },
+    {
+      case: 'refused requests are not counted',
+      limit: 1,
+      times: [0, 100, 200, 300, 999, 1000],
+      want: ['ok', 1, 1, 1, 1, 'ok'],
+    },
     { case: 'retry-after is at least 1 even 1 ms before the slot frees', limit: 1, times: [0, 999], want: ['ok', 1] },
-    { case: 'a steady 10/s is never refused', limit: 10, times: Array.from({ length: 50 }, (_, i) => i * 100), want: Array(50).fill('ok') },
+    {
+      case: 'a steady 10/s is never refused',
+      limit: 10,
+      times: Array.from({ length: 50 }, (_, i) => i * 100),
+      want: Array(50).fill('ok'),
+    },
   ])('$case', ({ limit, times, want }) => {
     expect(run(limit, times)).toEqual(want);
   });

@@ -4,7 +4,15 @@ import { describe, expect, it } from 'vitest';
 import { RequestLog, type RequestLogEntry } from '../../src/sandbox/request-log.js';
 import { tmpTree } from '../helpers/tmp.js';
 
-const entry = (i: number): RequestLogEntry => ({ time: '2026-01-05T09:00:00.000Z', method: 'POST', path: '/api/public/events/', status: 201, applied: true, body: { name: `E-${i}` }, fault: null });
+const entry = (i: number): RequestLogEntry => ({
+  time: '2026-01-05T09:00:00.000Z',
+  method: 'POST',
+  path: '/api/public/events/',
+  status: 201,
+  applied: true,
+  body: { name: `E-${i}` },
+  fault: null,
+});
 
 describe('RequestLog', () => {
   it('keeps entries in memory and clears them in place', async () => {

@@ -6,7 +6,14 @@ const clock = () => Date.UTC(2026, 0, 5, 9, 0, 0, 123);
 
 describe('SandboxState', () => {
   it('starts from the fixtures; new ids follow the highest fixture id', () => {
-    const state = new SandboxState(resolveFixtures({ users: [{ id: 7, custom_id: 'C-7', tier: 'gold' }, { custom_id: 'C-8' }], products: [{ custom_id: 'SKU-1' }], events: ['Signup'] }), clock);
+    const state = new SandboxState(
+      resolveFixtures({
+        users: [{ id: 7, custom_id: 'C-7', tier: 'gold' }, { custom_id: 'C-8' }],
+        products: [{ custom_id: 'SKU-1' }],
+        events: ['Signup'],
+      }),
+      clock,
+    );
     expect(state.users().map((u) => [u.id, u.custom_id, u.attributes])).toEqual([
       [7, 'C-7', { tier: 'gold' }],
       [8, 'C-8', {}],
@@ -27,11 +34,29 @@ describe('SandboxState', () => {
 
   it('reset() forgets created records and restarts ids', () => {
     const state = new SandboxState(resolveFixtures({ events: ['Signup'] }), clock);
-    state.putUser({ id: state.newUserId(), custom_id: 'C-1', email: null, first_name: null, last_name: null, phone_number: null, company_custom_id: null, tags: [], attributes: {}, created_at: '', updated_at: '' });
+    state.putUser({
+      id: state.newUserId(),
+      custom_id: 'C-1',
+      email: null,
+      first_name: null,
+      last_name: null,
+      phone_number: null,
+      company_custom_id: null,
+      tags: [],
+      attributes: {},
+      created_at: '',
+      updated_at: '',
+    });
     state.defineEvent('Login');
     state.campaign(1)!.name = 'changed';
     state.reset();
-    expect(state.snapshot()).toMatchObject({ users: [], events: [{ id: 1, name: 'Signup' }], deals: [], eventOccurrences: [], productEvents: [] });
+    expect(state.snapshot()).toMatchObject({
+      users: [],
+      events: [{ id: 1, name: 'Signup' }],
+      deals: [],
+      eventOccurrences: [],
+      productEvents: [],
+    });
     expect(state.campaign(1)!.name).toBe('Campaign 1');
     expect(state.newUserId()).toBe(1);
   });

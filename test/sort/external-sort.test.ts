@@ -53,7 +53,9 @@ describe('externalSort', () => {
 
   it('merges in several passes when there are more runs than the fan-in', async () => {
     const tmp = scratch();
-    const out = await all(externalSort(from(shuffled(2_000, 2)), { compare: (a, b) => a - b, chunkItems: 50, fanIn: 3, tmpDir: tmp }));
+    const out = await all(
+      externalSort(from(shuffled(2_000, 2)), { compare: (a, b) => a - b, chunkItems: 50, fanIn: 3, tmpDir: tmp }),
+    );
     expect(out).toEqual(Array.from({ length: 2_000 }, (_, i) => i));
     expect(readdirSync(tmp)).toEqual([]);
   });
@@ -66,7 +68,11 @@ describe('externalSort', () => {
 
   it('stopping early still removes the runs', async () => {
     const tmp = scratch();
-    for await (const n of externalSort(from(shuffled(1_000, 3)), { compare: (a, b) => a - b, chunkItems: 100, tmpDir: tmp })) {
+    for await (const n of externalSort(from(shuffled(1_000, 3)), {
+      compare: (a, b) => a - b,
+      chunkItems: 100,
+      tmpDir: tmp,
+    })) {
       if (n === 0) break;
     }
     expect(readdirSync(tmp)).toEqual([]);
@@ -84,6 +90,8 @@ describe('orderByTimestamp', () => {
       { status: 'invalid', line: 6, message: 'y' },
       { status: 'valid', line: 7, payload: { timestamp: 20 } },
     ];
-    expect((await all(orderByTimestamp(from(rows), { chunkItems: 2, tmpDir: scratch() }))).map((r) => r.line)).toEqual([3, 6, 4, 7, 2, 5]);
+    expect((await all(orderByTimestamp(from(rows), { chunkItems: 2, tmpDir: scratch() }))).map((r) => r.line)).toEqual([
+      3, 6, 4, 7, 2, 5,
+    ]);
   });
 });

@@ -13,7 +13,9 @@ const LINE_BREAKS = /\r\n|\r|\n/g;
 const lineAt = (text: string, offset: number) => (text.slice(0, offset).match(LINE_BREAKS) ?? []).length + 1;
 /** The reader's message for a malformed record on lines `line` to `last`. */
 const malformed = (line: number, last: number, reason: string) =>
-  last > line ? `data.csv lines ${line}–${last}: ${reason} (the parser read lines ${line}–${last} as this one record: check its quotes)` : `data.csv line ${line}: ${reason}`;
+  last > line
+    ? `data.csv lines ${line}–${last}: ${reason} (the parser read lines ${line}–${last} as this one record: check its quotes)`
+    : `data.csv line ${line}: ${reason}`;
 
 /**
  * Records of arbitrary cells (quotes, delimiters, every line end inside), some with a wrong field
@@ -26,10 +28,17 @@ export const builtCsv: fc.Arbitrary<Built> = fc
     records: fc.array(
       fc.record({
         kind: fc.constantFrom('good', 'good', 'good', 'short', 'long', 'quote'),
-        cells: fc.array(fc.array(fc.constantFrom('a', 'Z', ' ', ',', ';', '"', '\n', '\r\n', '\r', 'é', '\t', '|', '0'), { maxLength: 5 }).map((p) => p.join('')), {
-          minLength: 5,
-          maxLength: 5,
-        }),
+        cells: fc.array(
+          fc
+            .array(fc.constantFrom('a', 'Z', ' ', ',', ';', '"', '\n', '\r\n', '\r', 'é', '\t', '|', '0'), {
+              maxLength: 5,
+            })
+            .map((p) => p.join('')),
+          {
+            minLength: 5,
+            maxLength: 5,
+          },
+        ),
         end: fc.constantFrom('\n', '\r\n', '\r'),
         blanks: fc.array(fc.constantFrom('\n', '\r\n', '\r'), { maxLength: 2 }),
       }),
@@ -43,7 +52,7 @@ export const builtCsv: fc.Arbitrary<Built> = fc
       /[",;\t|\r\n]/.test(cell) || (alone && cell === '') ? `"${cell.replaceAll('"', '""')}"` : cell;
     const serialise = (cells: string[]) => cells.map((c) => quote(c, cells.length === 1)).join(delimiter);
     const header = Array.from({ length: width }, (_, i) => `c${i}`);
-    let text = serialise(header) + '\n';
+    let text = `${serialise(header)}\n`;
     const expected: Built['expected'] = [];
     records.forEach((r, i) => {
       const count = r.kind === 'short' ? width - 1 : r.kind === 'long' ? width + 1 : width;
@@ -53,7 +62,14 @@ export const builtCsv: fc.Arbitrary<Built> = fc
       const line = lineAt(text, start);
       if (r.kind === 'quote') {
         text += ['x"y', ...cells.slice(1).map((c) => quote(c, false))].join(delimiter);
-        expected.push([line, malformed(line, lineAt(text, text.length), `Invalid Opening Quote: a quote is found in column 1 ("c0") at line ${line}, value is "x"`)]);
+        expected.push([
+          line,
+          malformed(
+            line,
+            lineAt(text, text.length),
+            `Invalid Opening Quote: a quote is found in column 1 ("c0") at line ${line}, value is "x"`,
+          ),
+        ]);
       } else {
         text += serialise(cells);
         expected.push([line, count === width ? cells : `data.csv line ${line}: ${recordLengthMessage(header, count)}`]);
@@ -63,7 +79,10 @@ export const builtCsv: fc.Arbitrary<Built> = fc
     if (unclosedAtEnd) {
       const line = lineAt(text, text.length);
       text += `u${delimiter}"never closed\nmore${delimiter}lines\n`;
-      expected.push([line, malformed(line, line + 1, `Quote Not Closed: the parsing is finished with an opening quote at line ${line}`)]);
+      expected.push([
+        line,
+        malformed(line, line + 1, `Quote Not Closed: the parsing is finished with an opening quote at line ${line}`),
+      ]);
     }
     return { text, delimiter, expected };
   });

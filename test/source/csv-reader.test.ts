@@ -8,10 +8,19 @@ import { tmpTree } from '../helpers/tmp.js';
 import { builtCsv } from './_built-csv.js';
 
 /** Everything a reader yields, or the error it stops with, reading `chunkBytes` at a time. */
-async function readAll(path: string, delimiter: Delimiter, encoding: string, chunkBytes?: number, maxRecordBytes?: number) {
+async function readAll(
+  path: string,
+  delimiter: Delimiter,
+  encoding: string,
+  chunkBytes?: number,
+  maxRecordBytes?: number,
+) {
   const items: SourceItem[] = [];
   try {
-    const reader = await CsvReader.open(path, encoding, delimiter, { ...(chunkBytes && { chunkBytes }), ...(maxRecordBytes && { maxRecordBytes }) });
+    const reader = await CsvReader.open(path, encoding, delimiter, {
+      ...(chunkBytes && { chunkBytes }),
+      ...(maxRecordBytes && { maxRecordBytes }),
+    });
     const iterator = reader.iterate();
     for (let r = await iterator.next(); !r.done; r = await iterator.next()) items.push(r.value);
     return { header: reader.header, delimiter: reader.delimiter, items };
@@ -33,8 +42,18 @@ describe('CsvReader across chunk boundaries', () => {
 
   it.each([
     ['utf-8 with BOM', Buffer.from('\ufeffa;b\r\nż;"x\r\ny"\r\nć;d\r\n'), 'utf-8'],
-    ['utf-16le with BOM', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('a;b\r\nż;"x\r\ny"\r\nć;d\r\n', 'utf16le')]), 'utf-16le'],
-    ['windows-1250', Buffer.from([0x61, 0x3b, 0x62, 0x0d, 0x0a, 0xbf, 0x3b, 0x22, 0x78, 0x0d, 0x0a, 0x79, 0x22, 0x0d, 0x0a, 0xe6, 0x3b, 0x64]), 'windows-1250'],
+    [
+      'utf-16le with BOM',
+      Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from('a;b\r\nż;"x\r\ny"\r\nć;d\r\n', 'utf16le')]),
+      'utf-16le',
+    ],
+    [
+      'windows-1250',
+      Buffer.from([
+        0x61, 0x3b, 0x62, 0x0d, 0x0a, 0xbf, 0x3b, 0x22, 0x78, 0x0d, 0x0a, 0x79, 0x22, 0x0d, 0x0a, 0xe6, 0x3b, 0x64,
+      ]),
+      'windows-1250',
+    ],
   ])('%s, auto delimiter, chunks of 1 to 7 bytes', async (_name, bytes, encoding) => {
     const path = join(tmpTree({ 'data.csv': bytes }), 'data.csv');
     const whole = await readAll(path, 'auto', encoding);
@@ -49,7 +68,8 @@ describe('CsvReader across chunk boundaries', () => {
   it('finds bad utf-8 cut by a chunk edge, after the rows before it', async () => {
     const bytes = Buffer.concat([Buffer.from('a;b\nż;c\nd;'), Buffer.from([0xc5, 0x41])]);
     const path = join(tmpTree({ 'data.csv': bytes }), 'data.csv');
-    const message = "SourceError: data.csv is not valid utf-8: byte 0xC5 at line 3 (byte offset 11) cannot be decoded. Set the mapping's source.encoding to the file's real encoding.";
+    const message =
+      "SourceError: data.csv is not valid utf-8: byte 0xC5 at line 3 (byte offset 11) cannot be decoded. Set the mapping's source.encoding to the file's real encoding.";
     expect(await readAll(path, 'auto', 'utf-8')).toEqual({ error: message, items: [] });
     for (let size = 1; size <= 7; size++) {
       const { error, items } = await readAll(path, 'auto', 'utf-8', size);
@@ -66,11 +86,17 @@ describe('CsvReader: records over the size bound', () => {
     const path = join(tmpTree({ 'data.csv': `id,v\n1,a\n2,"open\n${rest}\n` }), 'data.csv');
     const expected = [
       [2, ['1', 'a']],
-      [3, 'data.csv lines 3–203: Quote Not Closed: the parsing is finished with an opening quote at line 3 (the parser read lines 3–203 as this one record: check its quotes)', ['2']],
+      [
+        3,
+        'data.csv lines 3–203: Quote Not Closed: the parsing is finished with an opening quote at line 3 (the parser read lines 3–203 as this one record: check its quotes)',
+        ['2'],
+      ],
     ];
-    const seen = (r: Awaited<ReturnType<typeof readAll>>) => r.items.map((i) => (i.kind === 'row' ? [i.line, i.fields] : [i.line, i.message, i.fields]));
+    const seen = (r: Awaited<ReturnType<typeof readAll>>) =>
+      r.items.map((i) => (i.kind === 'row' ? [i.line, i.fields] : [i.line, i.message, i.fields]));
     expect(seen(await readAll(path, ',', 'utf-8'))).toEqual(expected);
-    for (const chunkBytes of [1, 5, 64]) expect(seen(await readAll(path, ',', 'utf-8', chunkBytes, 100))).toEqual(expected);
+    for (const chunkBytes of [1, 5, 64])
+      expect(seen(await readAll(path, ',', 'utf-8', chunkBytes, 100))).toEqual(expected);
   });
 
   it('reads on after a long record that does end', async () => {
@@ -80,7 +106,10 @@ describe('CsvReader: records over the size bound', () => {
       const { items } = await readAll(path, ',', 'utf-8', chunkBytes, 64);
       expect(items.map((i) => (i.kind === 'row' ? [i.line, i.fields] : [i.line, i.message]))).toEqual([
         [2, ['1', 'a']],
-        [3, 'data.csv lines 3–32: Max Record Size: record exceed the maximum number of tolerated bytes of 64 on line 3 (the parser read lines 3–32 as this one record: check its quotes)'],
+        [
+          3,
+          'data.csv lines 3–32: Max Record Size: record exceed the maximum number of tolerated bytes of 64 on line 3 (the parser read lines 3–32 as this one record: check its quotes)',
+        ],
         [34, ['3', 'b"c']],
         [35, 'data.csv line 35: Invalid Opening Quote: a quote is found in column 2 ("v") at line 35, value is "x"'],
       ]);
@@ -96,19 +125,24 @@ describe('CsvReader: records over the size bound', () => {
 
   it('keeps one item per record, on its line, whatever the bound', async () => {
     await fc.assert(
-      fc.asyncProperty(builtCsv, fc.integer({ min: 1, max: 9 }), fc.integer({ min: 4, max: 40 }), async ({ text, delimiter }, chunkBytes, maxRecordBytes) => {
-        const path = join(tmpTree({ 'data.csv': text }), 'data.csv');
-        const whole = await readAll(path, delimiter, 'utf-8');
-        const bounded = await readAll(path, delimiter, 'utf-8', chunkBytes, maxRecordBytes);
-        if (whole.error !== undefined || bounded.error !== undefined) {
-          expect(bounded.error ?? '').toMatch(/header cannot be read: Max Record Size/);
-          return;
-        }
-        expect(bounded.items.map((i) => i.line)).toEqual(whole.items.map((i) => i.line));
-        bounded.items.forEach((item, k) => {
-          if (item.kind === 'row') expect(item).toEqual(whole.items[k]);
-        });
-      }),
+      fc.asyncProperty(
+        builtCsv,
+        fc.integer({ min: 1, max: 9 }),
+        fc.integer({ min: 4, max: 40 }),
+        async ({ text, delimiter }, chunkBytes, maxRecordBytes) => {
+          const path = join(tmpTree({ 'data.csv': text }), 'data.csv');
+          const whole = await readAll(path, delimiter, 'utf-8');
+          const bounded = await readAll(path, delimiter, 'utf-8', chunkBytes, maxRecordBytes);
+          if (whole.error !== undefined || bounded.error !== undefined) {
+            expect(bounded.error ?? '').toMatch(/header cannot be read: Max Record Size/);
+            return;
+          }
+          expect(bounded.items.map((i) => i.line)).toEqual(whole.items.map((i) => i.line));
+          bounded.items.forEach((item, k) => {
+            if (item.kind === 'row') expect(item).toEqual(whole.items[k]);
+          });
+        },
+      ),
       { numRuns: 300 },
     );
   });

@@ -5,7 +5,11 @@ import { SyncState } from '../../src/sync/sync-state.js';
 import { tmpTree } from '../helpers/tmp.js';
 
 /** A run ledger's outbox as the state reads it: the deltas given, in seq order, read in pages. */
-export function fakeFeed(runId: string, deltas: readonly Omit<SyncDelta, 'seq' | 'at'>[], options: { finished?: boolean; fingerprints?: LedgerSyncFeed['fingerprints']; at?: string } = {}) {
+export function fakeFeed(
+  runId: string,
+  deltas: readonly Omit<SyncDelta, 'seq' | 'at'>[],
+  options: { finished?: boolean; fingerprints?: LedgerSyncFeed['fingerprints']; at?: string } = {},
+) {
   const all: SyncDelta[] = deltas.map((d, i) => ({ ...d, seq: i + 1, at: options.at ?? '2026-11-23T02:00:00.000Z' }));
   const reads: { after: number; limit: number }[] = [];
   const feed: LedgerSyncFeed & { reads: typeof reads; close(): void } = {

@@ -10,7 +10,10 @@ describe('canonicalJson', () => {
     [{ z: { y: 1, x: [3, { d: 1, c: 2 }] } }, '{"z":{"x":[3,{"c":2,"d":1}],"y":1}}'],
     [{ a: undefined, b: null }, '{"b":null}'],
     [[undefined, NaN, Infinity], '[null,null,null]'],
-    [{ n: 12.5, big: 12345678901234567890n, exact: new LosslessNumber('12345678901234567891') }, '{"big":12345678901234567890,"exact":12345678901234567891,"n":12.5}'],
+    [
+      { n: 12.5, big: 12345678901234567890n, exact: new LosslessNumber('12345678901234567891') },
+      '{"big":12345678901234567890,"exact":12345678901234567891,"n":12.5}',
+    ],
     [{ s: 'é"\n' }, '{"s":"é\\"\\n"}'],
     [{ '\u00e9': 1, e: 2, E: 3 }, '{"E":3,"e":2,"é":1}'],
   ] as [unknown, string][])('case %#: %s', (value, text) => {
@@ -18,17 +21,27 @@ describe('canonicalJson', () => {
   });
 
   it('reads back as the value JSON.stringify sends, for any JSON value', () => {
-    fc.assert(fc.property(fc.jsonValue(), (v) => {
-      expect(JSON.parse(canonicalJson(v))).toEqual(JSON.parse(JSON.stringify(v)));
-    }));
+    fc.assert(
+      fc.property(fc.jsonValue(), (v) => {
+        expect(JSON.parse(canonicalJson(v))).toEqual(JSON.parse(JSON.stringify(v)));
+      }),
+    );
   });
 });
 
 describe('requestHash', () => {
-  const call = { method: 'POST', path: 'users/update_or_create/', body: { custom_id: 'C-1', email: 'a@example.com', data: { plan: 'pro', seats: 3 } } };
+  const call = {
+    method: 'POST',
+    path: 'users/update_or_create/',
+    body: { custom_id: 'C-1', email: 'a@example.com', data: { plan: 'pro', seats: 3 } },
+  };
 
   it('does not change with the key order of the body', () => {
-    const reordered = { method: 'POST', path: 'users/update_or_create/', body: { data: { seats: 3, plan: 'pro' }, email: 'a@example.com', custom_id: 'C-1' } };
+    const reordered = {
+      method: 'POST',
+      path: 'users/update_or_create/',
+      body: { data: { seats: 3, plan: 'pro' }, email: 'a@example.com', custom_id: 'C-1' },
+    };
     expect(requestHash(reordered)).toBe(requestHash(call));
   });
 
@@ -49,10 +62,14 @@ describe('requestHash', () => {
   });
 
   it('is the same for any key order (property)', () => {
-    fc.assert(fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (body) => {
-      const reversed = Object.fromEntries(Object.entries(body).reverse());
-      expect(requestHash({ method: 'POST', path: 'x/', body: reversed })).toBe(requestHash({ method: 'POST', path: 'x/', body }));
-    }));
+    fc.assert(
+      fc.property(fc.dictionary(fc.string(), fc.jsonValue()), (body) => {
+        const reversed = Object.fromEntries(Object.entries(body).reverse());
+        expect(requestHash({ method: 'POST', path: 'x/', body: reversed })).toBe(
+          requestHash({ method: 'POST', path: 'x/', body }),
+        );
+      }),
+    );
   });
 });
 

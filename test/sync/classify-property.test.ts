@@ -14,19 +14,34 @@ import { fakeFeed, tempState } from './_feed.js';
  * answers: the API records each event identity at most once and every identity it accepted is
  * in the state; each contact ends with the request of the last accepted row, which the state holds.
  */
-const eventRow = fc.record({ kind: fc.constant('event' as const), name: fc.constantFrom('a', 'b', 'c', 'd'), at: fc.integer({ min: 1, max: 4 }) });
-const contactRow = fc.record({ kind: fc.constant('contact' as const), id: fc.constantFrom('C-1', 'C-2', 'C-3'), plan: fc.constantFrom('free', 'pro') });
+const eventRow = fc.record({
+  kind: fc.constant('event' as const),
+  name: fc.constantFrom('a', 'b', 'c', 'd'),
+  at: fc.integer({ min: 1, max: 4 }),
+});
+const contactRow = fc.record({
+  kind: fc.constant('contact' as const),
+  id: fc.constantFrom('C-1', 'C-2', 'C-3'),
+  plan: fc.constantFrom('free', 'pro'),
+});
 const run = fc.record({
   rows: fc.array(fc.oneof(eventRow, contactRow), { maxLength: 12 }),
   accepted: fc.array(fc.boolean(), { minLength: 12, maxLength: 12 }),
 });
 
-function keyOf(row: { kind: 'event'; name: string; at: number } | { kind: 'contact'; id: string; plan: string }): SyncKey {
+function keyOf(
+  row: { kind: 'event'; name: string; at: number } | { kind: 'contact'; id: string; plan: string },
+): SyncKey {
   if (row.kind === 'event') {
     const hash = requestHash({ method: 'POST', path: 'events/', body: { name: row.name, timestamp: row.at } });
     return { resource: 'event', kind: 'event', key: hash, hash };
   }
-  return { resource: 'user', kind: 'entity', key: `custom_id=${row.id}`, hash: requestHash({ method: 'POST', path: 'users/update_or_create/', body: { custom_id: row.id, plan: row.plan } }) };
+  return {
+    resource: 'user',
+    kind: 'entity',
+    key: `custom_id=${row.id}`,
+    hash: requestHash({ method: 'POST', path: 'users/update_or_create/', body: { custom_id: row.id, plan: row.plan } }),
+  };
 }
 
 describe('incremental runs (model)', () => {
@@ -55,9 +70,12 @@ describe('incremental runs (model)', () => {
             t.state.apply(fakeFeed(`run-${n}`, accepted));
           });
           expect(new Set(recorded).size).toBe(recorded.length);
-          const events = t.state.lookup([...new Set(recorded)].map((k) => ({ resource: 'event', kind: 'event', key: k, hash: k })));
+          const events = t.state.lookup(
+            [...new Set(recorded)].map((k) => ({ resource: 'event', kind: 'event', key: k, hash: k })),
+          );
           expect(events.every((e) => e !== undefined)).toBe(true);
-          for (const [key, hash] of contacts) expect(t.state.lookup([{ resource: 'user', kind: 'entity', key, hash }])[0]?.hash).toBe(hash);
+          for (const [key, hash] of contacts)
+            expect(t.state.lookup([{ resource: 'user', kind: 'entity', key, hash }])[0]?.hash).toBe(hash);
         } finally {
           t.cleanup();
         }

@@ -28,15 +28,30 @@ describe('classifyRow', () => {
   });
 
   it('says why a row is not sent', () => {
-    expect(classifyRow(contact, same, undefined, 'incremental').message).toBe('same request as accepted by run 20261122T020000Z-0001 at 2026-11-22T02:00:05.000Z');
-    expect(classifyRow(event, seen, undefined, 'incremental').message).toBe('accepted by run 20261122T020000Z-0001 at 2026-11-22T02:00:05.000Z');
-    expect(classifyRow(contact, undefined, later, 'incremental').message).toBe('superseded by line 9, which has the same custom_id=C-1 and is sent instead');
-    expect(classifyRow(event, undefined, { where: 'line 2' }, 'incremental').message).toBe('same event as line 2, which is sent once for both');
+    expect(classifyRow(contact, same, undefined, 'incremental').message).toBe(
+      'same request as accepted by run 20261122T020000Z-0001 at 2026-11-22T02:00:05.000Z',
+    );
+    expect(classifyRow(event, seen, undefined, 'incremental').message).toBe(
+      'accepted by run 20261122T020000Z-0001 at 2026-11-22T02:00:05.000Z',
+    );
+    expect(classifyRow(contact, undefined, later, 'incremental').message).toBe(
+      'superseded by line 9, which has the same custom_id=C-1 and is sent instead',
+    );
+    expect(classifyRow(event, undefined, { where: 'line 2' }, 'incremental').message).toBe(
+      'same event as line 2, which is sent once for both',
+    );
   });
 });
 
 describe('mappingChangeNote', () => {
-  const counts = (c: Partial<SyncCounts>): SyncCounts => ({ new: 0, changed: 0, unchanged: 0, already_sent: 0, superseded: 0, ...c });
+  const counts = (c: Partial<SyncCounts>): SyncCounts => ({
+    new: 0,
+    changed: 0,
+    unchanged: 0,
+    already_sent: 0,
+    superseded: 0,
+    ...c,
+  });
 
   it.each([
     ['most changed, mapping changed', 'entity', { changed: 90, unchanged: 10 }, 'old', 'new', true],

@@ -2,8 +2,18 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { RunKeys } from '../../src/sync/run-keys.js';
 import type { SyncKey } from '../../src/sync/sync-key.js';
 
-const contact = (id: string): SyncKey => ({ resource: 'user', kind: 'entity', key: `custom_id=${id}`, hash: '0'.repeat(64) });
-const event = (id: string): SyncKey => ({ resource: 'event', kind: 'event', key: id.repeat(64).slice(0, 64), hash: '0'.repeat(64) });
+const contact = (id: string): SyncKey => ({
+  resource: 'user',
+  kind: 'entity',
+  key: `custom_id=${id}`,
+  hash: '0'.repeat(64),
+});
+const event = (id: string): SyncKey => ({
+  resource: 'event',
+  kind: 'event',
+  key: id.repeat(64).slice(0, 64),
+  hash: '0'.repeat(64),
+});
 
 let keys: RunKeys;
 afterEach(() => keys.close());

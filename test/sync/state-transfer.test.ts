@@ -18,10 +18,16 @@ const NOW = () => new Date('2026-11-23T08:00:00.000Z');
 
 function filled() {
   const t = setUp();
-  t.state.apply(fakeFeed('r1', [
-    { resource: 'user', kind: 'entity', key: 'custom_id=C-1', hash: hex('1') },
-    { resource: 'event', kind: 'event', key: hex('e'), hash: hex('e') },
-  ], { fingerprints: { user: hex('f') } }));
+  t.state.apply(
+    fakeFeed(
+      'r1',
+      [
+        { resource: 'user', kind: 'entity', key: 'custom_id=C-1', hash: hex('1') },
+        { resource: 'event', kind: 'event', key: hex('e'), hash: hex('e') },
+      ],
+      { fingerprints: { user: hex('f') } },
+    ),
+  );
   return t;
 }
 
@@ -30,10 +36,25 @@ describe('state export and import', () => {
     const a = filled();
     const file = join(a.dir, 'state.ndjson');
     expect(await exportState(a.state, file, NOW)).toBe(4);
-    const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as Record<string, unknown>);
+    const lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
     expect(lines).toEqual([
-      { format: 'engage-import sync state', version: 1, job: '/jobs/nightly.yaml', exported_at: '2026-11-23T08:00:00.000Z' },
-      { type: 'entity', resource: 'user', key: 'custom_id=C-1', hash: hex('1'), run: 'r1', at: '2026-11-23T02:00:00.000Z' },
+      {
+        format: 'engage-import sync state',
+        version: 1,
+        job: '/jobs/nightly.yaml',
+        exported_at: '2026-11-23T08:00:00.000Z',
+      },
+      {
+        type: 'entity',
+        resource: 'user',
+        key: 'custom_id=C-1',
+        hash: hex('1'),
+        run: 'r1',
+        at: '2026-11-23T02:00:00.000Z',
+      },
       { type: 'event', resource: 'event', identity: hex('e'), run: 'r1', at: '2026-11-23T02:00:00.000Z' },
       { type: 'mapping', resource: 'user', fingerprint: hex('f'), run: 'r1', at: '2026-11-23T02:00:00.000Z' },
       { type: 'applied', run: 'r1', seq: 2, complete: true },
@@ -43,23 +64,49 @@ describe('state export and import', () => {
     const b = setUp();
     b.state.apply(fakeFeed('old', [{ resource: 'user', kind: 'entity', key: 'custom_id=GONE', hash: hex('0') }]));
     expect(await importState(b.state, file, b.dir)).toBe(4);
-    expect(b.state.counts()).toEqual([{ resource: 'user', kind: 'entity', count: 1 }, { resource: 'event', kind: 'event', count: 1 }]);
-    expect(b.state.lookup([{ resource: 'user', kind: 'entity', key: 'custom_id=C-1', hash: hex('1') }])[0]?.hash).toBe(hex('1'));
+    expect(b.state.counts()).toEqual([
+      { resource: 'user', kind: 'entity', count: 1 },
+      { resource: 'event', kind: 'event', count: 1 },
+    ]);
+    expect(b.state.lookup([{ resource: 'user', kind: 'entity', key: 'custom_id=C-1', hash: hex('1') }])[0]?.hash).toBe(
+      hex('1'),
+    );
     expect(b.state.isComplete('r1')).toBe(true);
     expect(b.state.mappingFingerprint('user')).toBe(hex('f'));
     expect(b.state.lastRun()).toEqual({ runId: 'r1', at: '2026-11-23T02:00:00.000Z' });
   });
 
-  const header = '{"format":"engage-import sync state","version":1,"job":"/jobs/nightly.yaml","exported_at":"2026-11-23T08:00:00.000Z"}';
+  const header =
+    '{"format":"engage-import sync state","version":1,"job":"/jobs/nightly.yaml","exported_at":"2026-11-23T08:00:00.000Z"}';
   const entity = `{"type":"entity","resource":"user","key":"custom_id=C-9","hash":"${hex('9')}","run":"r9","at":"t"}`;
 
   it.each([
-    ['a newer format', `${header.replace('"version":1', '"version":2')}\n{"type":"end","rows":0}\n`, 'x.ndjson:1: written by a newer engage-import (format 2; this one reads format 1)'],
+    [
+      'a newer format',
+      `${header.replace('"version":1', '"version":2')}\n{"type":"end","rows":0}\n`,
+      'x.ndjson:1: written by a newer engage-import (format 2; this one reads format 1)',
+    ],
     ['a file cut short', `${header}\n${entity}\n`, 'x.ndjson:2: the file ends before its end line (cut short?)'],
-    ['a wrong count', `${header}\n${entity}\n{"type":"end","rows":2}\n`, 'x.ndjson:3: the end line counts 2 rows, the file holds 1'],
-    ['a broken line', `${header}\n{"type":"entity",\n{"type":"end","rows":0}\n`, 'x.ndjson:2: not a JSON line (the file is damaged)'],
-    ['a bad hash', `${header}\n${entity.replace(hex('9'), 'zz')}\n{"type":"end","rows":1}\n`, 'x.ndjson:2: not a sync state line (hash:'],
-    ['a key listed twice', `${header}\n${entity}\n${entity}\n{"type":"end","rows":2}\n`, 'x.ndjson:3: cannot be stored'],
+    [
+      'a wrong count',
+      `${header}\n${entity}\n{"type":"end","rows":2}\n`,
+      'x.ndjson:3: the end line counts 2 rows, the file holds 1',
+    ],
+    [
+      'a broken line',
+      `${header}\n{"type":"entity",\n{"type":"end","rows":0}\n`,
+      'x.ndjson:2: not a JSON line (the file is damaged)',
+    ],
+    [
+      'a bad hash',
+      `${header}\n${entity.replace(hex('9'), 'zz')}\n{"type":"end","rows":1}\n`,
+      'x.ndjson:2: not a sync state line (hash:',
+    ],
+    [
+      'a key listed twice',
+      `${header}\n${entity}\n${entity}\n{"type":"end","rows":2}\n`,
+      'x.ndjson:3: cannot be stored',
+    ],
     ['another kind of file', '{"hello":1}\n', 'x.ndjson:1: not an engage-import sync state export'],
     ['an empty file', '', 'x.ndjson:1: the file is empty'],
   ])('refuses %s and leaves the state as it was', async (_, text, message) => {
@@ -68,6 +115,9 @@ describe('state export and import', () => {
     writeFileSync(file, text);
     await expect(importState(t.state, file, t.dir)).rejects.toThrow(message);
     await expect(importState(t.state, file, t.dir)).rejects.toThrow('the sync state was not changed');
-    expect(t.state.counts()).toEqual([{ resource: 'user', kind: 'entity', count: 1 }, { resource: 'event', kind: 'event', count: 1 }]);
+    expect(t.state.counts()).toEqual([
+      { resource: 'user', kind: 'entity', count: 1 },
+      { resource: 'event', kind: 'event', count: 1 },
+    ]);
   });
 });

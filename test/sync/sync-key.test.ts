@@ -33,15 +33,25 @@ describe('createSyncKeyer', () => {
 
   it('keys an event by its request unless the mapping names identity columns', () => {
     const row = { payload: {}, call, fields: ['E-1', 'C-1', '2026-01-01'] };
-    expect(createSyncKeyer(mapping({}), ['event_id', 'customer', 'at'])(row)).toEqual({ resource: 'event', kind: 'event', key: requestHash(call), hash: requestHash(call) });
+    expect(createSyncKeyer(mapping({}), ['event_id', 'customer', 'at'])(row)).toEqual({
+      resource: 'event',
+      kind: 'event',
+      key: requestHash(call),
+      hash: requestHash(call),
+    });
     const byId = createSyncKeyer(mapping({ identity: ['event_id'] }), ['event_id', 'customer', 'at'])(row);
     expect(byId).toEqual({ resource: 'event', kind: 'event', key: identityHash(['E-1']), hash: requestHash(call) });
   });
 
   it('keys a contact by custom_id', () => {
     const c = { method: 'POST' as const, path: 'users/update_or_create/', body: { custom_id: 'C-1' } };
-    expect(createSyncKeyer(mapping({ resource: 'user' }), ['id'])({ payload: { custom_id: 'C-1' }, call: c, fields: [] })).toEqual({
-      resource: 'user', kind: 'entity', key: 'custom_id=C-1', hash: requestHash(c),
+    expect(
+      createSyncKeyer(mapping({ resource: 'user' }), ['id'])({ payload: { custom_id: 'C-1' }, call: c, fields: [] }),
+    ).toEqual({
+      resource: 'user',
+      kind: 'entity',
+      key: 'custom_id=C-1',
+      hash: requestHash(c),
     });
   });
 

@@ -17,17 +17,33 @@ const setUp = () => {
   return t;
 };
 
-const contact = (id: string, hash: string): SyncKey => ({ resource: 'user', kind: 'entity', key: `custom_id=${id}`, hash });
+const contact = (id: string, hash: string): SyncKey => ({
+  resource: 'user',
+  kind: 'entity',
+  key: `custom_id=${id}`,
+  hash,
+});
 const event = (identity: string): SyncKey => ({ resource: 'event', kind: 'event', key: identity, hash: identity });
 
 describe('SyncState.apply and lookup', () => {
   it('holds only what a run ledger recorded, and finds it in batches', () => {
     const { state } = setUp();
-    const deltas: Omit<SyncDelta, 'seq' | 'at'>[] = Array.from({ length: 1_200 }, (_, i) => ({ resource: 'user', kind: 'entity', key: `custom_id=C-${i}`, hash: hex((i % 10).toString()) }));
+    const deltas: Omit<SyncDelta, 'seq' | 'at'>[] = Array.from({ length: 1_200 }, (_, i) => ({
+      resource: 'user',
+      kind: 'entity',
+      key: `custom_id=C-${i}`,
+      hash: hex((i % 10).toString()),
+    }));
     deltas.push({ resource: 'event', kind: 'event', key: hex('e'), hash: hex('e') });
     expect(state.apply(fakeFeed('20261122T020000Z-0001', deltas))).toBe(1_201);
 
-    const found = state.lookup([contact('C-3', hex('3')), contact('C-1199', hex('9')), contact('C-nope', hex('0')), event(hex('e')), event(hex('f'))]);
+    const found = state.lookup([
+      contact('C-3', hex('3')),
+      contact('C-1199', hex('9')),
+      contact('C-nope', hex('0')),
+      event(hex('e')),
+      event(hex('f')),
+    ]);
     expect(found.map((f) => f && { hash: f.hash, runId: f.runId })).toEqual([
       { hash: hex('3'), runId: '20261122T020000Z-0001' },
       { hash: hex('9'), runId: '20261122T020000Z-0001' },
@@ -42,10 +58,14 @@ describe('SyncState.apply and lookup', () => {
 
   it('applies each outcome once, however often it is called, and resumes where it stopped', () => {
     const { state } = setUp();
-    const feed = fakeFeed('r1', [
-      { resource: 'user', kind: 'entity', key: 'custom_id=C-1', hash: hex('1') },
-      { resource: 'user', kind: 'entity', key: 'custom_id=C-2', hash: hex('2') },
-    ], { finished: false });
+    const feed = fakeFeed(
+      'r1',
+      [
+        { resource: 'user', kind: 'entity', key: 'custom_id=C-1', hash: hex('1') },
+        { resource: 'user', kind: 'entity', key: 'custom_id=C-2', hash: hex('2') },
+      ],
+      { finished: false },
+    );
     expect(state.apply(feed)).toBe(2);
     expect(state.apply(feed)).toBe(0);
     expect(feed.reads.at(-1)).toEqual({ after: 2, limit: 5_000 });
@@ -67,8 +87,18 @@ describe('SyncState.apply and lookup', () => {
 
   it('a later run replaces an entity request and keeps the first run of an event', () => {
     const { state } = setUp();
-    state.apply(fakeFeed('r1', [{ resource: 'user', kind: 'entity', key: 'custom_id=C-1', hash: hex('1') }, { resource: 'event', kind: 'event', key: hex('e'), hash: hex('e') }]));
-    state.apply(fakeFeed('r2', [{ resource: 'user', kind: 'entity', key: 'custom_id=C-1', hash: hex('2') }, { resource: 'event', kind: 'event', key: hex('e'), hash: hex('e') }]));
+    state.apply(
+      fakeFeed('r1', [
+        { resource: 'user', kind: 'entity', key: 'custom_id=C-1', hash: hex('1') },
+        { resource: 'event', kind: 'event', key: hex('e'), hash: hex('e') },
+      ]),
+    );
+    state.apply(
+      fakeFeed('r2', [
+        { resource: 'user', kind: 'entity', key: 'custom_id=C-1', hash: hex('2') },
+        { resource: 'event', kind: 'event', key: hex('e'), hash: hex('e') },
+      ]),
+    );
     const [c, e] = state.lookup([contact('C-1', hex('2')), event(hex('e'))]);
     expect(c).toMatchObject({ hash: hex('2'), runId: 'r2' });
     expect(e).toMatchObject({ runId: 'r1' });
@@ -77,17 +107,24 @@ describe('SyncState.apply and lookup', () => {
 
   it('rolls a batch back whole when the ledger hands outcomes out of order', () => {
     const { state } = setUp();
-    const bad = { ...fakeFeed('r1', []), deltasAfter: () => [
-      { seq: 2, resource: 'user' as const, kind: 'entity' as const, key: 'custom_id=C-1', hash: hex('1'), at: 't' },
-      { seq: 1, resource: 'user' as const, kind: 'entity' as const, key: 'custom_id=C-2', hash: hex('1'), at: 't' },
-    ] };
+    const bad = {
+      ...fakeFeed('r1', []),
+      deltasAfter: () => [
+        { seq: 2, resource: 'user' as const, kind: 'entity' as const, key: 'custom_id=C-1', hash: hex('1'), at: 't' },
+        { seq: 1, resource: 'user' as const, kind: 'entity' as const, key: 'custom_id=C-2', hash: hex('1'), at: 't' },
+      ],
+    };
     expect(() => state.apply(bad)).toThrow('gave its outcomes out of order (1 after 2)');
     expect(state.counts()).toEqual([]);
   });
 
   it('remembers the mapping fingerprint of each resource a run sent', () => {
     const { state } = setUp();
-    state.apply(fakeFeed('r1', [{ resource: 'user', kind: 'entity', key: 'custom_id=C-1', hash: hex('1') }], { fingerprints: { user: hex('f'), event: hex('0') } }));
+    state.apply(
+      fakeFeed('r1', [{ resource: 'user', kind: 'entity', key: 'custom_id=C-1', hash: hex('1') }], {
+        fingerprints: { user: hex('f'), event: hex('0') },
+      }),
+    );
     expect(state.mappingFingerprint('user')).toBe(hex('f'));
     // Only resources the run actually had accepted rows of.
     expect(state.mappingFingerprint('event')).toBeUndefined();
@@ -95,12 +132,14 @@ describe('SyncState.apply and lookup', () => {
 
   it('counts per resource and forgets a resource or one key', () => {
     const { state } = setUp();
-    state.apply(fakeFeed('r1', [
-      { resource: 'user', kind: 'entity', key: 'custom_id=C-1', hash: hex('1') },
-      { resource: 'user', kind: 'entity', key: 'custom_id=C-2', hash: hex('1') },
-      { resource: 'deal', kind: 'entity', key: 'id=42', hash: hex('1') },
-      { resource: 'event', kind: 'event', key: hex('e'), hash: hex('e') },
-    ]));
+    state.apply(
+      fakeFeed('r1', [
+        { resource: 'user', kind: 'entity', key: 'custom_id=C-1', hash: hex('1') },
+        { resource: 'user', kind: 'entity', key: 'custom_id=C-2', hash: hex('1') },
+        { resource: 'deal', kind: 'entity', key: 'id=42', hash: hex('1') },
+        { resource: 'event', kind: 'event', key: hex('e'), hash: hex('e') },
+      ]),
+    );
     expect(state.counts()).toEqual([
       { resource: 'deal', kind: 'entity', count: 1 },
       { resource: 'user', kind: 'entity', count: 2 },
@@ -133,13 +172,22 @@ describe('SyncState.open refuses what it cannot trust', () => {
 
   it.each([
     ['an empty file', (file: string) => writeFileSync(file, ''), 'the file is empty'],
-    ['garbage', (file: string) => writeFileSync(file, 'not a database at all, but long enough to look like a header of some kind'.repeat(100)), 'is damaged'],
-    ['another SQLite file', (file: string) => {
-      rmSync(file);
-      const db = new Database(file);
-      db.exec('CREATE TABLE t (x)');
-      db.close();
-    }, 'not an engage-import sync state'],
+    [
+      'garbage',
+      (file: string) =>
+        writeFileSync(file, 'not a database at all, but long enough to look like a header of some kind'.repeat(100)),
+      'is damaged',
+    ],
+    [
+      'another SQLite file',
+      (file: string) => {
+        rmSync(file);
+        const db = new Database(file);
+        db.exec('CREATE TABLE t (x)');
+        db.close();
+      },
+      'not an engage-import sync state',
+    ],
   ])('refuses %s as damaged', (_, spoil, message) => {
     const { state, file } = setUp();
     state.close();
@@ -151,7 +199,17 @@ describe('SyncState.open refuses what it cannot trust', () => {
 
   it('refuses a state with a flipped byte in its pages', () => {
     const { state, file, dir } = setUp();
-    state.apply(fakeFeed('r1', Array.from({ length: 3_000 }, (_, i) => ({ resource: 'user' as const, kind: 'entity' as const, key: `custom_id=C-${i}`, hash: hex('1') }))));
+    state.apply(
+      fakeFeed(
+        'r1',
+        Array.from({ length: 3_000 }, (_, i) => ({
+          resource: 'user' as const,
+          kind: 'entity' as const,
+          key: `custom_id=C-${i}`,
+          hash: hex('1'),
+        })),
+      ),
+    );
     state.close();
     const spoilt = `${dir}/spoilt.sqlite`;
     copyFileSync(file, spoilt);

@@ -38,10 +38,14 @@ export function manualClock() {
         if (signal?.aborted) return resolve();
         const timer = { at: t + ms, wake: resolve };
         timers.push(timer);
-        signal?.addEventListener('abort', () => {
-          timers = timers.filter((x) => x !== timer);
-          resolve();
-        }, { once: true });
+        signal?.addEventListener(
+          'abort',
+          () => {
+            timers = timers.filter((x) => x !== timer);
+            resolve();
+          },
+          { once: true },
+        );
       }),
     /** Moves time forward by `ms`, waking every sleeper due by then, in time order. */
     async advance(ms: number): Promise<void> {

@@ -17,17 +17,37 @@ describe('resolveBaseUrl', () => {
   });
 
   it('keeps a relative path inside the API prefix once the slash is added', () => {
-    expect(new URL('events/', resolveBaseUrl('https://acme.example.com/api/public')).href).toBe('https://acme.example.com/api/public/events/');
+    expect(new URL('events/', resolveBaseUrl('https://acme.example.com/api/public')).href).toBe(
+      'https://acme.example.com/api/public/events/',
+    );
   });
 
   it.each([
-    ['http://acme.example.com/api/public/', 'base URL http://acme.example.com/api/public/: refusing http:// to a non-loopback host, the API key would travel in clear; use https:// (http:// is allowed only for localhost, 127.0.0.0/8 and [::1])'],
-    ['http://10.0.0.5/api/public/', 'base URL http://10.0.0.5/api/public/: refusing http:// to a non-loopback host, the API key would travel in clear; use https:// (http:// is allowed only for localhost, 127.0.0.0/8 and [::1])'],
-    ['http://localhost.evil.com/', 'base URL http://localhost.evil.com/: refusing http:// to a non-loopback host, the API key would travel in clear; use https:// (http:// is allowed only for localhost, 127.0.0.0/8 and [::1])'],
+    [
+      'http://acme.example.com/api/public/',
+      'base URL http://acme.example.com/api/public/: refusing http:// to a non-loopback host, the API key would travel in clear; use https:// (http:// is allowed only for localhost, 127.0.0.0/8 and [::1])',
+    ],
+    [
+      'http://10.0.0.5/api/public/',
+      'base URL http://10.0.0.5/api/public/: refusing http:// to a non-loopback host, the API key would travel in clear; use https:// (http:// is allowed only for localhost, 127.0.0.0/8 and [::1])',
+    ],
+    [
+      'http://localhost.evil.com/',
+      'base URL http://localhost.evil.com/: refusing http:// to a non-loopback host, the API key would travel in clear; use https:// (http:// is allowed only for localhost, 127.0.0.0/8 and [::1])',
+    ],
     ['ftp://acme.example.com/', 'base URL ftp://acme.example.com/: only https:// is supported'],
-    ['acme.example.com/api/public', 'base URL: not a valid absolute URL (expected e.g. https://acme.example.com/api/public/)'],
-    ['https://user:secret@acme.example.com/api/', 'base URL https://acme.example.com/api/: must not contain a user name or password (the API key is read from ENGAGE_API_KEY or --api-key-file)'],
-    ['https://acme.example.com/api/?token=secret', 'base URL https://acme.example.com/api/: must not contain a query (?…) or fragment (#…)'],
+    [
+      'acme.example.com/api/public',
+      'base URL: not a valid absolute URL (expected e.g. https://acme.example.com/api/public/)',
+    ],
+    [
+      'https://user:secret@acme.example.com/api/',
+      'base URL https://acme.example.com/api/: must not contain a user name or password (the API key is read from ENGAGE_API_KEY or --api-key-file)',
+    ],
+    [
+      'https://acme.example.com/api/?token=secret',
+      'base URL https://acme.example.com/api/: must not contain a query (?…) or fragment (#…)',
+    ],
   ])('refuses %s', (raw, message) => {
     let error: unknown;
     try {
@@ -43,8 +63,18 @@ describe('resolveBaseUrl', () => {
 
 describe('isLoopback', () => {
   it.each([
-    ['localhost', true], ['LOCALHOST', true], ['127.0.0.1', true], ['127.255.255.254', true], ['[::1]', true], ['[::ffff:7f00:1]', true],
-    ['128.0.0.1', false], ['10.0.0.1', false], ['[::2]', false], ['localhost.example.com', false], ['example.com', false], ['[::ffff:a00:1]', false],
+    ['localhost', true],
+    ['LOCALHOST', true],
+    ['127.0.0.1', true],
+    ['127.255.255.254', true],
+    ['[::1]', true],
+    ['[::ffff:7f00:1]', true],
+    ['128.0.0.1', false],
+    ['10.0.0.1', false],
+    ['[::2]', false],
+    ['localhost.example.com', false],
+    ['example.com', false],
+    ['[::ffff:a00:1]', false],
   ])('%s → %s', (host, expected) => {
     expect(isLoopback(host)).toBe(expected);
   });

@@ -21,13 +21,33 @@ afterAll(() => nock.enableNetConnect());
 /** A bulk client on a real transport (the run's rate limit, 429 pauses, retries) with virtual time. */
 function make(over: Partial<BulkClientOptions> = {}) {
   const clock = fakeClock();
-  const transport = createTransport({ baseUrl: BASE, apiKey: KEY, now: clock.now, sleep: clock.sleep, random: () => 0 });
+  const transport = createTransport({
+    baseUrl: BASE,
+    apiKey: KEY,
+    now: clock.now,
+    sleep: clock.sleep,
+    random: () => 0,
+  });
   open.push(transport);
   const client = createBulkClient({ transport, now: clock.now, sleep: clock.sleep, ...over });
   return { client, clock, transport };
 }
 
-const status = (s: string, extra: Record<string, unknown> = {}) => ({ success: true, data: { id: ID, status: s, total_count: 2, succeeded: 2, failed: 0, started_at: 'a', finished_at: null, author: 'api', rows_with_errors: [], ...extra } });
+const status = (s: string, extra: Record<string, unknown> = {}) => ({
+  success: true,
+  data: {
+    id: ID,
+    status: s,
+    total_count: 2,
+    succeeded: 2,
+    failed: 0,
+    started_at: 'a',
+    finished_at: null,
+    author: 'api',
+    rows_with_errors: [],
+    ...extra,
+  },
+});
 const csv = () => new Blob(['custom_id,email\nC-1,a@example.com\n'], { type: 'text/csv' });
 
 describe('upload', () => {
@@ -40,7 +60,13 @@ describe('upload', () => {
         return [200, { success: true, data: { import_id: ID } }];
       });
     const { client, transport } = make();
-    const outcome = await client.upload({ kind: 'users', file: csv(), tags: ['spring', 'vip'], triggerAutomations: false, columnMapping: { Mail: 'email' } });
+    const outcome = await client.upload({
+      kind: 'users',
+      file: csv(),
+      tags: ['spring', 'vip'],
+      triggerAutomations: false,
+      columnMapping: { Mail: 'email' },
+    });
     expect(outcome).toEqual({ kind: 'accepted', importId: ID, status: undefined, attempts: 1 });
     const [req] = seen;
     expect(req!.headers.authorization).toBe(`Token ${KEY}`);
@@ -56,7 +82,12 @@ describe('upload', () => {
 
   it('the older answer shape (the whole status object) gives the id and the status at once', async () => {
     nock(ORIGIN).post('/api/public/products/import/?separator=semicolon').reply(200, status('finished'));
-    const outcome = await make().client.upload({ kind: 'products', file: csv(), separator: 'semicolon', tags: ['ignored'] });
+    const outcome = await make().client.upload({
+      kind: 'products',
+      file: csv(),
+      separator: 'semicolon',
+      tags: ['ignored'],
+    });
     expect(outcome).toMatchObject({ kind: 'accepted', importId: ID, status: { state: 'finished', succeeded: 2 } });
   });
 
@@ -68,7 +99,7 @@ describe('upload', () => {
       .post('/api/public/users/import/')
       .reply(500, '<h1>Server Error (500)</h1>')
       .post('/api/public/users/import/')
-      .reply(function (_uri, body) {
+      .reply((_uri, body) => {
         bodies.push(String(body));
         return [200, { success: true, data: { import_id: ID } }];
       });
@@ -81,13 +112,22 @@ describe('upload', () => {
   });
 
   it('a 400 refuses the file (nothing imported), with the service message', async () => {
-    nock(ORIGIN).post('/api/public/deals/import/').reply(400, { input_file: ['The submitted file is empty.'] });
-    expect(await make().client.upload({ kind: 'deals', file: csv() })).toEqual({ kind: 'refused', status: 400, message: 'input_file: The submitted file is empty.' });
+    nock(ORIGIN)
+      .post('/api/public/deals/import/')
+      .reply(400, { input_file: ['The submitted file is empty.'] });
+    expect(await make().client.upload({ kind: 'deals', file: csv() })).toEqual({
+      kind: 'refused',
+      status: 400,
+      message: 'input_file: The submitted file is empty.',
+    });
   });
 
   it('a 2xx without an import id is unknown: an import may exist, its rows cannot be called ok', async () => {
     nock(ORIGIN).post('/api/public/users/import/').reply(200, { success: true });
-    expect(await make().client.upload({ kind: 'users', file: csv() })).toEqual({ kind: 'unknown', message: 'the upload was answered 200 without an import id; its rows may have been imported' });
+    expect(await make().client.upload({ kind: 'users', file: csv() })).toEqual({
+      kind: 'unknown',
+      message: 'the upload was answered 200 without an import id; its rows may have been imported',
+    });
   });
 
   it('500s until the transport gives up: unknown (the upload may have created an import)', async () => {
@@ -98,7 +138,9 @@ describe('upload', () => {
   });
 
   it('a tag name with a comma is a caller bug (the form separates names with commas)', async () => {
-    await expect(make().client.upload({ kind: 'users', file: csv(), tags: ['a,b'] })).rejects.toThrow('tags: a name cannot contain a comma: "a,b"');
+    await expect(make().client.upload({ kind: 'users', file: csv(), tags: ['a,b'] })).rejects.toThrow(
+      'tags: a name cannot contain a comma: "a,b"',
+    );
   });
 });
 
@@ -107,28 +149,45 @@ describe('waitForImport', () => {
 
   it('polls with backoff 1, 2, 4, 8, 15, 15 s until finished; an unknown running status is waited out', async () => {
     const scope = nock(ORIGIN);
-    for (const s of ['running', 'processing', 'queued', 'running', 'running']) scope.get(statusPath).reply(200, status(s));
+    for (const s of ['running', 'processing', 'queued', 'running', 'running'])
+      scope.get(statusPath).reply(200, status(s));
     scope.get(statusPath).reply(200, status('finished', { finished_at: 'b' }));
     const { client, clock } = make();
     const outcome = await client.waitForImport(ID);
-    expect(outcome).toMatchObject({ kind: 'ended', polls: 6, report: { state: 'finished', status: 'finished', succeeded: 2 } });
+    expect(outcome).toMatchObject({
+      kind: 'ended',
+      polls: 6,
+      report: { state: 'finished', status: 'finished', succeeded: 2 },
+    });
     expect(clock.sleeps.filter((ms) => ms >= 1000)).toEqual([1000, 2000, 4000, 8000, 15_000, 15_000]);
   });
 
   it('a status poll answered 429 waits retry-after (shared pause) and asks again', async () => {
-    nock(ORIGIN).get(statusPath).reply(429, { detail: 'Request was throttled. Expected available in 2 seconds.' }, { 'retry-after': '2' }).get(statusPath).reply(200, status('finished'));
+    nock(ORIGIN)
+      .get(statusPath)
+      .reply(429, { detail: 'Request was throttled. Expected available in 2 seconds.' }, { 'retry-after': '2' })
+      .get(statusPath)
+      .reply(200, status('finished'));
     const { client, transport } = make();
     expect(await client.waitForImport(ID)).toMatchObject({ kind: 'ended', polls: 1 });
     expect(transport.stats()).toMatchObject({ requests: 2, throttled: 1 });
   });
 
   it('an import that ends with a failure status is ended, state failed (the caller uploads its rows again)', async () => {
-    nock(ORIGIN).get(statusPath).reply(200, status('failed', { succeeded: 1 }));
-    expect(await make().client.waitForImport(ID)).toMatchObject({ kind: 'ended', report: { state: 'failed', succeeded: 1 } });
+    nock(ORIGIN)
+      .get(statusPath)
+      .reply(200, status('failed', { succeeded: 1 }));
+    expect(await make().client.waitForImport(ID)).toMatchObject({
+      kind: 'ended',
+      report: { state: 'failed', succeeded: 1 },
+    });
   });
 
   it('gives up after the timeout with a message naming the import id and the last status', async () => {
-    nock(ORIGIN).get(statusPath).times(100).reply(200, status('running', { succeeded: 1, total_count: 10 }));
+    nock(ORIGIN)
+      .get(statusPath)
+      .times(100)
+      .reply(200, status('running', { succeeded: 1, total_count: 10 }));
     const { client, clock } = make({ timeoutMs: 60_000 });
     const outcome = await client.waitForImport(ID);
     expect(outcome).toEqual({
@@ -143,7 +202,11 @@ describe('waitForImport', () => {
 
   it('a 404 on the status: lost (the service does not know the import)', async () => {
     nock(ORIGIN).get(statusPath).reply(404, { detail: 'Not found.' });
-    expect(await make().client.waitForImport(ID)).toEqual({ kind: 'lost', message: `import ${ID}: the status call was refused: Not found.`, polls: 1 });
+    expect(await make().client.waitForImport(ID)).toEqual({
+      kind: 'lost',
+      message: `import ${ID}: the status call was refused: Not found.`,
+      polls: 1,
+    });
   });
 
   it('5xx answers given up by the transport do not end the wait: the import runs on, asked again later', async () => {
@@ -159,7 +222,14 @@ describe('waitForImport', () => {
   it("the run's signal stops the wait at once", async () => {
     const controller = new AbortController();
     controller.abort();
-    const { client } = make({ signal: controller.signal, sleep: (_ms, signal) => (signal?.aborted ? Promise.reject(new Error('aborted')) : Promise.resolve()) });
-    expect(await client.waitForImport(ID)).toEqual({ kind: 'stopped', message: `stopped while waiting for import ${ID}`, polls: 0 });
+    const { client } = make({
+      signal: controller.signal,
+      sleep: (_ms, signal) => (signal?.aborted ? Promise.reject(new Error('aborted')) : Promise.resolve()),
+    });
+    expect(await client.waitForImport(ID)).toEqual({
+      kind: 'stopped',
+      message: `stopped while waiting for import ${ID}`,
+      polls: 0,
+    });
   });
 });

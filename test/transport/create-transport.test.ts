@@ -4,7 +4,13 @@ import nock from 'nock';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { EngageError, HttpError } from '../../src/errors.js';
 import { createTransport } from '../../src/transport/create-transport.js';
-import type { ApiRequest, SendOutcome, Transport, TransportEvent, TransportOptions } from '../../src/transport/types.js';
+import type {
+  ApiRequest,
+  SendOutcome,
+  Transport,
+  TransportEvent,
+  TransportOptions,
+} from '../../src/transport/types.js';
 import { fakeClock, manualClock, until } from './_fake-clock.js';
 
 const ORIGIN = 'https://acme.example.com';
@@ -45,9 +51,15 @@ function make(over: Partial<TransportOptions> = {}) {
 }
 
 const api = () => nock(ORIGIN);
-const NOT_RESENT = 'the request may have been applied and was not resent to avoid a duplicate: check the account; if it is not there, resume --resend-unknown';
+const NOT_RESENT =
+  'the request may have been applied and was not resent to avoid a duplicate: check the account; if it is not there, resume --resend-unknown';
 const MAY_HAVE = 'the request may have been applied: check the account; if it is not there, resume --resend-unknown';
-const post = (path: string, idempotent = false, body: unknown = { name: 'x' }): ApiRequest => ({ method: 'POST', path, body, idempotent });
+const post = (path: string, idempotent = false, body: unknown = { name: 'x' }): ApiRequest => ({
+  method: 'POST',
+  path,
+  body,
+  idempotent,
+});
 
 type Answer = readonly [number, unknown?, Record<string, string>?] | { readonly error: object };
 
@@ -85,7 +97,11 @@ describe('requests', () => {
       .get('/api/public/events/')
       .reply(200, { count: 0, next: null, previous: null, results: [] });
     const { transport } = make();
-    expect(await transport.send({ method: 'GET', path: 'events/', idempotent: true })).toMatchObject({ kind: 'ok', status: 200, id: undefined });
+    expect(await transport.send({ method: 'GET', path: 'events/', idempotent: true })).toMatchObject({
+      kind: 'ok',
+      status: 200,
+      id: undefined,
+    });
     expect(scope.isDone()).toBe(true);
   });
 
@@ -116,10 +132,16 @@ describe('requests', () => {
     const { transport } = make({
       fetch: async () => {
         calls++;
-        throw new TypeError('fetch failed', { cause: Object.assign(new Error('certificate has expired'), { code: 'CERT_HAS_EXPIRED' }) });
+        throw new TypeError('fetch failed', {
+          cause: Object.assign(new Error('certificate has expired'), { code: 'CERT_HAS_EXPIRED' }),
+        });
       },
     });
-    const expected = { name: 'HttpError', code: 'NETWORK', message: 'could not connect to the API securely: the certificate of the service was refused (CERT_HAS_EXPIRED)' };
+    const expected = {
+      name: 'HttpError',
+      code: 'NETWORK',
+      message: 'could not connect to the API securely: the certificate of the service was refused (CERT_HAS_EXPIRED)',
+    };
     await expect(transport.send(post('events/', true))).rejects.toMatchObject(expected);
     await expect(transport.send(post('events/', true))).rejects.toMatchObject(expected);
     expect(calls).toBe(1);
@@ -138,18 +160,39 @@ describe('requests', () => {
   });
 });
 
-describe('4xx: failed at once, in the service\'s words (R-ERR-2, R-ERR-3)', () => {
+describe("4xx: failed at once, in the service's words (R-ERR-2, R-ERR-3)", () => {
   it.each([
-    ['format 3, detail', 'users-by-id/u-1/events/', 404, { detail: 'No ClientUser matches the given query.' }, 'No ClientUser matches the given query.'],
-    ['format 2, nested errors', 'events/', 400, { errors: { user_id: ["Client user with ID '42' does not exist"] } }, "user_id: Client user with ID '42' does not exist"],
+    [
+      'format 3, detail',
+      'users-by-id/u-1/events/',
+      404,
+      { detail: 'No ClientUser matches the given query.' },
+      'No ClientUser matches the given query.',
+    ],
+    [
+      'format 2, nested errors',
+      'events/',
+      400,
+      { errors: { user_id: ["Client user with ID '42' does not exist"] } },
+      "user_id: Client user with ID '42' does not exist",
+    ],
     [
       'format 1, flat fields',
       'deals/',
       400,
-      { status: ['"9" is not a valid choice.'], order_products: [{ product_id: ["Could not find product with id '5'"] }] },
+      {
+        status: ['"9" is not a valid choice.'],
+        order_products: [{ product_id: ["Could not find product with id '5'"] }],
+      },
       `status: "9" is not a valid choice.; order_products.0.product_id: Could not find product with id '5'`,
     ],
-    ['product not found', 'products-by-id/P-1/product_event/', 404, { detail: "Couldn't find product with custom_id = P-1" }, "Couldn't find product with custom_id = P-1"],
+    [
+      'product not found',
+      'products-by-id/P-1/product_event/',
+      404,
+      { detail: "Couldn't find product with custom_id = P-1" },
+      "Couldn't find product with custom_id = P-1",
+    ],
     ['an HTML page', 'deals/', 403, '<html><body><h1>Forbidden</h1></body></html>', 'HTTP 403: Forbidden'],
   ])('%s', async (_name, path, status, body, message) => {
     const server = answering('post', path, [[status, body]]);
@@ -167,7 +210,11 @@ describe('401', () => {
     const { transport } = make();
     const error = await transport.send(post('events/')).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HttpError);
-    expect(error).toMatchObject({ code: 'HTTP_UNAUTHORIZED', status: 401, message: 'the API refused the credentials (401): check ENGAGE_API_KEY or --api-key-file' });
+    expect(error).toMatchObject({
+      code: 'HTTP_UNAUTHORIZED',
+      status: 401,
+      message: 'the API refused the credentials (401): check ENGAGE_API_KEY or --api-key-file',
+    });
     // Later requests hear the same refusal, without the status: they never got that answer.
     const heard = { code: 'HTTP_UNAUTHORIZED', status: undefined, message: (error as Error).message };
     await expect(transport.send(post('events/'))).rejects.toMatchObject(heard);
@@ -197,24 +244,38 @@ describe('401', () => {
     await clock.advance(1);
     expect(await second).toMatchObject({ code: 'HTTP_UNAUTHORIZED' });
     await clock.advance(60_000);
-    expect(await first).toEqual({ kind: 'not_sent', attempts: 1, mayHaveApplied: true, message: 'not sent again: the API refused the credentials (401): check ENGAGE_API_KEY or --api-key-file (last: HTTP 502)' });
+    expect(await first).toEqual({
+      kind: 'not_sent',
+      attempts: 1,
+      mayHaveApplied: true,
+      message:
+        'not sent again: the API refused the credentials (401): check ENGAGE_API_KEY or --api-key-file (last: HTTP 502)',
+    });
   });
 });
 
 describe('429: the whole transport pauses (R-RATE-3)', () => {
   it.each(['retry-after', 'Retry-After'])('waits exactly the %s header, then sends again', async (header) => {
-    const server = answering('post', 'events/', [[429, { detail: 'Request was throttled. Expected available in 2 seconds.' }, { [header]: '2' }], [201, { id: 1 }]]);
+    const server = answering('post', 'events/', [
+      [429, { detail: 'Request was throttled. Expected available in 2 seconds.' }, { [header]: '2' }],
+      [201, { id: 1 }],
+    ]);
     const { transport, clock, events } = make();
     const outcome = await transport.send(post('events/'));
     expect(outcome).toEqual({ kind: 'ok', status: 201, body: { id: 1 }, id: '1', attempts: 2 });
     expect(clock.sleeps).toEqual([2000]);
     expect(server.hits).toHaveLength(2);
     expect(transport.stats()).toEqual({ requests: 2, retries: 0, throttled: 1, lostAnswers: 0 });
-    expect(events).toEqual([{ type: 'throttled', method: 'POST', path: 'events/', waitMs: 2000, source: 'retry-after', count: 1 }]);
+    expect(events).toEqual([
+      { type: 'throttled', method: 'POST', path: 'events/', waitMs: 2000, source: 'retry-after', count: 1 },
+    ]);
   });
 
   it('reads the wait from the detail when the header is missing', async () => {
-    answering('post', 'events/', [[429, { detail: 'Request was throttled. Expected available in 3 seconds.' }], [201, { id: 1 }]]);
+    answering('post', 'events/', [
+      [429, { detail: 'Request was throttled. Expected available in 3 seconds.' }],
+      [201, { id: 1 }],
+    ]);
     const { transport, clock, events } = make();
     expect((await transport.send(post('events/'))).kind).toBe('ok');
     expect(clock.sleeps).toEqual([3000]);
@@ -222,28 +283,46 @@ describe('429: the whole transport pauses (R-RATE-3)', () => {
   });
 
   it('backs off 1 s, 2 s, 4 s when the service names no wait', async () => {
-    answering('post', 'events/', [[429, 'slow down'], [429, 'slow down'], [429, 'slow down'], [201, { id: 1 }]]);
+    answering('post', 'events/', [
+      [429, 'slow down'],
+      [429, 'slow down'],
+      [429, 'slow down'],
+      [201, { id: 1 }],
+    ]);
     const { transport, clock } = make();
     expect((await transport.send(post('events/'))).kind).toBe('ok');
     expect(clock.sleeps).toEqual([1000, 2000, 4000]);
   });
 
   it('does not use attempts: 429s between two 500s leave the second attempt to come', async () => {
-    const server = answering('post', 'events/', [[500], [429, '', { 'retry-after': '1' }], [429, '', { 'retry-after': '1' }], [500, { detail: 'A server error occurred.' }]]);
+    const server = answering('post', 'events/', [
+      [500],
+      [429, '', { 'retry-after': '1' }],
+      [429, '', { 'retry-after': '1' }],
+      [500, { detail: 'A server error occurred.' }],
+    ]);
     const { transport } = make({ maxAttempts: 2 });
     const outcome = await transport.send(post('events/', true));
-    expect(outcome).toEqual({ kind: 'unknown', status: 500, message: `A server error occurred. (gave up after 2 attempts); ${MAY_HAVE}`, attempts: 4 });
+    expect(outcome).toEqual({
+      kind: 'unknown',
+      status: 500,
+      message: `A server error occurred. (gave up after 2 attempts); ${MAY_HAVE}`,
+      attempts: 4,
+    });
     expect(server.hits).toHaveLength(4);
     expect(transport.stats()).toEqual({ requests: 4, retries: 1, throttled: 2, lostAnswers: 0 });
   });
 
   it('gives up after 50 throttles: not_sent, since a 429 was not applied', async () => {
-    const server = answering('post', 'events/', [[429, { detail: 'Request was throttled. Expected available in 1 second.' }, { 'retry-after': '1' }]]);
+    const server = answering('post', 'events/', [
+      [429, { detail: 'Request was throttled. Expected available in 1 second.' }, { 'retry-after': '1' }],
+    ]);
     const { transport, events } = make();
     const outcome = await transport.send(post('events/'));
     expect(outcome).toEqual({
       kind: 'not_sent',
-      message: 'not sent: throttled 50 times (HTTP 429), gave up: Request was throttled. Expected available in 1 second.',
+      message:
+        'not sent: throttled 50 times (HTTP 429), gave up: Request was throttled. Expected available in 1 second.',
       attempts: 50,
       mayHaveApplied: false,
     });
@@ -254,7 +333,10 @@ describe('429: the whole transport pauses (R-RATE-3)', () => {
 
   it('holds the other requests too, then spreads them from the end of the pause', async () => {
     const clock = manualClock();
-    answering('post', 'events/', [[429, '', { 'retry-after': '2' }], [201, { id: 1 }]]);
+    answering('post', 'events/', [
+      [429, '', { 'retry-after': '2' }],
+      [201, { id: 1 }],
+    ]);
     const { transport, events, sentAt } = make({ headroom: 0, now: clock.now, sleep: clock.sleep });
     const first = transport.send(post('events/'));
     await until(() => events.length === 1);
@@ -276,7 +358,9 @@ describe('5xx and retries', () => {
     expect(outcome).toEqual({ kind: 'ok', status: 201, body: { id: 4 }, id: '4', attempts: 2 });
     expect(server.hits).toHaveLength(2);
     expect(clock.sleeps).toEqual([250]);
-    expect(events).toEqual([{ type: 'retry', method: 'POST', path: 'events/', attempt: 2, delayMs: 250, reason: 'HTTP 500' }]);
+    expect(events).toEqual([
+      { type: 'retry', method: 'POST', path: 'events/', attempt: 2, delayMs: 250, reason: 'HTTP 500' },
+    ]);
     expect(transport.stats()).toEqual({ requests: 2, retries: 1, throttled: 0, lostAnswers: 0 });
   });
 
@@ -284,23 +368,43 @@ describe('5xx and retries', () => {
     const server = answering('post', 'deals/', [[503, 'Service Unavailable']]);
     const { transport, clock, events } = make();
     const outcome = await transport.send(post('deals/', true));
-    expect(outcome).toEqual({ kind: 'unknown', status: 503, message: `HTTP 503: Service Unavailable (gave up after 5 attempts); ${MAY_HAVE}`, attempts: 5 });
+    expect(outcome).toEqual({
+      kind: 'unknown',
+      status: 503,
+      message: `HTTP 503: Service Unavailable (gave up after 5 attempts); ${MAY_HAVE}`,
+      attempts: 5,
+    });
     expect(server.hits).toHaveLength(5);
     expect(clock.sleeps).toEqual([500, 1000, 2000, 4000]);
-    expect(events.at(-1)).toEqual({ type: 'gave_up', method: 'POST', path: 'deals/', reason: 'attempts', message: 'HTTP 503: Service Unavailable (gave up after 5 attempts)' });
+    expect(events.at(-1)).toEqual({
+      type: 'gave_up',
+      method: 'POST',
+      path: 'deals/',
+      reason: 'attempts',
+      message: 'HTTP 503: Service Unavailable (gave up after 5 attempts)',
+    });
   });
 
   it.each([1, 3])('honours maxAttempts %d', async (maxAttempts) => {
     const server = answering('post', 'deals/', [[502]]);
     const { transport } = make({ maxAttempts });
-    expect(await transport.send(post('deals/', true))).toMatchObject({ kind: 'unknown', status: 502, attempts: maxAttempts });
+    expect(await transport.send(post('deals/', true))).toMatchObject({
+      kind: 'unknown',
+      status: 502,
+      attempts: maxAttempts,
+    });
     expect(server.hits).toHaveLength(maxAttempts);
   });
 
   it('does not retry a 501', async () => {
     const server = answering('post', 'deals/', [[501]]);
     const { transport } = make();
-    expect(await transport.send(post('deals/'))).toEqual({ kind: 'failed', status: 501, message: 'HTTP 501', attempts: 1 });
+    expect(await transport.send(post('deals/'))).toEqual({
+      kind: 'failed',
+      status: 501,
+      message: 'HTTP 501',
+      attempts: 1,
+    });
     expect(server.hits).toHaveLength(1);
   });
 
@@ -312,7 +416,12 @@ describe('5xx and retries', () => {
     // 500 tokens at 5 a retry: 100 retries for the whole run, then each row fails on its first 503.
     expect(server.hits).toHaveLength(150);
     expect(outcomes.every((o) => o.kind === 'unknown')).toBe(true);
-    expect(outcomes.at(-1)).toEqual({ kind: 'unknown', status: 503, message: `HTTP 503 (not retried: the retry budget of the run is spent (too many failures)); ${MAY_HAVE}`, attempts: 1 });
+    expect(outcomes.at(-1)).toEqual({
+      kind: 'unknown',
+      status: 503,
+      message: `HTTP 503 (not retried: the retry budget of the run is spent (too many failures)); ${MAY_HAVE}`,
+      attempts: 1,
+    });
     // The first 25 rows take 4 retries each (25 × 20 tokens); the 25 after them get none.
     expect(events.filter((e) => e.type === 'gave_up' && e.reason === 'attempts')).toHaveLength(25);
     expect(events.filter((e) => e.type === 'gave_up' && e.reason === 'budget')).toHaveLength(25);
@@ -348,7 +457,11 @@ describe('network failures and inDoubt', () => {
   it('a lost answer on an idempotent request is resent', async () => {
     const server = answering('post', 'users/update_or_create/', [reset, [200, { id: 8, created: false }]]);
     const { transport } = make();
-    expect(await transport.send(post('users/update_or_create/', true))).toMatchObject({ kind: 'ok', id: '8', attempts: 2 });
+    expect(await transport.send(post('users/update_or_create/', true))).toMatchObject({
+      kind: 'ok',
+      id: '8',
+      attempts: 2,
+    });
     expect(server.hits).toHaveLength(2);
   });
 
@@ -390,12 +503,15 @@ describe('network failures and inDoubt', () => {
     ['unknown', false, refused, 'ok', 2],
     ['resend', false, reset, 'ok', 2],
     ['resend', false, [500], 'ok', 2],
-  ] as const)('mode %s, idempotent %s, first answer %j → %s after %d requests', async (mode, idempotent, first, kind, requests) => {
-    const server = answering('post', 'events/', [first, [201, { id: 1 }]]);
-    const { transport } = make({ inDoubt: mode });
-    expect((await transport.send(post('events/', idempotent))).kind).toBe(kind);
-    expect(server.hits).toHaveLength(requests);
-  });
+  ] as const)(
+    'mode %s, idempotent %s, first answer %j → %s after %d requests',
+    async (mode, idempotent, first, kind, requests) => {
+      const server = answering('post', 'events/', [first, [201, { id: 1 }]]);
+      const { transport } = make({ inDoubt: mode });
+      expect((await transport.send(post('events/', idempotent))).kind).toBe(kind);
+      expect(server.hits).toHaveLength(requests);
+    },
+  );
 
   it('a 5xx on a non-idempotent request says why it was not resent', async () => {
     answering('post', 'events/', [[500, { detail: 'A server error occurred.' }]]);
@@ -451,14 +567,21 @@ describe('abort and close', () => {
     const controller = new AbortController();
     controller.abort('SIGINT');
     const { transport } = make({ signal: controller.signal });
-    expect(await transport.send(post('events/'))).toEqual({ kind: 'not_sent', message: 'not sent: the run was interrupted', attempts: 0, mayHaveApplied: false });
+    expect(await transport.send(post('events/'))).toEqual({
+      kind: 'not_sent',
+      message: 'not sent: the run was interrupted',
+      attempts: 0,
+      mayHaveApplied: false,
+    });
     expect(server.hits).toHaveLength(0);
   });
 
   it('ends a 429 pause at once: the throttled request is not_sent', async () => {
     const clock = manualClock();
     const controller = new AbortController();
-    const server = answering('post', 'events/', [[429, { detail: 'Request was throttled. Expected available in 60 seconds.' }, { 'retry-after': '60' }]]);
+    const server = answering('post', 'events/', [
+      [429, { detail: 'Request was throttled. Expected available in 60 seconds.' }, { 'retry-after': '60' }],
+    ]);
     const { transport, events } = make({ now: clock.now, sleep: clock.sleep, signal: controller.signal });
     const pending = transport.send(post('events/'));
     await until(() => events.length === 1);
@@ -466,7 +589,8 @@ describe('abort and close', () => {
     controller.abort('SIGTERM');
     expect(await pending).toEqual({
       kind: 'not_sent',
-      message: 'not sent again: the run was interrupted while the request waited to be resent (last: Request was throttled. Expected available in 60 seconds.)',
+      message:
+        'not sent again: the run was interrupted while the request waited to be resent (last: Request was throttled. Expected available in 60 seconds.)',
       attempts: 1,
       // A 429 is a refusal: the service did not apply it, so it can be sent on resume.
       mayHaveApplied: false,
@@ -484,7 +608,12 @@ describe('abort and close', () => {
     await until(() => events.length === 1);
     await clock.advance(100);
     controller.abort('SIGINT');
-    expect(await pending).toEqual({ kind: 'not_sent', message: 'not sent again: the run was interrupted while the request waited to be resent (last: HTTP 503)', attempts: 1, mayHaveApplied: true });
+    expect(await pending).toEqual({
+      kind: 'not_sent',
+      message: 'not sent again: the run was interrupted while the request waited to be resent (last: HTTP 503)',
+      attempts: 1,
+      mayHaveApplied: true,
+    });
     expect(server.hits).toHaveLength(1);
     expect(clock.now()).toBe(100);
   });
@@ -502,10 +631,12 @@ describe('abort and close', () => {
 
   it('lets a request in flight finish', async () => {
     const controller = new AbortController();
-    api().post('/api/public/events/').reply(() => {
-      controller.abort('SIGINT');
-      return [201, { id: 5 }];
-    });
+    api()
+      .post('/api/public/events/')
+      .reply(() => {
+        controller.abort('SIGINT');
+        return [201, { id: 5 }];
+      });
     const { transport } = make({ signal: controller.signal });
     expect(await transport.send(post('events/'))).toMatchObject({ kind: 'ok', id: '5' });
   });
@@ -514,14 +645,24 @@ describe('abort and close', () => {
     const { transport } = make();
     await transport.close();
     await transport.close();
-    expect(await transport.send(post('events/'))).toEqual({ kind: 'not_sent', message: 'not sent: the transport was closed', attempts: 0, mayHaveApplied: false });
+    expect(await transport.send(post('events/'))).toEqual({
+      kind: 'not_sent',
+      message: 'not sent: the transport was closed',
+      attempts: 0,
+      mayHaveApplied: false,
+    });
   });
 });
 
 describe('the key never leaves in an error', () => {
   it('an unexpected fetch error that quotes the Authorization header is rethrown without the key', async () => {
     const { transport } = make({
-      fetch: () => Promise.reject(Object.assign(new TypeError(`Headers.append: "Token ${KEY}" is an invalid header value.`), { cause: new Error(KEY) })),
+      fetch: () =>
+        Promise.reject(
+          Object.assign(new TypeError(`Headers.append: "Token ${KEY}" is an invalid header value.`), {
+            cause: new Error(KEY),
+          }),
+        ),
     });
     const error = (await transport.send(post('events/')).catch((e: unknown) => e)) as Error;
     expect(error).toBeInstanceOf(Error);
@@ -534,18 +675,25 @@ describe('the key never leaves in an error', () => {
 
 describe('redirects and getJson', () => {
   it('a redirect is fatal: the base URL is wrong', async () => {
-    api().post('/api/public/events/').reply(301, '', { Location: 'https://acme.example.com/api/public/v2/events/?k=1' });
+    api()
+      .post('/api/public/events/')
+      .reply(301, '', { Location: 'https://acme.example.com/api/public/v2/events/?k=1' });
     const { transport } = make();
     await expect(transport.send(post('events/'))).rejects.toMatchObject({
       name: 'HttpError',
       code: 'HTTP_PROTOCOL',
       status: 301,
-      message: 'the API answered 301 (a redirect to https://acme.example.com/api/public/v2/events/); redirects are not followed, check the base URL (the API root, e.g. https://acme.example.com/api/public/)',
+      message:
+        'the API answered 301 (a redirect to https://acme.example.com/api/public/v2/events/); redirects are not followed, check the base URL (the API root, e.g. https://acme.example.com/api/public/)',
     });
   });
 
   it('getJson reads a path or a full URL on the same origin', async () => {
-    api().get('/api/public/events/').reply(200, { results: [1] }).get('/api/public/events/?page=2').reply(200, { results: [2] });
+    api()
+      .get('/api/public/events/')
+      .reply(200, { results: [1] })
+      .get('/api/public/events/?page=2')
+      .reply(200, { results: [2] });
     const { transport } = make();
     expect(await transport.getJson('events/')).toEqual({ results: [1] });
     expect(await transport.getJson(`${ORIGIN}/api/public/events/?page=2`)).toEqual({ results: [2] });
@@ -559,13 +707,20 @@ describe('redirects and getJson', () => {
     const { transport } = make();
     const error = await transport.getJson(url).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(HttpError);
-    expect((error as HttpError).message).toMatch(/^the API linked to another origin \(\S+, expected https:\/\/acme\.example\.com\); not followed, the API key is sent only to the base URL$/);
+    expect((error as HttpError).message).toMatch(
+      /^the API linked to another origin \(\S+, expected https:\/\/acme\.example\.com\); not followed, the API key is sent only to the base URL$/,
+    );
     expect(transport.stats().requests).toBe(0);
   });
 
   it.each([
     [[404, { detail: 'Not found.' }], 'HTTP_PROTOCOL', 404, 'GET /api/public/events/: Not found.'],
-    [{ error: { code: 'ENOTFOUND' } }, 'NETWORK', undefined, 'GET /api/public/events/: not sent: could not reach the API (host not found, ENOTFOUND) (gave up after 2 attempts)'],
+    [
+      { error: { code: 'ENOTFOUND' } },
+      'NETWORK',
+      undefined,
+      'GET /api/public/events/: not sent: could not reach the API (host not found, ENOTFOUND) (gave up after 2 attempts)',
+    ],
   ] as const)('getJson throws when the answer is not ok', async (answer, code, status, message) => {
     answering('get', 'events/', [answer]);
     const { transport } = make({ maxAttempts: 2 });
@@ -595,7 +750,9 @@ describe('the API key never leaks', () => {
     await collect(() => transport.send(post('c/')));
     await collect(() => transport.send(post('d/')));
     await collect(() => transport.getJson('e/'));
-    api().post('/api/public/f/').reply(302, '', { Location: `https://acme.example.com/login/?token=${KEY}` });
+    api()
+      .post('/api/public/f/')
+      .reply(302, '', { Location: `https://acme.example.com/login/?token=${KEY}` });
     await collect(() => transport.send(post('f/')));
     const second = make();
     answering('post', 'g/', [[401, echo]]);
@@ -620,7 +777,12 @@ describe('the API key never leaks', () => {
 describe('over real loopback HTTP (undici Agent as the dispatcher)', () => {
   let server: Server;
   let base: URL;
-  const received: { method: string | undefined; url: string | undefined; headers: IncomingMessage['headers']; body: string }[] = [];
+  const received: {
+    method: string | undefined;
+    url: string | undefined;
+    headers: IncomingMessage['headers'];
+    body: string;
+  }[] = [];
   let behaviour: (req: IncomingMessage, body: string, res: import('node:http').ServerResponse) => void;
 
   beforeAll(async () => {
@@ -648,33 +810,46 @@ describe('over real loopback HTTP (undici Agent as the dispatcher)', () => {
   const live = (over: Partial<TransportOptions> = {}) => make({ baseUrl: base, ...over });
 
   it('sends the headers and the body', async () => {
-    behaviour = (_req, _body, res) => res.writeHead(201, { 'content-type': 'application/json' }).end('{"id":77,"created":true}');
+    behaviour = (_req, _body, res) =>
+      res.writeHead(201, { 'content-type': 'application/json' }).end('{"id":77,"created":true}');
     const { transport } = live({ userAgent: 'engage-import/9.9.9' });
-    expect(await transport.send(post('events/', false, { user_id: 1, name: 'n' }))).toMatchObject({ kind: 'ok', status: 201, id: '77' });
+    expect(await transport.send(post('events/', false, { user_id: 1, name: 'n' }))).toMatchObject({
+      kind: 'ok',
+      status: 201,
+      id: '77',
+    });
     expect(received).toHaveLength(1);
     expect(received[0]).toMatchObject({
       method: 'POST',
       url: '/api/public/events/',
       body: '{"user_id":1,"name":"n"}',
-      headers: { authorization: `Token ${KEY}`, accept: '*/*; version=2', 'user-agent': 'engage-import/9.9.9', 'content-type': 'application/json' },
+      headers: {
+        authorization: `Token ${KEY}`,
+        accept: '*/*; version=2',
+        'user-agent': 'engage-import/9.9.9',
+        'content-type': 'application/json',
+      },
     });
   });
 
   it.each([
     [false, 'unknown', 1],
     [true, 'ok', 2],
-  ])('connection closed after the body was sent (idempotent %s) → %s after %d requests', async (idempotent, kind, requests) => {
-    let n = 0;
-    behaviour = (req, _body, res) => {
-      if (n++ === 0) req.socket.destroy();
-      else res.writeHead(200, { 'content-type': 'application/json' }).end('{"id":1}');
-    };
-    const { transport } = live();
-    const outcome = await transport.send(post('users/update_or_create/', idempotent));
-    expect(outcome.kind).toBe(kind);
-    expect(received).toHaveLength(requests);
-    expect(transport.stats().lostAnswers).toBe(1);
-  });
+  ])(
+    'connection closed after the body was sent (idempotent %s) → %s after %d requests',
+    async (idempotent, kind, requests) => {
+      let n = 0;
+      behaviour = (req, _body, res) => {
+        if (n++ === 0) req.socket.destroy();
+        else res.writeHead(200, { 'content-type': 'application/json' }).end('{"id":1}');
+      };
+      const { transport } = live();
+      const outcome = await transport.send(post('users/update_or_create/', idempotent));
+      expect(outcome.kind).toBe(kind);
+      expect(received).toHaveLength(requests);
+      expect(transport.stats().lostAnswers).toBe(1);
+    },
+  );
 
   it('a 2xx whose body breaks off is unknown: what was stored cannot be told', async () => {
     behaviour = (req, _body, res) => {
@@ -682,7 +857,14 @@ describe('over real loopback HTTP (undici Agent as the dispatcher)', () => {
       res.write('{"id":', () => req.socket.destroy());
     };
     const { transport } = live();
-    expect(await transport.send(post('events/'))).toMatchObject({ kind: 'unknown', status: 201, message: expect.stringMatching(/^HTTP 201 but the answer is not the JSON object the API sends \(its body broke off\)/), attempts: 1 });
+    expect(await transport.send(post('events/'))).toMatchObject({
+      kind: 'unknown',
+      status: 201,
+      message: expect.stringMatching(
+        /^HTTP 201 but the answer is not the JSON object the API sends \(its body broke off\)/,
+      ),
+      attempts: 1,
+    });
     expect(received).toHaveLength(1);
   });
 

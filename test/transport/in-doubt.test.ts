@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { inDoubtBefore, resumeDecision, verdict, type AttemptAnswer, type InDoubtMode, type RowState, type Verdict } from '../../src/transport/in-doubt.js';
+import {
+  inDoubtBefore,
+  resumeDecision,
+  verdict,
+  type AttemptAnswer,
+  type InDoubtMode,
+  type RowState,
+  type Verdict,
+} from '../../src/transport/in-doubt.js';
 
 const events = false; // events, product events, deal create, product create
 const contacts = true; // contacts, deal update and update_or_create, webpush
@@ -32,9 +40,12 @@ describe('verdict: operation × answer → what becomes of the row', () => {
     ['throttled', events, 'unknown', false, false, 'retry'],
     ['throttled', events, 'unknown', false, true, 'not_sent'],
     ['throttled', contacts, 'resend', true, true, 'unknown'],
-  ])('%s, idempotent %s, mode %s, in doubt %s, exhausted %s → %s', (answer, idempotent, mode, mayHaveApplied, exhausted, expected) => {
-    expect(verdict(answer, { idempotent, mode, mayHaveApplied, exhausted })).toBe(expected);
-  });
+  ])(
+    '%s, idempotent %s, mode %s, in doubt %s, exhausted %s → %s',
+    (answer, idempotent, mode, mayHaveApplied, exhausted, expected) => {
+      expect(verdict(answer, { idempotent, mode, mayHaveApplied, exhausted })).toBe(expected);
+    },
+  );
 });
 
 describe('resumeDecision: what a resumed run does with a row the ledger knows', () => {
@@ -52,6 +63,8 @@ describe('resumeDecision: what a resumed run does with a row the ledger knows', 
   });
 
   it('a row in flight or unknown before this run may have been applied already', () => {
-    expect([undefined, 'intent', 'ok', 'failed', 'unknown'].map((s) => inDoubtBefore(s as RowState | undefined))).toEqual([false, true, false, false, true]);
+    expect(
+      [undefined, 'intent', 'ok', 'failed', 'unknown'].map((s) => inDoubtBefore(s as RowState | undefined)),
+    ).toEqual([false, true, false, false, true]);
   });
 });

@@ -19,7 +19,13 @@ afterEach(async () => {
 
 function make(): Transport {
   const clock = fakeClock();
-  transport = createTransport({ baseUrl: BASE, apiKey: 'k'.repeat(64), now: clock.now, sleep: clock.sleep, random: () => 0 });
+  transport = createTransport({
+    baseUrl: BASE,
+    apiKey: 'k'.repeat(64),
+    now: clock.now,
+    sleep: clock.sleep,
+    random: () => 0,
+  });
   return transport;
 }
 
@@ -29,16 +35,40 @@ async function collect(iterable: AsyncIterable<unknown>): Promise<unknown[]> {
   return items;
 }
 
-const page = (results: unknown[], next: string | null, previous: string | null = null) => ({ count: 5, next, previous, results });
+const page = (results: unknown[], next: string | null, previous: string | null = null) => ({
+  count: 5,
+  next,
+  previous,
+  results,
+});
 
 describe('listAll (R-EVENT-6: follow next until null)', () => {
   it('walks every page, in order', async () => {
     const scope = nock(ORIGIN)
       .get('/api/public/events/')
-      .reply(200, page([{ id: 1, name: 'a' }, { id: 2, name: 'b' }], `${ORIGIN}/api/public/events/?page=2`))
+      .reply(
+        200,
+        page(
+          [
+            { id: 1, name: 'a' },
+            { id: 2, name: 'b' },
+          ],
+          `${ORIGIN}/api/public/events/?page=2`,
+        ),
+      )
       .get('/api/public/events/')
       .query({ page: '2' })
-      .reply(200, page([{ id: 3, name: 'c' }, { id: 4, name: 'd' }], `${ORIGIN}/api/public/events/?page=3`, `${ORIGIN}/api/public/events/`))
+      .reply(
+        200,
+        page(
+          [
+            { id: 3, name: 'c' },
+            { id: 4, name: 'd' },
+          ],
+          `${ORIGIN}/api/public/events/?page=3`,
+          `${ORIGIN}/api/public/events/`,
+        ),
+      )
       .get('/api/public/events/')
       .query({ page: '3' })
       .reply(200, page([{ id: 5, name: 'e' }], null, `${ORIGIN}/api/public/events/?page=2`));
@@ -54,12 +84,18 @@ describe('listAll (R-EVENT-6: follow next until null)', () => {
   });
 
   it('retries a page after a 503 like any idempotent request', async () => {
-    nock(ORIGIN).get('/api/public/events/').reply(503).get('/api/public/events/').reply(200, page([{ id: 1 }], null));
+    nock(ORIGIN)
+      .get('/api/public/events/')
+      .reply(503)
+      .get('/api/public/events/')
+      .reply(200, page([{ id: 1 }], null));
     expect(await collect(listAll(make(), 'events/'))).toEqual([{ id: 1 }]);
   });
 
   it('refuses a next on another origin without sending anything there', async () => {
-    nock(ORIGIN).get('/api/public/events/').reply(200, page([{ id: 1 }], 'https://evil.example.com/api/public/events/?page=2'));
+    nock(ORIGIN)
+      .get('/api/public/events/')
+      .reply(200, page([{ id: 1 }], 'https://evil.example.com/api/public/events/?page=2'));
     const items: unknown[] = [];
     const error = await (async () => {
       for await (const item of listAll(make(), 'events/')) items.push(item);
@@ -85,12 +121,20 @@ describe('listAll (R-EVENT-6: follow next until null)', () => {
   });
 
   it('refuses an answer that is not a page', async () => {
-    nock(ORIGIN).get('/api/public/events/').reply(200, [{ id: 1 }]);
-    await expect(collect(listAll(make(), 'events/'))).rejects.toThrow('the list events/ did not answer a page ({count, next, previous, results})');
+    nock(ORIGIN)
+      .get('/api/public/events/')
+      .reply(200, [{ id: 1 }]);
+    await expect(collect(listAll(make(), 'events/'))).rejects.toThrow(
+      'the list events/ did not answer a page ({count, next, previous, results})',
+    );
   });
 
-  it('throws the service\'s words when a page fails', async () => {
+  it("throws the service's words when a page fails", async () => {
     nock(ORIGIN).get('/api/public/events/').reply(404, { detail: 'Not found.' });
-    await expect(collect(listAll(make(), 'events/'))).rejects.toMatchObject({ code: 'HTTP_PROTOCOL', status: 404, message: 'GET /api/public/events/: Not found.' });
+    await expect(collect(listAll(make(), 'events/'))).rejects.toMatchObject({
+      code: 'HTTP_PROTOCOL',
+      status: 404,
+      message: 'GET /api/public/events/: Not found.',
+    });
   });
 });

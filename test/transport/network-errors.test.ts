@@ -24,7 +24,11 @@ describe('classifyNetworkError', () => {
   });
 
   it('reads the code on the error itself (nock replyWithError)', () => {
-    expect(classifyNetworkError({ code: 'ECONNREFUSED', message: 'x' })).toEqual({ kind: 'before_sent', code: 'ECONNREFUSED', reason: 'connection refused' });
+    expect(classifyNetworkError({ code: 'ECONNREFUSED', message: 'x' })).toEqual({
+      kind: 'before_sent',
+      code: 'ECONNREFUSED',
+      reason: 'connection refused',
+    });
   });
 
   it('"other side closed" without a known code is a lost answer', () => {
@@ -32,8 +36,16 @@ describe('classifyNetworkError', () => {
   });
 
   it('an unplaceable fetch failure is treated as a lost answer (the conservative side)', () => {
-    expect(classifyNetworkError(fetchFailed('E_SOMETHING_NEW'))).toEqual({ kind: 'lost_answer', code: 'E_SOMETHING_NEW', reason: 'connection failed' });
-    expect(classifyNetworkError(new TypeError('fetch failed'))).toEqual({ kind: 'lost_answer', code: 'unknown', reason: 'connection failed' });
+    expect(classifyNetworkError(fetchFailed('E_SOMETHING_NEW'))).toEqual({
+      kind: 'lost_answer',
+      code: 'E_SOMETHING_NEW',
+      reason: 'connection failed',
+    });
+    expect(classifyNetworkError(new TypeError('fetch failed'))).toEqual({
+      kind: 'lost_answer',
+      code: 'unknown',
+      reason: 'connection failed',
+    });
   });
 
   it.each([

@@ -35,7 +35,12 @@ const LIST_FIELDS: Record<ImportKind, ReadonlySet<string>> = {
  */
 const DEAL_DISPLAY_NAMES: Readonly<Record<string, string>> = { 'Deal Id': 'custom_id', Name: 'name' };
 
-export function applyRow(kind: ImportKind, fields: RowFields, state: SandboxState, options: ImportRequestOptions): RowResult {
+export function applyRow(
+  kind: ImportKind,
+  fields: RowFields,
+  state: SandboxState,
+  options: ImportRequestOptions,
+): RowResult {
   const body = toBody(kind, fields);
   if ('errors' in body) return { ok: false, errors: body.errors };
   switch (kind) {
@@ -49,7 +54,10 @@ export function applyRow(kind: ImportKind, fields: RowFields, state: SandboxStat
 }
 
 /** The row as a request body: list cells split on `|`, `order_products` read as JSON. */
-function toBody(kind: ImportKind, fields: RowFields): { readonly value: Record<string, unknown> } | { readonly errors: FieldErrorMap } {
+function toBody(
+  kind: ImportKind,
+  fields: RowFields,
+): { readonly value: Record<string, unknown> } | { readonly errors: FieldErrorMap } {
   const value: Record<string, unknown> = {};
   for (const [rawField, cell] of Object.entries(fields)) {
     const field = kind === 'deals' ? (DEAL_DISPLAY_NAMES[rawField] ?? rawField) : rawField;
@@ -85,7 +93,13 @@ function applyContact(body: Record<string, unknown>, state: SandboxState, option
   // The sandbox keys every contact on a custom id: a row that names none and no known email is refused.
   if (customId === undefined && errors.custom_id === undefined) errors.custom_id = [MESSAGES.required];
   if (Object.keys(errors).length > 0 || customId === undefined) return { ok: false, errors };
-  const tags = options.tags.length === 0 ? read : { ...read, change: { ...read.change, tags: [...new Set([...(read.change.tags ?? known?.tags ?? []), ...options.tags])] } };
+  const tags =
+    options.tags.length === 0
+      ? read
+      : {
+          ...read,
+          change: { ...read.change, tags: [...new Set([...(read.change.tags ?? known?.tags ?? []), ...options.tags])] },
+        };
   upsertContact(state, known, customId, tags);
   return { ok: true };
 }

@@ -31,7 +31,13 @@ const UNPACED_BATCH = 1000;
  * @param header the field name of each column (after `column_mapping`).
  * @param failAfter a seeded whole-import fault: the import stops with `failed` after this many rows; undefined: none.
  */
-export async function runImport(record: ImportRecord, chunks: Buffer[], header: readonly string[], failAfter: number | undefined, deps: RunImportDeps): Promise<void> {
+export async function runImport(
+  record: ImportRecord,
+  chunks: Buffer[],
+  header: readonly string[],
+  failAfter: number | undefined,
+  deps: RunImportDeps,
+): Promise<void> {
   const generation = deps.state.imports.generation;
   const path = `/api/public/${record.kind}/import/`;
   let index = 0; // data rows read
@@ -55,14 +61,30 @@ export async function runImport(record: ImportRecord, chunks: Buffer[], header: 
     }
     const result =
       cells.length !== header.length
-        ? { ok: false as const, errors: { non_field_errors: [`The row has ${cells.length} values; the header has ${header.length} columns.`] } }
+        ? {
+            ok: false as const,
+            errors: {
+              non_field_errors: [`The row has ${cells.length} values; the header has ${header.length} columns.`],
+            },
+          }
         : applyRow(record.kind, fields, deps.state, record.options);
     if (result.ok) record.succeeded++;
     else {
       record.failed++;
-      if (record.rows_with_errors.length < MAX_ROWS_WITH_ERRORS) record.rows_with_errors.push({ row, data: fields, errors: result.errors });
+      if (record.rows_with_errors.length < MAX_ROWS_WITH_ERRORS)
+        record.rows_with_errors.push({ row, data: fields, errors: result.errors });
     }
-    deps.log({ time: isoTime(deps.now()), method: 'IMPORT', path, status: result.ok ? 200 : 400, applied: result.ok, body: fields, fault: null, importId: record.id, row });
+    deps.log({
+      time: isoTime(deps.now()),
+      method: 'IMPORT',
+      path,
+      status: result.ok ? 200 : 400,
+      applied: result.ok,
+      body: fields,
+      fault: null,
+      importId: record.id,
+      row,
+    });
     inBatch++;
     const rate = deps.rowsPerS();
     const batch = rate === 0 ? UNPACED_BATCH : Math.max(1, Math.ceil(rate / 10));

@@ -41,7 +41,12 @@ export interface UploadDeps {
   /** Draws the whole-import fault: the number of rows after which the import fails, or undefined. */
   readonly importFault: (rows: number) => number | undefined;
   /** Starts the accepted import in the background. */
-  readonly start: (record: ImportRecord, chunks: Buffer[], header: readonly string[], failAfter: number | undefined) => void;
+  readonly start: (
+    record: ImportRecord,
+    chunks: Buffer[],
+    header: readonly string[],
+    failAfter: number | undefined,
+  ) => void;
 }
 
 /** The decision on one upload, as the server answers and logs it. */
@@ -59,17 +64,36 @@ export interface UploadDecision {
 }
 
 interface Received {
-  file?: { readonly chunks: Buffer[]; bytes: number; rows: number; header: string[] | undefined; tooLarge: boolean; problem: string | undefined };
+  file?: {
+    readonly chunks: Buffer[];
+    bytes: number;
+    rows: number;
+    header: string[] | undefined;
+    tooLarge: boolean;
+    problem: string | undefined;
+  };
   readonly fields: Record<string, string>;
   multipartError?: string;
 }
 
 /** Reads and decides one upload; the request body is always read to its end, so keep-alive survives a refusal. */
-export async function decideUpload(req: IncomingMessage, kind: ImportKind, query: URLSearchParams, deps: UploadDeps): Promise<UploadDecision> {
+export async function decideUpload(
+  req: IncomingMessage,
+  kind: ImportKind,
+  query: URLSearchParams,
+  deps: UploadDeps,
+): Promise<UploadDecision> {
   const settings = deps.settings();
   const delayMs = deps.dice.delay(settings);
   let loggedBody: unknown = null;
-  const reply = (status: number, body: unknown, headers: Record<string, string> = {}, applied = false, fault: Fault | null = null, importId?: string): UploadDecision => ({
+  const reply = (
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+    applied = false,
+    fault: Fault | null = null,
+    importId?: string,
+  ): UploadDecision => ({
     status,
     payload: JSON.stringify(body),
     contentType: 'application/json',
@@ -88,7 +112,8 @@ export async function decideUpload(req: IncomingMessage, kind: ImportKind, query
   const authError = authenticate(req.headers.authorization, deps.apiKey);
   if (authError !== undefined) return refuse(401, detail(authError), { 'www-authenticate': 'Token' });
   const taken = deps.rateWindow.take(deps.rateKey, deps.now());
-  if (!taken.allowed) return refuse(429, detail(throttledMessage(taken.retryAfter)), { 'retry-after': String(taken.retryAfter) });
+  if (!taken.allowed)
+    return refuse(429, detail(throttledMessage(taken.retryAfter)), { 'retry-after': String(taken.retryAfter) });
   if (req.method !== 'POST') return refuse(405, detail(methodNotAllowed(req.method ?? '')), { allow: 'POST' });
   const contentType = req.headers['content-type'] ?? '';
   if (!/^multipart\/form-data\s*;/i.test(contentType)) return refuse(415, detail(unsupportedMediaType(contentType)));
@@ -98,8 +123,12 @@ export async function decideUpload(req: IncomingMessage, kind: ImportKind, query
 
   const received = await receive(req, separator, deps.maxBytes);
   const file = received.file;
-  loggedBody = { ...received.fields, ...(file !== undefined && { input_file: { bytes: file.bytes, rows: file.rows } }) };
-  if (received.multipartError !== undefined) return reply(400, detail(`Multipart form parse error - ${received.multipartError}`));
+  loggedBody = {
+    ...received.fields,
+    ...(file !== undefined && { input_file: { bytes: file.bytes, rows: file.rows } }),
+  };
+  if (received.multipartError !== undefined)
+    return reply(400, detail(`Multipart form parse error - ${received.multipartError}`));
   if (file?.tooLarge) return reply(413, detail(`File too large: the limit is ${deps.maxBytes} bytes (200 MB).`));
 
   const errors: FieldErrorMap = {};
@@ -109,11 +138,23 @@ export async function decideUpload(req: IncomingMessage, kind: ImportKind, query
   const options = readOptions(kind, received.fields, query, errors);
   const header = file?.header?.map((name) => options?.columnMapping[name] ?? name);
   const twice = header?.find((name, i) => name !== '' && header.indexOf(name) !== i);
-  if (twice !== undefined) errors.input_file = [`The column "${twice}" appears twice in the header (after column_mapping).`];
-  if (Object.keys(errors).length > 0 || file === undefined || header === undefined || options === undefined) return reply(400, errors);
+  if (twice !== undefined)
+    errors.input_file = [`The column "${twice}" appears twice in the header (after column_mapping).`];
+  if (Object.keys(errors).length > 0 || file === undefined || header === undefined || options === undefined)
+    return reply(400, errors);
 
   const fault = deps.dice.fault(settings);
-  const serverError = (applied: boolean, importId?: string): UploadDecision => ({ status: 500, payload: SERVER_ERROR_HTML, contentType: 'text/html; charset=utf-8', headers: {}, applied, fault, loggedBody, importId, delayMs });
+  const serverError = (applied: boolean, importId?: string): UploadDecision => ({
+    status: 500,
+    payload: SERVER_ERROR_HTML,
+    contentType: 'text/html; charset=utf-8',
+    headers: {},
+    applied,
+    fault,
+    loggedBody,
+    importId,
+    delayMs,
+  });
   if (fault === 'fail-before') return serverError(false);
   const record: ImportRecord = {
     id: randomUUID(),
@@ -135,7 +176,12 @@ export async function decideUpload(req: IncomingMessage, kind: ImportKind, query
 }
 
 /** The form fields besides the file, checked; problems go into `errors`. */
-function readOptions(kind: ImportKind, fields: Readonly<Record<string, string>>, query: URLSearchParams, errors: FieldErrorMap): Omit<ImportRequestOptions, 'separator' | 'bytes' | 'rows'> | undefined {
+function readOptions(
+  kind: ImportKind,
+  fields: Readonly<Record<string, string>>,
+  query: URLSearchParams,
+  errors: FieldErrorMap,
+): Omit<ImportRequestOptions, 'separator' | 'bytes' | 'rows'> | undefined {
   let columnMapping: Record<string, string> = {};
   if (fields.column_mapping !== undefined && fields.column_mapping.trim() !== '') {
     let parsed: unknown;
@@ -148,10 +194,18 @@ function readOptions(kind: ImportKind, fields: Readonly<Record<string, string>>,
     if (parsed !== undefined) {
       if (!isRecord(parsed)) errors.column_mapping = [notADict(parsed)];
       else if (Object.values(parsed).some((v) => typeof v !== 'string')) errors.column_mapping = [MESSAGES.string];
-      else columnMapping = Object.fromEntries(Object.entries(parsed).filter(([k]) => k !== '__proto__')) as Record<string, string>;
+      else
+        columnMapping = Object.fromEntries(Object.entries(parsed).filter(([k]) => k !== '__proto__')) as Record<
+          string,
+          string
+        >;
     }
   }
-  const names = (text: string | undefined) => (text ?? '').split(',').map((s) => s.trim()).filter((s) => s !== '');
+  const names = (text: string | undefined) =>
+    (text ?? '')
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s) => s !== '');
   let triggerAutomations = false;
   const trigger = query.get('trigger_automations') ?? fields.trigger_automations;
   if (kind === 'users' && trigger !== undefined && trigger !== null) {
@@ -161,7 +215,9 @@ function readOptions(kind: ImportKind, fields: Readonly<Record<string, string>>,
   }
   if (Object.keys(errors).length > 0) return undefined;
   // tags, lists and trigger_automations are users' options; the other endpoints ignore them.
-  return kind === 'users' ? { columnMapping, tags: names(fields.tags), lists: names(fields.lists), triggerAutomations } : { columnMapping, tags: [], lists: [], triggerAutomations: false };
+  return kind === 'users'
+    ? { columnMapping, tags: names(fields.tags), lists: names(fields.lists), triggerAutomations }
+    : { columnMapping, tags: [], lists: [], triggerAutomations: false };
 }
 
 /**
@@ -192,7 +248,14 @@ function receive(req: IncomingMessage, separator: SeparatorName, maxBytes: numbe
         stream.resume();
         return;
       }
-      const file = { chunks: [] as Buffer[], bytes: 0, rows: 0, header: undefined as string[] | undefined, tooLarge: false, problem: undefined as string | undefined };
+      const file = {
+        chunks: [] as Buffer[],
+        bytes: 0,
+        rows: 0,
+        header: undefined as string[] | undefined,
+        tooLarge: false,
+        problem: undefined as string | undefined,
+      };
       received.file = file;
       pending++;
       const utf8 = new TextDecoder('utf-8', { fatal: true });

@@ -26,7 +26,20 @@ import type { DealRecord, OrderProduct, UserRecord } from '../records.js';
 import type { SandboxState } from '../state.js';
 
 /** The fixed part of a change: the deal fields the body sets, already resolved. */
-export type DealFields = Partial<Omit<DealRecord, 'id' | 'restricted_to' | 'agent' | 'scope' | 'created_by' | 'created_at' | 'updated_at' | 'tags' | 'loss_reason_description'>>;
+export type DealFields = Partial<
+  Omit<
+    DealRecord,
+    | 'id'
+    | 'restricted_to'
+    | 'agent'
+    | 'scope'
+    | 'created_by'
+    | 'created_at'
+    | 'updated_at'
+    | 'tags'
+    | 'loss_reason_description'
+  >
+>;
 
 export interface DealChange {
   readonly fields: DealFields;
@@ -35,7 +48,17 @@ export interface DealChange {
 }
 
 /** Fields that only appear in the answer (R-DEAL-9: fields present only in the deal response). */
-const READ_ONLY = new Set(['id', 'restricted_to', 'agent', 'scope', 'created_by', 'created_at', 'updated_at', 'tags', 'loss_reason_description']);
+const READ_ONLY = new Set([
+  'id',
+  'restricted_to',
+  'agent',
+  'scope',
+  'created_by',
+  'created_at',
+  'updated_at',
+  'tags',
+  'loss_reason_description',
+]);
 
 /** R-DEAL-3: 0 abandoned, 1 in progress, 2 won, 3 lost, 4 archived. */
 const STATUSES = new Set([0, 1, 2, 3, 4]);
@@ -44,11 +67,20 @@ type Reader = (value: unknown, state: SandboxState) => Read<unknown>;
 
 const ok = <T>(value: T): Read<T> => ({ ok: true, value });
 const fail = (error: string): Read<never> => ({ ok: false, error });
-const nullable = (read: Reader): Reader => (value, state) => (value === null ? ok(null) : read(value, state));
-const notNull = (read: Reader): Reader => (value, state) => (value === null ? fail(MESSAGES.null) : read(value, state));
+const nullable =
+  (read: Reader): Reader =>
+  (value, state) =>
+    value === null ? ok(null) : read(value, state);
+const notNull =
+  (read: Reader): Reader =>
+  (value, state) =>
+    value === null ? fail(MESSAGES.null) : read(value, state);
 
 /** ISO 4217 codes as the standard writes them, upper case (the code list itself matches any case). */
-const readCurrency: Reader = (value) => (typeof value === 'string' && /^[A-Z]{3}$/.test(value) && cc.code(value) !== undefined ? ok(value) : fail(notAValidChoice(value)));
+const readCurrency: Reader = (value) =>
+  typeof value === 'string' && /^[A-Z]{3}$/.test(value) && cc.code(value) !== undefined
+    ? ok(value)
+    : fail(notAValidChoice(value));
 
 const readStatus: Reader = (value) => {
   const n = readInteger(value);
@@ -84,10 +116,20 @@ const SIMPLE: Record<string, Reader> = {
 };
 
 /** Fields read together below (links to users and products, nested order products). */
-const LINKED = new Set(['participants', 'products', 'products_custom_id', 'user_id', 'user_custom_id', 'order_products']);
+const LINKED = new Set([
+  'participants',
+  'products',
+  'products_custom_id',
+  'user_id',
+  'user_custom_id',
+  'order_products',
+]);
 
 /** Every error of `body` at once, or the change it asks for. */
-export function readDeal(body: Record<string, unknown>, state: SandboxState): { readonly errors: FieldErrorMap } | { readonly change: DealChange } {
+export function readDeal(
+  body: Record<string, unknown>,
+  state: SandboxState,
+): { readonly errors: FieldErrorMap } | { readonly change: DealChange } {
   const errors: FieldErrorMap = {};
   const fields: Record<string, unknown> = {};
   const attributes: Record<string, unknown> = {};
@@ -180,7 +222,10 @@ export function readDeal(body: Record<string, unknown>, state: SandboxState): { 
 }
 
 /** A list of ids that must exist; every missing one gets its own message. */
-function readIdList(value: unknown, exists: (id: number) => boolean): { ok: true; value: number[] } | { ok: false; errors: string[] } {
+function readIdList(
+  value: unknown,
+  exists: (id: number) => boolean,
+): { ok: true; value: number[] } | { ok: false; errors: string[] } {
   if (value === null) return { ok: false, errors: [MESSAGES.null] };
   const list = readList(value);
   if (!list.ok) return { ok: false, errors: [list.error] };
@@ -196,7 +241,10 @@ function readIdList(value: unknown, exists: (id: number) => boolean): { ok: true
 }
 
 /** `products_custom_id`: product custom ids that must exist ("object does not exist" otherwise). */
-function readCustomIdList(value: unknown, state: SandboxState): { ok: true; value: number[] } | { ok: false; errors: string[] } {
+function readCustomIdList(
+  value: unknown,
+  state: SandboxState,
+): { ok: true; value: number[] } | { ok: false; errors: string[] } {
   if (value === null) return { ok: false, errors: [MESSAGES.null] };
   const list = readList(value);
   if (!list.ok) return { ok: false, errors: [list.error] };
@@ -224,7 +272,13 @@ function readOrderProducts(value: unknown, state: SandboxState): { items: OrderP
   const itemErrors: FieldErrorMap[] = [];
   for (const raw of list.value) {
     const errors: FieldErrorMap = {};
-    const item: OrderProduct = { product_id: null, product_custom_id: null, currency: null, value: null, quantity: null };
+    const item: OrderProduct = {
+      product_id: null,
+      product_custom_id: null,
+      currency: null,
+      value: null,
+      quantity: null,
+    };
     if (!isRecord(raw)) {
       itemErrors.push({ non_field_errors: [notAnObject(raw)] });
       continue;
@@ -233,7 +287,8 @@ function readOrderProducts(value: unknown, state: SandboxState): { items: OrderP
       const id = readPk(raw.product_id);
       const product = id.ok ? state.product(id.value) : undefined;
       if (!id.ok) errors.product_id = [id.error];
-      else if (product === undefined) errors.product_id = [`Could not find product with id '${String(raw.product_id)}'`];
+      else if (product === undefined)
+        errors.product_id = [`Could not find product with id '${String(raw.product_id)}'`];
       else {
         item.product_id = product.id;
         item.product_custom_id = product.custom_id;
@@ -243,13 +298,17 @@ function readOrderProducts(value: unknown, state: SandboxState): { items: OrderP
       const text = readString(raw.product_custom_id);
       const product = text.ok ? state.productByCustomId(text.value) : undefined;
       if (!text.ok) errors.product_custom_id = [text.error];
-      else if (product === undefined) errors.product_custom_id = [`Could not find product with custom_id '${text.value}'`];
+      else if (product === undefined)
+        errors.product_custom_id = [`Could not find product with custom_id '${text.value}'`];
       else if (item.product_id === null) {
         item.product_id = product.id;
         item.product_custom_id = product.custom_id;
       }
     }
-    if ((raw.product_id === undefined || raw.product_id === null) && (raw.product_custom_id === undefined || raw.product_custom_id === null)) {
+    if (
+      (raw.product_id === undefined || raw.product_id === null) &&
+      (raw.product_custom_id === undefined || raw.product_custom_id === null)
+    ) {
       errors.product_id = ['Either product_id or product_custom_id is required.'];
     }
     const take = <T>(field: 'currency' | 'value' | 'quantity', read: Read<T>) => {

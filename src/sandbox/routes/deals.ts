@@ -79,7 +79,11 @@ function updateOrCreateDeal({ state, body }: EndpointRequest): EndpointAnswer {
   if (!isRecord(body)) return answer(400, flatErrors({ non_field_errors: [notAnObject(body)] }));
   const read = readDeal(body, state);
   const errors = 'errors' in read ? { ...read.errors } : {};
-  const key = !('custom_id' in body) ? { ok: false as const, error: MESSAGES.required } : body.custom_id === null ? { ok: false as const, error: MESSAGES.null } : readString(body.custom_id, { allowBlank: false });
+  const key = !('custom_id' in body)
+    ? { ok: false as const, error: MESSAGES.required }
+    : body.custom_id === null
+      ? { ok: false as const, error: MESSAGES.null }
+      : readString(body.custom_id, { allowBlank: false });
   if (!key.ok) errors.custom_id = [key.error];
   if (Object.keys(errors).length > 0 || 'errors' in read || !key.ok) return answer(400, flatErrors(errors));
   const deal = state.dealByCustomId(key.value);

@@ -31,8 +31,15 @@ function listEvents({ state, query, origin }: EndpointRequest): EndpointAnswer {
     const search = params.toString();
     return `${origin}/api/public/events/${search === '' ? '' : `?${search}`}`;
   };
-  const results = all.slice((page - 1) * EVENTS_PAGE_SIZE, page * EVENTS_PAGE_SIZE).map((e) => ({ id: e.id, name: e.name }));
-  return answer(200, { count: all.length, next: page < pages ? link(page + 1) : null, previous: page > 1 ? link(page - 1) : null, results });
+  const results = all
+    .slice((page - 1) * EVENTS_PAGE_SIZE, page * EVENTS_PAGE_SIZE)
+    .map((e) => ({ id: e.id, name: e.name }));
+  return answer(200, {
+    count: all.length,
+    next: page < pages ? link(page + 1) : null,
+    previous: page > 1 ? link(page - 1) : null,
+    results,
+  });
 }
 
 function createEvent({ state, body }: EndpointRequest): EndpointAnswer {
@@ -63,7 +70,11 @@ function createUserEvent({ state, params, body }: EndpointRequest): EndpointAnsw
 function recordEvent(state: SandboxState, user: UserRecord, body: Record<string, unknown>): EndpointAnswer {
   const errors: FieldErrorMap = {};
   let name = '';
-  const nameRead = !('name' in body) ? { ok: false as const, error: MESSAGES.required } : body.name === null ? { ok: false as const, error: MESSAGES.null } : readString(body.name, { allowBlank: false });
+  const nameRead = !('name' in body)
+    ? { ok: false as const, error: MESSAGES.required }
+    : body.name === null
+      ? { ok: false as const, error: MESSAGES.null }
+      : readString(body.name, { allowBlank: false });
   if (nameRead.ok) name = nameRead.value;
   else errors.name = [nameRead.error];
   let data: Record<string, unknown> | null = null;
@@ -80,11 +91,22 @@ function recordEvent(state: SandboxState, user: UserRecord, body: Record<string,
   }
   if (Object.keys(errors).length > 0) return answer(400, nestedErrors(errors));
   const { event, created } = state.defineEvent(name);
-  const occurrence = state.addOccurrence({ event_id: event.id, name, user_id: user.id, data, timestamp, created_at: state.timestamp() });
+  const occurrence = state.addOccurrence({
+    event_id: event.id,
+    name,
+    user_id: user.id,
+    data,
+    timestamp,
+    created_at: state.timestamp(),
+  });
   return answer(201, { id: occurrence.id, created }, true);
 }
 
 export const eventRoutes: readonly Route[] = [
   { name: 'events/', pattern: /^events\/$/, methods: { GET: listEvents, POST: createEvent } },
-  { name: 'users-by-id/:user_custom_id/events/', pattern: /^users-by-id\/([^/]+)\/events\/$/, methods: { POST: createUserEvent } },
+  {
+    name: 'users-by-id/:user_custom_id/events/',
+    pattern: /^users-by-id\/([^/]+)\/events\/$/,
+    methods: { POST: createUserEvent },
+  },
 ];

@@ -16,4 +16,6 @@ function importStatus({ state, query }: EndpointRequest): EndpointAnswer {
   return answer(200, { success: true, data: statusOf(record) });
 }
 
-export const importRoutes: readonly Route[] = [{ name: 'import/status/', pattern: /^import\/status\/$/, methods: { GET: importStatus } }];
+export const importRoutes: readonly Route[] = [
+  { name: 'import/status/', pattern: /^import\/status\/$/, methods: { GET: importStatus } },
+];

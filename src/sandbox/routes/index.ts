@@ -11,6 +11,14 @@ import type { Route } from './route.js';
 import { userRoutes } from './users.js';
 import { webpushRoutes } from './webpush.js';
 
-export const ROUTES: readonly Route[] = [...webpushRoutes, ...dealRoutes, ...userRoutes, ...productRoutes, ...eventRoutes, ...productEventRoutes, ...importRoutes];
+export const ROUTES: readonly Route[] = [
+  ...webpushRoutes,
+  ...dealRoutes,
+  ...userRoutes,
+  ...productRoutes,
+  ...eventRoutes,
+  ...productEventRoutes,
+  ...importRoutes,
+];
 
 export type { Endpoint, EndpointAnswer, EndpointRequest, Method, Route } from './route.js';

@@ -9,7 +9,14 @@
  * in the custom id (sent as `%2F` or not) makes the path another one, so it is a 404 Not found;
  * the alternative path takes everything between its prefix and the final `/` (§4.3).
  */
-import { clientUserMissing, detail, flatErrors, PRODUCT_EVENT_USER_MISSING, productMissing, type FieldErrorMap } from '../errors.js';
+import {
+  clientUserMissing,
+  detail,
+  flatErrors,
+  PRODUCT_EVENT_USER_MISSING,
+  productMissing,
+  type FieldErrorMap,
+} from '../errors.js';
 import { isRecord, MESSAGES, notAValidChoice, notAnObject, readDict, readInteger, readString } from '../fields.js';
 import type { UserRecord } from '../records.js';
 import { answer, type EndpointAnswer, type EndpointRequest, type Route } from './route.js';
@@ -61,7 +68,8 @@ function createProductEvent({ state, params, body }: EndpointRequest): EndpointA
   let eventType = '';
   if (body.event_type === undefined) errors.event_type = [MESSAGES.required];
   else if (body.event_type === null) errors.event_type = [MESSAGES.null];
-  else if (typeof body.event_type !== 'string' || !PRODUCT_EVENT_TYPES.has(body.event_type)) errors.event_type = [notAValidChoice(body.event_type)];
+  else if (typeof body.event_type !== 'string' || !PRODUCT_EVENT_TYPES.has(body.event_type))
+    errors.event_type = [notAValidChoice(body.event_type)];
   else eventType = body.event_type;
   let data: Record<string, unknown> = {};
   if (body.data === undefined) errors.data = [MESSAGES.required];
@@ -81,11 +89,27 @@ function createProductEvent({ state, params, body }: EndpointRequest): EndpointA
   }
   if (Object.keys(errors).length > 0) return answer(400, flatErrors(errors));
 
-  const record = state.addProductEvent({ product_id: product.id, product_custom_id: product.custom_id, user_id: user.id, event_type: eventType, data, timestamp, created_at: state.timestamp() });
+  const record = state.addProductEvent({
+    product_id: product.id,
+    product_custom_id: product.custom_id,
+    user_id: user.id,
+    event_type: eventType,
+    data,
+    timestamp,
+    created_at: state.timestamp(),
+  });
   return answer(201, { id: record.id }, true);
 }
 
 export const productEventRoutes: readonly Route[] = [
-  { name: 'products-by-id/:custom_id/product_event/', pattern: /^products-by-id\/([^/]+)\/product_event\/$/, methods: { POST: createProductEvent } },
-  { name: 'product-event-creation/:custom_id/', pattern: /^product-event-creation\/(.+)\/$/, methods: { POST: createProductEvent } },
+  {
+    name: 'products-by-id/:custom_id/product_event/',
+    pattern: /^products-by-id\/([^/]+)\/product_event\/$/,
+    methods: { POST: createProductEvent },
+  },
+  {
+    name: 'product-event-creation/:custom_id/',
+    pattern: /^product-event-creation\/(.+)\/$/,
+    methods: { POST: createProductEvent },
+  },
 ];

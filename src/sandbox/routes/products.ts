@@ -46,11 +46,20 @@ export function readProductFields(body: Record<string, unknown>): ProductRead {
 
 /** The key of a product body: `custom_id`, required and not blank. */
 export function readProductKey(body: Record<string, unknown>): Read<string> {
-  return !('custom_id' in body) ? fail(MESSAGES.required) : body.custom_id === null ? fail(MESSAGES.null) : readString(body.custom_id, { allowBlank: false });
+  return !('custom_id' in body)
+    ? fail(MESSAGES.required)
+    : body.custom_id === null
+      ? fail(MESSAGES.null)
+      : readString(body.custom_id, { allowBlank: false });
 }
 
 /** Creates the product, or (bulk import: an upsert) replaces the fields `read` sets on `known`. */
-export function putProductFields(state: EndpointRequest['state'], known: ProductRecord | undefined, customId: string, read: ProductRead): ProductRecord {
+export function putProductFields(
+  state: EndpointRequest['state'],
+  known: ProductRecord | undefined,
+  customId: string,
+  read: ProductRead,
+): ProductRecord {
   const product: ProductRecord = {
     id: known?.id ?? state.newProductId(),
     custom_id: customId,
@@ -69,7 +78,8 @@ export function putProductFields(state: EndpointRequest['state'], known: Product
 function createProduct({ state, body }: EndpointRequest): EndpointAnswer {
   if (!isRecord(body)) return answer(400, flatErrors({ non_field_errors: [notAnObject(body)] }));
   let key = readProductKey(body);
-  if (key.ok && state.productByCustomId(key.value) !== undefined) key = fail('product with this custom id already exists.');
+  if (key.ok && state.productByCustomId(key.value) !== undefined)
+    key = fail('product with this custom id already exists.');
   const read = readProductFields(body);
   const errors: FieldErrorMap = key.ok ? read.errors : { custom_id: [key.error], ...read.errors };
   if (!key.ok || Object.keys(errors).length > 0) return answer(400, flatErrors(errors));
@@ -82,4 +92,6 @@ function fail(error: string): Read<never> {
   return { ok: false, error };
 }
 
-export const productRoutes: readonly Route[] = [{ name: 'products/', pattern: /^products\/$/, methods: { POST: createProduct } }];
+export const productRoutes: readonly Route[] = [
+  { name: 'products/', pattern: /^products\/$/, methods: { POST: createProduct } },
+];

@@ -64,11 +64,20 @@ export function readContact(body: Record<string, unknown>, state: EndpointReques
 
 /** The key of a contact body: `custom_id`, required and not blank. */
 export function readContactKey(body: Record<string, unknown>): Read<string> {
-  return !('custom_id' in body) ? fail(MESSAGES.required) : body.custom_id === null ? fail(MESSAGES.null) : readString(body.custom_id, { allowBlank: false });
+  return !('custom_id' in body)
+    ? fail(MESSAGES.required)
+    : body.custom_id === null
+      ? fail(MESSAGES.null)
+      : readString(body.custom_id, { allowBlank: false });
 }
 
 /** Applies a checked change: the contact with `customId` is updated (false) or created (true). */
-export function upsertContact(state: EndpointRequest['state'], known: UserRecord | undefined, customId: string, read: ContactRead): { readonly created: boolean; readonly id: number } {
+export function upsertContact(
+  state: EndpointRequest['state'],
+  known: UserRecord | undefined,
+  customId: string,
+  read: ContactRead,
+): { readonly created: boolean; readonly id: number } {
   const at = state.timestamp();
   if (known !== undefined) {
     Object.assign(known, read.change);
@@ -108,4 +117,6 @@ function fail(error: string): Read<never> {
   return { ok: false, error };
 }
 
-export const userRoutes: readonly Route[] = [{ name: 'users/update_or_create/', pattern: /^users\/update_or_create\/$/, methods: { POST: updateOrCreateUser } }];
+export const userRoutes: readonly Route[] = [
+  { name: 'users/update_or_create/', pattern: /^users\/update_or_create\/$/, methods: { POST: updateOrCreateUser } },
+];
