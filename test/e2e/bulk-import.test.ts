@@ -78,7 +78,8 @@ async function run(dir: string, extra: string[], reportFile = 'report.csv') {
       '--report',
       reportFile,
       '--state-dir',
-      'state',
+      // One state per sandbox: a sync state belongs to one target, and each run here has its own.
+      `state-${reportFile}`,
       '--rate',
       '10000',
       ...extra,
