@@ -23,7 +23,7 @@ CREATE TABLE IF NOT EXISTS sync_outbox (
   source INTEGER NOT NULL,
   line INTEGER NOT NULL,
   resource TEXT NOT NULL,
-  kind TEXT NOT NULL CHECK (kind IN ('entity', 'event')),
+  kind TEXT NOT NULL CHECK (kind IN ('entity', 'event', 'doubt')),
   key TEXT NOT NULL,
   hash TEXT NOT NULL,
   at TEXT NOT NULL

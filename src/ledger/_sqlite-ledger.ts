@@ -107,13 +107,15 @@ export class SqliteLedger implements OpenLedger {
         if (w.kind === 'intent') intent.run(w.source, w.line);
         else if (w.kind === 'outcome') {
           outcome.run(w.source, w.line, w.entry.state, w.entry.status, w.entry.id, w.entry.message);
-          // Only what the API accepted enters the sync state, in this same transaction.
-          if (w.sync !== undefined && w.entry.state === 'ok')
+          // What the API accepted enters the sync state, in this same transaction; so does an event
+          // in doubt (it may have been recorded), so that a later run never sends it again silently.
+          const doubt = w.entry.state === 'unknown' && w.sync?.kind === 'event';
+          if (w.sync !== undefined && (w.entry.state === 'ok' || doubt))
             outbox.run(
               w.source,
               w.line,
               w.sync.resource,
-              w.sync.kind,
+              doubt ? 'doubt' : w.sync.kind,
               w.sync.key,
               w.sync.hash,
               new Date().toISOString(),

@@ -129,7 +129,13 @@ async function settle(
       );
     }
     case 'unknown': {
-      const note = await record({ state: 'unknown', status: outcome.status, message: outcome.message });
+      // An event's key goes with it too: the next incremental run reports it unknown, never resends it.
+      const note = await record({
+        state: 'unknown',
+        status: outcome.status,
+        message: outcome.message,
+        sync: row.sync?.key,
+      });
       return settled({ ...base, status: 'unknown', http_status: outcome.status, message: outcome.message + note });
     }
     case 'not_sent': {

@@ -1,3 +1,4 @@
+import { DOUBT_PREFIX } from './sync-state.js';
 import type { StoredEntry } from './sync-state.js';
 import type { SyncKey } from './sync-key.js';
 
@@ -10,7 +11,7 @@ import type { SyncKey } from './sync-key.js';
  * - `superseded`: another row of this run carries the same entity key (the later row wins, as it
  *   would on the API) or the same event identity (the first row is sent once): not sent.
  */
-export const SYNC_STATUSES = ['new', 'changed', 'unchanged', 'already_sent', 'superseded'] as const;
+export const SYNC_STATUSES = ['new', 'changed', 'unchanged', 'already_sent', 'superseded', 'unknown'] as const;
 export type SyncStatus = (typeof SYNC_STATUSES)[number];
 
 /** `incremental` sends only new and changed rows; `full-refresh` sends every row again and refreshes the state. */
@@ -49,6 +50,15 @@ export function classifyRow(
   }
   const refresh = mode === 'full-refresh';
   if (stored === undefined) return { status: 'new', send: true };
+  if (row.kind === 'event' && stored.runId.startsWith(DOUBT_PREFIX)) {
+    // Never resent silently, not even by a full refresh: the earlier send may have been recorded.
+    const run = stored.runId.slice(DOUBT_PREFIX.length);
+    return {
+      status: 'unknown',
+      send: false,
+      message: `in doubt since run ${run} at ${stored.at} (its answer was lost or a 5xx): it may have been recorded; check the account, then engage-import resume --resend-unknown that run, or state forget it to send it again`,
+    };
+  }
   const when = `run ${stored.runId} at ${stored.at}`;
   if (row.kind === 'event') {
     return refresh

@@ -9,7 +9,8 @@ export interface SyncDelta {
   /** Position in the run's outbox; increases with commit order, never reused. */
   readonly seq: number;
   readonly resource: ResourceName;
-  readonly kind: SyncKind;
+  /** `doubt`: an event whose outcome is unknown (it may have been recorded); reported unknown until resolved. */
+  readonly kind: SyncKind | 'doubt';
   /** Entity key (`custom_id=C-1`) or event identity (hex). */
   readonly key: string;
   /** Request hash (hex). */

@@ -8,6 +8,9 @@ import { guardState, openStateDb, quickCheckState, type Db, type StatePlace } fr
 import type { LedgerSyncFeed } from './ledger-feed.js';
 import type { SyncKey, SyncKind } from './sync-key.js';
 
+/** Marks the run of an event identity whose outcome was unknown (see `classifyRow`). */
+export const DOUBT_PREFIX = 'doubt:';
+
 /** What the state holds for one key: the last accepted request (entities) or that it was accepted (events). */
 export interface StoredEntry {
   /** Request hash (hex) last accepted for an entity key; undefined for an event identity. */
@@ -176,8 +179,14 @@ export class SyncState {
        ON CONFLICT (resource, key) DO UPDATE SET hash = excluded.hash, run_id = excluded.run_id, at = excluded.at`,
     );
     // An event identity keeps the run that first sent it: a later full refresh does not make it newer news.
+    // An event in doubt is kept under `doubt:<run>` until an accepted send of it replaces it; it
+    // never replaces an accepted one.
     const putEvent = this.#db.prepare(
-      `INSERT INTO events (resource, identity, run_id, at) VALUES (?, unhex(?), ?, ?) ON CONFLICT DO NOTHING`,
+      `INSERT INTO events (resource, identity, run_id, at) VALUES (?, unhex(?), ?, ?)
+       ON CONFLICT (resource, identity) DO UPDATE SET run_id = excluded.run_id, at = excluded.at WHERE events.run_id LIKE '${DOUBT_PREFIX}%'`,
+    );
+    const putDoubt = this.#db.prepare(
+      `INSERT INTO events (resource, identity, run_id, at) VALUES (?, unhex(?), '${DOUBT_PREFIX}' || ?, ?) ON CONFLICT DO NOTHING`,
     );
     const putMapping = this.#db.prepare(
       `INSERT INTO mappings (resource, fingerprint, run_id, at) VALUES (?, ?, ?, ?)
@@ -210,6 +219,7 @@ export class SyncState {
               );
             prev = d.seq;
             if (d.kind === 'entity') putEntity.run(d.resource, d.key, d.hash, feed.runId, d.at);
+            else if (d.kind === 'doubt') putDoubt.run(d.resource, d.key, feed.runId, d.at);
             else putEvent.run(d.resource, d.key, feed.runId, d.at);
             resources.set(d.resource, d.at);
           }

@@ -86,6 +86,25 @@ describe('1. a 500 after the write is never resent silently', () => {
       existsSync(rejects) ? readFileSync(rejects, 'utf8').split('\n').filter(Boolean).length : 0,
     ).toBeLessThanOrEqual(1);
     expect(r.stderr).toMatch(/unknown 20/);
+
+    // The next night's incremental run, the API healthy again: rows in doubt stay unknown, none is resent.
+    sandbox.setFaults({ failRate: 0 });
+    const sent = sandbox.requests.length;
+    const next = await runCli(
+      ['import', 'job.yaml', '--rate', '1000', '--incremental', '--report', 'out/night-2.csv'],
+      {
+        cwd: dir,
+        env: env(sandbox.url),
+      },
+    );
+    expect(next.code).toBe(1);
+    expect(sandbox.requests.length).toBe(sent);
+    const night2 = parse(readFileSync(join(dir, 'out/night-2.csv')), { columns: true }) as {
+      status: string;
+      message: string;
+    }[];
+    expect(night2.map((l) => l.status)).toEqual(Array(20).fill('unknown'));
+    expect(night2[0]!.message).toMatch(/^in doubt since run .*resume --resend-unknown that run/);
   });
 
   it('--in-doubt resend resends them (at least once), and --unsafe-retries always still works with a deprecation note', async () => {

@@ -43,8 +43,23 @@ describe('classifyRow', () => {
   });
 });
 
+describe('events in doubt', () => {
+  const doubt = { hash: undefined, runId: 'doubt:20261122T020000Z-ab12', at: '2026-11-22T02:01:00.000Z' };
+
+  it.each(['incremental', 'full-refresh'] as const)(
+    'an event an earlier run left unknown is reported unknown and not sent (%s)',
+    (mode) => {
+      const c = classifyRow(event, doubt, undefined, mode);
+      expect(c).toMatchObject({ status: 'unknown', send: false });
+      expect(c.message).toContain('in doubt since run 20261122T020000Z-ab12');
+      expect(c.message).toContain('resume --resend-unknown');
+    },
+  );
+});
+
 describe('mappingChangeNote', () => {
   const counts = (c: Partial<SyncCounts>): SyncCounts => ({
+    unknown: 0,
     new: 0,
     changed: 0,
     unchanged: 0,

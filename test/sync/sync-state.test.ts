@@ -1,6 +1,7 @@
 import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
+import { classifyRow } from '../../src/sync/classify.js';
 import { SyncState } from '../../src/sync/sync-state.js';
 import type { SyncKey } from '../../src/sync/sync-key.js';
 import type { SyncDelta } from '../../src/sync/ledger-feed.js';
@@ -103,6 +104,25 @@ describe('SyncState.apply and lookup', () => {
     expect(c).toMatchObject({ hash: hex('2'), runId: 'r2' });
     expect(e).toMatchObject({ runId: 'r1' });
     expect(state.lastRun()).toEqual({ runId: 'r2', at: '2026-11-23T02:00:00.000Z' });
+  });
+
+  it('keeps an event in doubt until a run has it accepted, and never lets a doubt replace an accepted event', () => {
+    const { state } = setUp();
+    state.apply(fakeFeed('r1', [{ resource: 'event', kind: 'doubt', key: hex('d'), hash: hex('d') }]));
+    expect(state.lookup([event(hex('d'))])[0]).toMatchObject({ runId: 'doubt:r1' });
+    expect(classifyRow(event(hex('d')), state.lookup([event(hex('d'))])[0], undefined, 'incremental')).toMatchObject({
+      status: 'unknown',
+      send: false,
+    });
+
+    // resume --resend-unknown of r1 got it accepted: from then on it is already sent.
+    state.apply(fakeFeed('r1-resend', [{ resource: 'event', kind: 'event', key: hex('d'), hash: hex('d') }]));
+    expect(state.lookup([event(hex('d'))])[0]).toMatchObject({ runId: 'r1-resend' });
+    state.apply(fakeFeed('r3', [{ resource: 'event', kind: 'doubt', key: hex('d'), hash: hex('d') }]));
+    expect(classifyRow(event(hex('d')), state.lookup([event(hex('d'))])[0], undefined, 'incremental')).toMatchObject({
+      status: 'already_sent',
+      send: false,
+    });
   });
 
   it('rolls a batch back whole when the ledger hands outcomes out of order', () => {
