@@ -33,11 +33,11 @@ export interface SandboxOptions {
   readonly now?: () => number;
   /** How latency is waited, and the pauses of bulk imports; tests pass a fake. Default: a `setTimeout` promise. */
   readonly sleep?: (ms: number) => Promise<void>;
-  /** Rows a bulk CSV import applies per second (public-facts.md: about 450 on the service); 0: no pause. Default 450. */
+  /** Rows a bulk CSV import applies per second (docs/api-contract.md R-BULK-10: about 450 on the service); 0: no pause. Default 450. */
   readonly bulkRowsPerS?: number;
   /** Fraction of accepted bulk imports that stop part-way with status `failed` (seeded). Default 0. */
   readonly bulkFailRate?: number;
-  /** Largest bulk upload file, in bytes (tests lower it). Default 200 MB (public-facts.md). */
+  /** Largest bulk upload file, in bytes (tests lower it). Default 200 MB (docs/api-contract.md R-BULK-1). */
   readonly bulkMaxBytes?: number;
 }
 

@@ -1,5 +1,5 @@
 /**
- * `GET /import/status/` (public-facts.md "Bulk CSV import endpoints"): with `?import_id=<uuid>`
+ * `GET /import/status/` (docs/api-contract.md R-BULK-7): with `?import_id=<uuid>`
  * the status of that import, `{"success": true, "data": {id, status, total_count, succeeded,
  * failed, started_at, finished_at, author, rows_with_errors}}`; without it, every import
  * (oldest first) as a list under `data`. An id that names no import is a 404 `Not found.`

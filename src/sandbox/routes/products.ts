@@ -21,7 +21,7 @@ export interface ProductRead {
   readonly attributes: Record<string, unknown>;
 }
 
-/** The product fields of `body` other than `custom_id` (public-facts.md "Products"); the bulk import reads its rows through this too. */
+/** The product fields of `body` other than `custom_id` (docs/api-contract.md R-PROD-1); the bulk import reads its rows through this too. */
 export function readProductFields(body: Record<string, unknown>): ProductRead {
   const errors: FieldErrorMap = {};
   const text: Partial<Record<TextField, string | null>> = {};
