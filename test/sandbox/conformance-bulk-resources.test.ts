@@ -1,6 +1,6 @@
 /**
  * Bulk CSV imports of products and deals, seeded faults on imports, the request log of an import,
- * and reset: public-facts.md "Bulk CSV import endpoints" and the assumptions of docs/conformance.md.
+ * and reset: docs/api-contract.md R-BULK-1 … R-BULK-10 and the assumptions of docs/conformance.md.
  */
 import { describe, expect, it } from 'vitest';
 import { importAndWait, settle, upload } from './_bulk.js';

@@ -1,5 +1,5 @@
 /**
- * Bulk CSV imports (public-facts.md "Bulk CSV import endpoints"): the upload, the status, and the
+ * Bulk CSV imports (docs/api-contract.md R-BULK-1 … R-BULK-10): the upload, the status, and the
  * per-row rules the import applies, over real HTTP on loopback. Assumptions where the docs say
  * nothing are in docs/conformance.md ("Bulk CSV imports").
  */
@@ -124,7 +124,7 @@ describe('upload and status', () => {
     expect((await s.call('POST', 'import/status/', {})).status).toBe(405);
   });
 
-  it('public-facts: uploads and status calls count against the rate limit (the same window)', async () => {
+  it('R-RATE-5: uploads and status calls count against the rate limit (the same window)', async () => {
     const clock = manualClock();
     const s = await sandbox({ rate: 2, bulkRowsPerS: 0, now: clock.now });
     const first = await upload(s, 'users', 'custom_id\nC-1\n');
