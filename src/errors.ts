@@ -85,3 +85,28 @@ export class LedgerError extends EngageError<LedgerErrorCode> {}
 
 /** The sync state of an incremental job cannot be used (newer format, damaged, another target): nothing is sent. */
 export class SyncError extends EngageError<SyncErrorCode> {}
+
+/**
+ * How a row's failure is described when nothing is thrown: whichever way the row went (its own
+ * request, a bulk import, or not at all), a row that did not end `ok` is described in this one
+ * shape, and `failureLine` (src/report/failure-line.ts) turns it into the row's report line.
+ * - `failed`: the API refused it; not applied (the row goes to the rejects, to be fixed and sent again).
+ * - `unknown`: it may have been applied; it is never resent silently (`resume --resend-unknown`).
+ * - `not_sent`: it did not reach the API, unless `mayHaveApplied`: then it is reported `unknown`.
+ */
+export type FailureKind = 'failed' | 'unknown' | 'not_sent';
+
+export interface RowFailure<K extends FailureKind = FailureKind> {
+  readonly kind: K;
+  /** Why, for the report's message column (a bulk row's line also names its import). */
+  readonly message: string;
+  /** The HTTP status of the answer that decided it, when an answer did. */
+  readonly status?: number | undefined;
+  /** The bulk import whose report (or wait) decided it, when its id is known. */
+  readonly importId?: string | undefined;
+  /**
+   * `not_sent` only: an earlier attempt of it got a 5xx or lost its answer before the run
+   * stopped, so it may exist already and is reported `unknown`.
+   */
+  readonly mayHaveApplied?: boolean | undefined;
+}

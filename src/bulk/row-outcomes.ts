@@ -7,6 +7,7 @@
  * the rows not listed stay `unknown` and are uploaded again in smaller chunks
  * (`bisect-plan.ts`). Never calls a row `ok` that the service may have refused.
  */
+import type { RowFailure } from '../errors.js';
 import type { ImportStatusReport, ListedRowError } from '../transport/bulk-answers.js';
 
 /** The service lists at most this many failed rows per import (docs/api-contract.md R-BULK-9). */
@@ -18,10 +19,8 @@ export interface ChunkRow {
   readonly key: string | undefined;
 }
 
-export type RowVerdict =
-  | { readonly kind: 'ok' }
-  | { readonly kind: 'failed'; readonly message: string }
-  | { readonly kind: 'unknown' };
+/** `failed`: the import named the row, with the service's words; `unknown`: not decided yet (no message). */
+export type RowVerdict = { readonly kind: 'ok' } | RowFailure<'failed'> | { readonly kind: 'unknown' };
 
 export interface ChunkResolution {
   /** One per chunk row, in upload order. */

@@ -7,6 +7,7 @@
  * that message: `unknown` when they may have been applied, `failed` when the upload was refused.
  * Uploading and waiting are injected, so this runs without HTTP in tests.
  */
+import type { RowFailure } from '../errors.js';
 import type { ImportStatusReport } from '../transport/bulk-answers.js';
 import { planBisection } from './bisect-plan.js';
 import { resolveChunk, type ChunkRow } from './row-outcomes.js';
@@ -19,10 +20,10 @@ export type ImportAttempt =
   /** Given up (timeout, lost, interrupted, an upload whose outcome is unknown): the rows may have been applied. */
   | { readonly kind: 'given_up'; readonly message: string; readonly importId: string | undefined };
 
+/** A row's end in its chunk: ok, or its `RowFailure` (src/errors.ts), naming the import when its id is known. */
 export type RowSettlement =
   | { readonly kind: 'ok'; readonly importId: string }
-  | { readonly kind: 'failed'; readonly message: string; readonly importId: string | undefined }
-  | { readonly kind: 'unknown'; readonly message: string; readonly importId: string | undefined };
+  | (RowFailure<'failed' | 'unknown'> & { readonly importId: string | undefined });
 
 export interface SettleOptions {
   /** Uploads the chunk rows at these positions (in order) as a new import and waits for it. */

@@ -23,6 +23,7 @@ import { settleChunk, type ImportAttempt, type RowSettlement } from '../bulk/set
 import type { BulkChunkRecord, BulkChunks } from '../ledger/bulk-chunks.js';
 import type { LedgerEntry, Outcome } from '../ledger/index.js';
 import { HttpError } from '../errors.js';
+import { failureLine } from '../report/failure-line.js';
 import { createBulkClient, type BulkClient, type UploadOutcome, type WaitOutcome } from '../transport/bulk-client.js';
 import { IN_DOUBT_MESSAGE } from '../transport/in-doubt.js';
 import type { BulkPlan } from './bulk-choice.js';
@@ -352,17 +353,15 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
         return settled({ ...base, status: 'ok', message: message + note }, deps.cascade.succeeded(row, undefined));
       }
       case 'failed': {
-        const message = `${by}: ${outcome.message}`;
-        const note = await record({ state: 'failed', message });
+        const line = failureLine(outcome, 'bulk_import');
+        const note = await record({ state: 'failed', message: line.message });
         await deps.reject(row, outcome.message);
-        return settled({ ...base, status: 'failed', message: message + note }, deps.cascade.failed(row, 'failed'));
+        return settled({ ...base, ...line, message: line.message + note }, deps.cascade.failed(row, 'failed'));
       }
       case 'unknown': {
-        const message = outcome.message.includes(outcome.importId ?? '\u0000')
-          ? outcome.message
-          : `${by}: ${outcome.message}`;
-        const note = await record({ state: 'unknown', message });
-        return settled({ ...base, status: 'unknown', message: message + note });
+        const line = failureLine(outcome, 'bulk_import');
+        const note = await record({ state: 'unknown', message: line.message });
+        return settled({ ...base, ...line, message: line.message + note });
       }
     }
   }

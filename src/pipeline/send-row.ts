@@ -1,5 +1,6 @@
 import { HttpError } from '../errors.js';
 import type { Ledger, LedgerEntry, Outcome } from '../ledger/index.js';
+import { failureLine } from '../report/failure-line.js';
 import type { ReportLine } from '../report/report-line.js';
 import { IN_DOUBT_MESSAGE, inDoubtBefore } from '../transport/in-doubt.js';
 import type { SendOutcome, Transport } from '../transport/index.js';
@@ -120,13 +121,10 @@ async function settle(
       );
     }
     case 'failed': {
-      const message = outcome.message + productChangeNote(stage, row);
-      const note = await record({ state: 'failed', status: outcome.status, message });
-      await deps.reject(row, message);
-      return settled(
-        { ...base, status: 'failed', http_status: outcome.status, message: message + note },
-        deps.cascade.failed(row, 'failed'),
-      );
+      const line = failureLine({ ...outcome, message: outcome.message + productChangeNote(stage, row) });
+      const note = await record({ state: 'failed', status: outcome.status, message: line.message });
+      await deps.reject(row, line.message);
+      return settled({ ...base, ...line, message: line.message + note }, deps.cascade.failed(row, 'failed'));
     }
     case 'unknown': {
       // An event's key goes with it too: the next incremental run reports it unknown, never resends it.
@@ -136,19 +134,18 @@ async function settle(
         message: outcome.message,
         sync: row.sync?.key,
       });
-      return settled({ ...base, status: 'unknown', http_status: outcome.status, message: outcome.message + note });
+      const line = failureLine(outcome);
+      return settled({ ...base, ...line, message: line.message + note });
     }
     case 'not_sent': {
-      if (outcome.mayHaveApplied) {
-        // It left and got a 5xx or lost its answer before the run stopped: it may have been
-        // applied. The intent stays, so the resume treats it as in flight.
-        return settled({ ...base, status: 'unknown', message: `${outcome.message}; it may have been applied` });
-      }
+      // It left and got a 5xx or lost its answer before the run stopped: it may have been applied,
+      // and its line says `unknown`. The intent stays, so the resume treats it as in flight.
+      if (outcome.mayHaveApplied) return settled({ ...base, ...failureLine(outcome) });
       // Every attempt was refused (429) or never left: the service did not apply it.
       await undoIntent(stage, deps, row, before);
       const doubt = doubtBefore(before, row.idempotent);
       if (doubt !== undefined) return stillInDoubt(base, doubt, outcome.message);
-      return settled({ ...base, status: 'not_sent', message: deps.state.stopReason ?? outcome.message });
+      return settled({ ...base, ...failureLine({ ...outcome, message: deps.state.stopReason ?? outcome.message }) });
     }
   }
 }

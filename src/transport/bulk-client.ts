@@ -7,6 +7,7 @@
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import { parseImportStatus, parseUploadAnswer, type ImportStatusReport } from './bulk-answers.js';
+import type { RowFailure } from '../errors.js';
 import type { Transport } from './types.js';
 
 export type BulkKind = 'users' | 'products' | 'deals';
@@ -55,6 +56,7 @@ export interface UploadRequest {
  * - `unknown`: an import may exist but its id is not known (a 2xx without an id, a lost answer
  *   given up): the rows are safe to upload again (upsert), and must not be called ok.
  * - `not_sent`: the run stopped first; `mayHaveApplied` as in `SendOutcome`.
+ * The last two are `RowFailure`s (src/errors.ts), as the transport's are.
  */
 export type UploadOutcome =
   | {
@@ -64,8 +66,8 @@ export type UploadOutcome =
       readonly attempts: number;
     }
   | { readonly kind: 'refused'; readonly status: number | undefined; readonly message: string }
-  | { readonly kind: 'unknown'; readonly message: string }
-  | { readonly kind: 'not_sent'; readonly message: string; readonly mayHaveApplied: boolean };
+  | RowFailure<'unknown'>
+  | (RowFailure<'not_sent'> & { readonly mayHaveApplied: boolean });
 
 /**
  * - `ended`: the import finished, or ended without finishing (`report.state` says which).

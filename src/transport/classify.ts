@@ -1,4 +1,4 @@
-import { HttpError } from '../errors.js';
+import { HttpError, type RowFailure } from '../errors.js';
 import type { Exchange } from './_exchange.js';
 import { NOT_RESENT, UNAUTHORIZED, networkMessage, redirectMessage, tlsMessage } from './_messages.js';
 import { errorMessage } from './error-body.js';
@@ -35,7 +35,7 @@ export type DoneOutcome =
       readonly id: string | undefined;
       readonly message?: string;
     }
-  | { readonly kind: 'failed' | 'unknown'; readonly status: number | undefined; readonly message: string };
+  | (RowFailure<'failed' | 'unknown'> & { readonly status: number | undefined });
 
 export interface ClassifyContext {
   readonly method: string;

@@ -233,7 +233,7 @@ class HttpTransport implements Transport {
     switch (step.action) {
       case 'done':
         if (step.outcome.kind === 'ok') this.#budget.onSuccess();
-        return { ...step.outcome, attempts: tries.sent } as SendOutcome;
+        return { ...step.outcome, attempts: tries.sent };
       case 'fatal': {
         const error = this.#stopRun(step.error);
         // An earlier attempt of this request may have been applied: its fate is unknown, not refused.

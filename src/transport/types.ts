@@ -1,4 +1,4 @@
-import type { HttpError } from '../errors.js';
+import type { HttpError, RowFailure } from '../errors.js';
 import type { BreakerOptions } from './breaker.js';
 import type { InDoubtMode } from './in-doubt.js';
 import type { RetryBudgetOptions } from './retry-budget.js';
@@ -23,6 +23,7 @@ export interface ApiRequest {
 
 /**
  * What became of one request. `attempts` counts every time it was sent, 429 answers included.
+ * Its failures are `RowFailure`s (src/errors.ts), with `status` the last answer's HTTP status.
  * - `ok`: 2xx with a JSON object `body`; `id` is `body.id` as a string when present. Also a
  *   resent create answered "exists already" (`recognisesOwnCreate`): `body` undefined, `message` says so.
  * - `failed`: the service refused it (4xx); not applied.
@@ -42,24 +43,8 @@ export type SendOutcome =
       readonly attempts: number;
       readonly message?: string;
     }
-  | {
-      readonly kind: 'failed';
-      readonly status: number | undefined;
-      readonly message: string;
-      readonly attempts: number;
-    }
-  | {
-      readonly kind: 'unknown';
-      readonly status: number | undefined;
-      readonly message: string;
-      readonly attempts: number;
-    }
-  | {
-      readonly kind: 'not_sent';
-      readonly message: string;
-      readonly attempts: number;
-      readonly mayHaveApplied: boolean;
-    };
+  | (RowFailure<'failed' | 'unknown'> & { readonly status: number | undefined; readonly attempts: number })
+  | (RowFailure<'not_sent'> & { readonly attempts: number; readonly mayHaveApplied: boolean });
 
 /** Counters since the transport was created (the pipeline subtracts two readings per stage). */
 export interface TransportStats {
