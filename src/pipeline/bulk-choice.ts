@@ -1,6 +1,8 @@
 /**
  * Which stages go through the CSV import endpoints. Contacts and products go by bulk in `auto`
- * when the stage has at least `minRows` valid rows; deals only when asked (`--bulk always` or the
+ * when the stage has at least `minRows` valid rows, and products also when any row updates a
+ * product the account has (an incremental run's `changed` rows: `POST /products/` only creates,
+ * the import is the only update); deals only when asked (`--bulk always` or the
  * mapping's `bulk: true`), because the deal importer's header names are not published and the
  * mapping must give them (`bulk_header:`). A mapping's `bulk:` overrides `--bulk`. Events,
  * product events and web push campaigns have no import endpoint: always per row.
@@ -26,17 +28,38 @@ export interface BulkPlan {
   readonly keyOf: (payload: Readonly<Record<string, unknown>>) => string | undefined;
 }
 
-/** The bulk plan of a stage, or undefined when it goes per row. */
+/**
+ * Whether `bulkPlanOf` needs to know how many rows of the stage update an existing product: only
+ * a products stage that `auto` would otherwise send per row (fewer valid rows than `minRows`).
+ */
+export function needsProductUpdates(
+  mapping: ResolvedMapping,
+  validRows: number,
+  options: BulkOptions | undefined,
+): boolean {
+  return (
+    mapping.resource === 'product' &&
+    mapping.bulk === undefined &&
+    options?.mode === 'auto' &&
+    validRows > 0 &&
+    validRows < options.minRows
+  );
+}
+
+/**
+ * The bulk plan of a stage, or undefined when it goes per row. `productUpdates`: rows that
+ * update a product the account has (see `needsProductUpdates`); any makes `auto` choose bulk.
+ */
 export function bulkPlanOf(
   mapping: ResolvedMapping,
   validRows: number,
   options: BulkOptions | undefined,
+  productUpdates = 0,
 ): BulkPlan | undefined {
   const kind = KINDS[mapping.resource];
   if (kind === undefined || options === undefined) return undefined;
-  const wanted =
-    mapping.bulk ??
-    (options.mode === 'always' || (options.mode === 'auto' && kind !== 'deals' && validRows >= options.minRows));
+  const bySize = validRows >= options.minRows || (kind === 'products' && productUpdates > 0);
+  const wanted = mapping.bulk ?? (options.mode === 'always' || (options.mode === 'auto' && kind !== 'deals' && bySize));
   if (!wanted || validRows === 0) return undefined;
   const resource = mapping.resource as 'user' | 'product' | 'deal';
   const columns = bulkColumns(

@@ -4,12 +4,15 @@
  */
 import { join } from 'node:path';
 import { openBulkChunks } from '../ledger/bulk-chunks.js';
-import { bulkPlanOf } from './bulk-choice.js';
+import { bulkPlanOf, needsProductUpdates } from './bulk-choice.js';
 import type { BulkOptions } from './bulk-options.js';
 import { sendByBulk } from './bulk-strategy.js';
+import type { PlanOptions } from './plan-rows.js';
+import { countProductUpdates } from './product-updates.js';
 import type { Semaphore } from './semaphore.js';
 import { sendEachRow, type SendDeps } from './send-row.js';
 import type { StageInfo, StageStrategy } from './stage-strategy.js';
+import type { SourceClassifier } from '../sync/index.js';
 
 export interface ChosenStrategy {
   readonly strategy: StageStrategy;
@@ -19,7 +22,7 @@ export interface ChosenStrategy {
   close(): void;
 }
 
-export function chooseStrategy(
+export async function chooseStrategy(
   stage: StageInfo,
   deps: SendDeps,
   context: {
@@ -28,9 +31,16 @@ export function chooseStrategy(
     readonly inFlight: Semaphore;
     readonly signal: AbortSignal;
     readonly cwd: string;
+    /** The stage file's sync classifier and how its rows are planned: a small products stage counts its updates. */
+    readonly sync?: SourceClassifier | undefined;
+    readonly planOptions: PlanOptions;
   },
-): ChosenStrategy {
-  const plan = bulkPlanOf(stage.mapping, context.validRows, context.bulk);
+): Promise<ChosenStrategy> {
+  const updates =
+    context.sync !== undefined && needsProductUpdates(stage.mapping, context.validRows, context.bulk)
+      ? await countProductUpdates(stage.mapping, context.planOptions, context.sync)
+      : 0;
+  const plan = bulkPlanOf(stage.mapping, context.validRows, context.bulk, updates);
   if (plan === undefined || context.bulk === undefined)
     return { strategy: sendEachRow(stage, deps), bulkStats: () => undefined, close: () => undefined };
   const chunks = openBulkChunks(deps.ledger.runDir, context.cwd);

@@ -137,7 +137,7 @@ async function stage(run: Run, index: number, mapping: ResolvedMapping, { rows, 
     row: { readonly fields: readonly string[]; readonly line: number; readonly raw?: string | undefined },
     message: string,
   ) => run.rejects?.write(mapping, source, row.fields, message, row.line, row.raw);
-  const chosen = chooseStrategy(
+  const chosen = await chooseStrategy(
     info,
     { transport, ledger, state: run.state, gate: run.gate, cascade, reject },
     {
@@ -146,6 +146,8 @@ async function stage(run: Run, index: number, mapping: ResolvedMapping, { rows, 
       inFlight: run.inFlight,
       signal: run.deps.signal,
       cwd: run.options.cwd,
+      sync: run.syncs[index],
+      planOptions: run.options,
     },
   );
   const strategy = chosen.strategy;

@@ -2,7 +2,7 @@ import type { Ledger, LedgerEntry } from '../ledger/index.js';
 import type { ReportLine } from '../report/report-line.js';
 import type { FileSummary } from '../report/summary.js';
 import type { CsvSource } from '../source/csv-source.js';
-import { IN_DOUBT_MESSAGE, resumeDecision } from '../transport/in-doubt.js';
+import { IN_DOUBT_MESSAGE, inDoubtBefore, resumeDecision } from '../transport/in-doubt.js';
 import type { Cascade } from './cascade.js';
 import type { LiveImportOptions } from './live-options.js';
 import { inSendOrder } from '../sort/send-order.js';
@@ -122,12 +122,13 @@ function decideWithoutSending(
       effect,
     );
   }
-  // In flight when the last run stopped: the intent stays in the ledger, so a later
-  // `resume --resend-unknown` can still send it.
-  if (decision.kind === 'in_doubt') return settled({ ...base, status: 'unknown', message: IN_DOUBT_MESSAGE });
+  if (decision.kind === 'in_doubt') return inFlightAtCrash(run, row, base, verdict);
   // Incremental run: the account has this row already (unchanged, already_sent), or a row of this
   // run with its key is sent instead (superseded). Children of an unchanged parent may be sent.
-  if (verdict !== undefined && !verdict.send) {
+  // A row this run left in doubt and the user resends (`--resend-unknown`) is sent although the
+  // state reports its own doubt: the ledger's answer comes first.
+  const resending = decision.kind === 'send' && inDoubtBefore(before?.state) && verdict?.status === 'unknown';
+  if (verdict !== undefined && !verdict.send && !resending) {
     const effect =
       verdict.status === 'unchanged' || verdict.status === 'already_sent'
         ? run.cascade.succeeded(row, undefined)
@@ -148,6 +149,31 @@ function decideWithoutSending(
     return settled({ ...base, status: 'not_sent', message: run.state.stopReason });
   }
   return undefined;
+}
+
+/**
+ * A non-idempotent row in flight when the last run stopped: `unknown`, and recorded so. The
+ * outcome goes to the ledger with the row's sync key, so an event's doubt enters the sync state
+ * in the same transaction, as a live `unknown` does: no later run sends it again silently. A
+ * later `resume --resend-unknown` still sends it (an `unknown` row is resent as an intent was).
+ */
+async function inFlightAtCrash(
+  run: StageRun,
+  row: PlannedRow,
+  base: ReturnType<typeof baseLine>,
+  verdict: SyncVerdict | undefined,
+): Promise<Settled> {
+  let note = '';
+  try {
+    await run.ledger.recordOutcome(run.stage.index, row.line, {
+      state: 'unknown',
+      message: IN_DOUBT_MESSAGE,
+      sync: verdict?.key,
+    });
+  } catch (error) {
+    note = ` (the run's ledger could not record this: ${run.state.ledgerBroke(error)}; it stays in doubt there)`;
+  }
+  return settled({ ...base, status: 'unknown', message: IN_DOUBT_MESSAGE + note });
 }
 
 /** A child of a parent that did not make it: skipped, and in the rejects, so that it goes again with its fixed parent. */

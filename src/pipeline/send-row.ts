@@ -157,7 +157,7 @@ async function settle(
  */
 function productChangeNote(stage: StageInfo, row: SendableRow): string {
   if (stage.mapping.resource !== 'product' || row.sync?.status !== 'changed') return '';
-  return '; this product changed since it was created, and products are updated only by the bulk import (--bulk always)';
+  return '; this product changed since it was created, and products are updated only by the bulk import (run with --bulk auto or --bulk always)';
 }
 
 /** The answer in the ledger; if the ledger fails, the row's report line still says what the API answered. */

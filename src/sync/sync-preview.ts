@@ -28,6 +28,12 @@ export interface SourceClassifier {
    * per few hundred rows: a point lookup per row costs several times as much).
    */
   classify(rows: readonly ClassifiedRow[]): (Classification & { readonly key: SyncKey })[];
+  /**
+   * How many of these rows would be sent to an entity the state says the account has: `changed`,
+   * or `unchanged` resent by a full refresh. Counts nothing, decides nothing for `classify`: a
+   * products stage asks it before choosing how to send (products are updated only by bulk import).
+   */
+  updates(rows: readonly ClassifiedRow[]): number;
 }
 
 /** What `validate --incremental` and an incremental live run ask of the sync state. */
@@ -111,6 +117,14 @@ export function createRunClassifier(options: RunClassifierOptions): RunClassifie
             return { ...c, key };
           });
         },
+        updates: (rows) => {
+          const rowKeys = rows.map(keyer);
+          const stored = options.state?.lookup(rowKeys) ?? [];
+          return rowKeys.filter((key, i) => {
+            const c = classifyRow(key, stored[i], undefined, options.mode);
+            return c.send && (c.status === 'changed' || c.status === 'unchanged');
+          }).length;
+        },
       };
     },
     notes() {
@@ -147,6 +161,8 @@ export function createSendAllClassifier(): RunClassifier {
         needsFirstPass: false,
         note: () => undefined,
         classify: (rows) => rows.map((row) => ({ status: 'new', send: true, key: keyer(row) })),
+        // Without --incremental nothing is compared: every row is sent as it is.
+        updates: () => 0,
       };
     },
     notes: () => [],

@@ -202,8 +202,10 @@ export class SyncState {
     return guardState(this.place, () => {
       for (;;) {
         const known = get.get(feed.runId);
-        if (known?.complete === 1) return applied;
         const after = known?.seq ?? 0;
+        // A complete run may still grow: `resume --resend-unknown` reopens a finished run and
+        // records the rows it resends (its own feed is applied here, catch-up skips it).
+        if (known?.complete === 1 && feed.deltasAfter(after, 1).length === 0) return applied;
         const batch = feed.deltasAfter(after, APPLY_BATCH);
         const last = batch.at(-1);
         const complete = batch.length < APPLY_BATCH && feed.finished;

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createRequire } from 'node:module';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parse } from 'csv-parse/sync';
@@ -58,9 +58,16 @@ function appliedEvents(sandbox: Sandbox): Map<string, number> {
   return applied;
 }
 
+/** The row of each event request the sandbox received from `from` on. */
+const eventRowsSince = (sandbox: Sandbox, from: number) =>
+  sandbox.requests
+    .slice(from)
+    .map((q) => (q.body as { data?: { row?: string } } | undefined)?.data?.row)
+    .filter((r): r is string => r !== undefined);
+
 describe('incremental runs: kill -9 during day 2, resume, then day 3 with the same files', () => {
   it.each([7, 19, 31])(
-    'seed %d: no event is applied twice unless reported unknown, and day 3 sends only rows not accepted',
+    'seed %d: an event in flight at the kill stays unknown across runs and is sent again only by --resend-unknown',
     async (seed) => {
       const random = mulberry32(seed);
       const dir = tmpTree();
@@ -73,9 +80,10 @@ describe('incremental runs: kill -9 during day 2, resume, then day 3 with the sa
         expect(day1.code).toBe(0);
         const afterDay1 = sandbox.requests.length;
 
-        // Day 2: 4 contacts changed and 120 new events; killed after a seeded number of its requests.
+        // Day 2: 4 contacts changed and 120 new events; killed right after a seeded event request
+        // arrived (its answer is 7 ms or more away): that event was recorded but never answered.
         writeDay(dir, 180, true);
-        const killAt = afterDay1 + 1 + Math.floor(random() * 110);
+        const killAt = afterDay1 + 5 + Math.floor(random() * 110);
         const child = spawn(
           process.execPath,
           ['--import', TSX, join(ROOT, 'src/cli/bin.ts'), 'import', 'job.yaml', ...common(dir, 'day2')],
@@ -89,34 +97,80 @@ describe('incremental runs: kill -9 during day 2, resume, then day 3 with the sa
         }
         await exit;
         expect(child.signalCode).toBe('SIGKILL');
+        const inFlight = eventRowsSince(sandbox, killAt - 1)[0];
+        expect(inFlight).toBeDefined();
+
+        // Not resumed: the next run of the job is refused while day 2 is unfinished, and sends nothing.
+        const beforeRefused = sandbox.requests.length;
+        const refused = await runCli(['import', 'job.yaml', ...common(dir, 'refused')], { cwd: dir, env });
+        expect(refused.code).not.toBe(0);
+        expect(refused.code).not.toBe(1);
+        expect(refused.stderr).toMatch(
+          /an unfinished run of this job is in .*: continue it with 'engage-import resume'/,
+        );
+        expect(sandbox.requests.length).toBe(beforeRefused);
+
         let resumed = await runCli(['resume', ...common(dir, 'resume')], { cwd: dir, env });
         if (resumed.code !== 0 && resumed.code !== 1)
           resumed = await runCli(['resume', ...common(dir, 'resume')], { cwd: dir, env });
         expect([0, 1]).toContain(resumed.code);
         const afterResume = sandbox.requests.length;
-
-        const day3 = await runCli(['import', 'job.yaml', ...common(dir, 'day3')], { cwd: dir, env });
-        expect([0, 1]).toContain(day3.code);
         const unknown = new Set(
-          [...reportOf(dir, 'resume'), ...reportOf(dir, 'day3')]
+          reportOf(dir, 'resume')
             .filter((l) => l.status === 'unknown')
-            .map((l) => l.key),
+            .map((l) => l.key ?? ''),
         );
-        const duplicated = [...appliedEvents(sandbox)]
-          .filter(([row, n]) => n > 1 && !unknown.has(row))
-          .map(([row]) => row);
-        expect(duplicated).toEqual([]);
-        // Every event ends accepted once; day 3 sends only what was in doubt after the resume.
-        expect(appliedEvents(sandbox).size).toBe(180);
-        const day3Sent = sandbox.requests
-          .slice(afterResume)
-          .map((q) => (q.body as { data?: { row?: string } } | undefined)?.data?.row);
-        expect(day3Sent.filter((r) => r === undefined || !unknown.has(r))).toEqual([]);
+        expect(unknown).toContain(inFlight);
+        // The resume resent none of the rows it reports unknown.
+        expect(eventRowsSince(sandbox, beforeRefused).filter((r) => unknown.has(r))).toEqual([]);
+
+        // Day 3, same files: nothing to send. The rows in doubt stay unknown (never resent silently).
+        const day3 = await runCli(['import', 'job.yaml', ...common(dir, 'day3')], { cwd: dir, env });
+        expect(day3.code).toBe(1);
+        expect(sandbox.requests.length).toBe(afterResume);
+        const day3Events = reportOf(dir, 'day3').filter((l) => l.resource === 'event');
+        expect(day3Events.filter((l) => l.status === 'unknown').map((l) => l.key)).toEqual(
+          [...unknown].sort((a, b) => Number(a.slice(2)) - Number(b.slice(2))),
+        );
+        expect(day3Events.find((l) => l.key === inFlight)?.message).toMatch(/resume --resend-unknown/);
+        expect(day3Events.filter((l) => l.status === 'already_sent')).toHaveLength(180 - unknown.size);
         expect(
           reportOf(dir, 'day3')
             .filter((l) => l.resource === 'user')
             .map((l) => l.status),
         ).toEqual(Array(20).fill('unchanged'));
+        // Every event was recorded once at most; only one in doubt may be missing (its request may not have left).
+        const applied = appliedEvents(sandbox);
+        expect([...applied].filter(([, n]) => n !== 1)).toEqual([]);
+        expect(applied.size + [...unknown].filter((r) => !applied.has(r)).length).toBe(180);
+
+        // The user checked the account and resends day 2's rows in doubt: each is sent once more, then accepted.
+        const runs = readdirSync(join(dir, 'state', 'runs'))
+          .filter((n) => !n.startsWith('.'))
+          .sort();
+        const resend = await runCli(
+          ['resume', join('state', 'runs', runs[1]!), '--resend-unknown', ...common(dir, 'resend')],
+          {
+            cwd: dir,
+            env,
+          },
+        );
+        expect(resend.code).toBe(0);
+        expect(eventRowsSince(sandbox, afterResume).sort()).toEqual([...unknown].sort());
+        expect(
+          reportOf(dir, 'resend')
+            .filter((l) => unknown.has(l.key ?? ''))
+            .map((l) => l.status),
+        ).toEqual(Array(unknown.size).fill('ok'));
+        const afterResend = sandbox.requests.length;
+        const day4 = await runCli(['import', 'job.yaml', ...common(dir, 'day4')], { cwd: dir, env });
+        expect(day4.code).toBe(0);
+        expect(sandbox.requests.length).toBe(afterResend);
+        expect(
+          reportOf(dir, 'day4')
+            .filter((l) => l.resource === 'event')
+            .map((l) => l.status),
+        ).toEqual(Array(180).fill('already_sent'));
       } finally {
         await sandbox.close();
       }

@@ -34,6 +34,18 @@ function jobFolder(sync = ''): { dir: string; day: (contacts: string[], events: 
   };
 }
 
+/** Fake time for the pauses between bulk import status polls (each yields to the sandbox for a moment). */
+function fastClock() {
+  let t = 0;
+  return {
+    now: () => t,
+    sleep: async (ms: number) => {
+      t += ms;
+      await new Promise((r) => setTimeout(r, 2));
+    },
+  };
+}
+
 async function run(dir: string, extra: string[] = []) {
   const report = join(dir, `report-${Math.random().toString(36).slice(2)}.csv`);
   const r = await runCli(
@@ -54,6 +66,7 @@ async function run(dir: string, extra: string[] = []) {
     {
       cwd: dir,
       env: { ENGAGE_API_KEY: sandbox!.apiKey },
+      clock: fastClock(),
     },
   );
   const lines = parse(readFileSync(report), { columns: true }) as Line[];
@@ -184,8 +197,9 @@ describe('incremental runs against the sandbox', () => {
     }
   });
 
-  it('a changed product is sent, answered "already exists" and reported failed with how products are updated', async () => {
-    sandbox = await startSandbox({ rate: 0 });
+  /** A products job: day 1 sends P-1 and P-2 per row (2 rows, under --bulk-min-rows); day 2 changes P-2 and adds P-3. */
+  async function productDays(day2Args: string[]) {
+    sandbox = await startSandbox({ rate: 0, bulkRowsPerS: 0 });
     const dir = tmpTree();
     writeFileSync(
       join(dir, 'products.yaml'),
@@ -193,13 +207,47 @@ describe('incremental runs against the sandbox', () => {
     );
     writeFileSync(join(dir, 'job.yaml'), 'mappings: [products.yaml]\n');
     writeFileSync(join(dir, 'products.csv'), 'sku,name\nP-1,Mug\nP-2,Cup\n');
-    expect((await run(dir, ['--incremental'])).code).toBe(0);
+    const day1 = await run(dir, ['--incremental']);
+    expect(day1.code).toBe(0);
+    expect(requestsSince(0)).toEqual(['POST products/ P-1', 'POST products/ P-2']);
     writeFileSync(join(dir, 'products.csv'), 'sku,name\nP-1,Mug\nP-2,Big cup\nP-3,Plate\n');
     const before = sandbox.requests.length;
-    const day2 = await run(dir, ['--incremental']);
+    return { dir, before, day2: await run(dir, ['--incremental', ...day2Args]) };
+  }
+
+  it('a stage with a changed product goes by bulk import under --bulk auto, however small: the change reaches the account', async () => {
+    const { dir, before, day2 } = await productDays([]);
+    expect(day2.code).toBe(0);
+    expect(day2.lines.map((l) => `${l.key}:${l.status}`)).toEqual(['P-1:unchanged', 'P-2:ok', 'P-3:ok']);
+    const importId = /^imported by bulk import ([0-9a-f-]{36})$/.exec(day2.lines[1]?.message ?? '')?.[1];
+    expect(importId).toBeDefined();
+    expect(day2.lines[2]?.message).toBe(`imported by bulk import ${importId}`);
+    // One upload (the sandbox logs each row it applies as IMPORT), then its status polls; no per-row product request.
+    const paths = sandbox!.requests.slice(before).map((q) => `${q.method} ${q.path.replace('/api/public/', '')}`);
+    expect(paths.slice(0, 3)).toEqual(['POST products/import/', 'IMPORT products/import/', 'IMPORT products/import/']);
+    expect(paths.length).toBeGreaterThan(3);
+    expect(new Set(paths.slice(3))).toEqual(new Set([`GET import/status/?import_id=${importId}`]));
+    expect(
+      sandbox!.state
+        .products()
+        .map((p) => `${p.custom_id}:${p.name}`)
+        .sort(),
+    ).toEqual(['P-1:Mug', 'P-2:Big cup', 'P-3:Plate']);
+    // The import's rows entered the sync state: day 3 with the same file sends nothing.
+    const day3Before = sandbox!.requests.length;
+    const day3 = await run(dir, ['--incremental']);
+    expect(day3.code).toBe(0);
+    expect(day3.lines.map((l) => l.status)).toEqual(['unchanged', 'unchanged', 'unchanged']);
+    expect(sandbox!.requests.length).toBe(day3Before);
+  });
+
+  it('with --bulk never a changed product is sent, answered "already exists" and reported failed with how products are updated', async () => {
+    const { before, day2 } = await productDays(['--bulk', 'never']);
     expect(day2.code).toBe(1);
     expect(day2.lines.map((l) => `${l.key}:${l.status}`)).toEqual(['P-1:unchanged', 'P-2:failed', 'P-3:ok']);
-    expect(day2.lines[1]?.message).toMatch(/products are updated only by the bulk import \(--bulk always\)$/);
+    expect(day2.lines[1]?.message).toMatch(
+      /products are updated only by the bulk import \(run with --bulk auto or --bulk always\)$/,
+    );
     expect(requestsSince(before)).toEqual(['POST products/ P-2', 'POST products/ P-3']);
   });
 

@@ -80,10 +80,21 @@ describe('SyncState.apply and lookup', () => {
     expect(state.apply(finished)).toBe(1);
     expect(state.isComplete('r1')).toBe(true);
     expect(state.lookup([contact('C-1', hex('3'))])[0]?.hash).toBe(hex('3'));
-    // A complete run is not read again.
+    // A complete run is only probed for one more delta (catch-up does not even open it).
     const reads = finished.reads.length;
     expect(state.apply(finished)).toBe(0);
-    expect(finished.reads.length).toBe(reads);
+    expect(finished.reads.slice(reads)).toEqual([{ after: 3, limit: 1 }]);
+
+    // `resume --resend-unknown` reopened the finished run and recorded one more outcome: applied.
+    const resent = fakeFeed('r1', [
+      { resource: 'user', kind: 'entity', key: 'custom_id=C-1', hash: hex('1') },
+      { resource: 'user', kind: 'entity', key: 'custom_id=C-2', hash: hex('2') },
+      { resource: 'user', kind: 'entity', key: 'custom_id=C-1', hash: hex('3') },
+      { resource: 'user', kind: 'entity', key: 'custom_id=C-2', hash: hex('4') },
+    ]);
+    expect(state.apply(resent)).toBe(1);
+    expect(state.isComplete('r1')).toBe(true);
+    expect(state.lookup([contact('C-2', hex('4'))])[0]?.hash).toBe(hex('4'));
   });
 
   it('a later run replaces an entity request and keeps the first run of an event', () => {
