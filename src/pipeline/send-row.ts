@@ -139,8 +139,13 @@ async function settle(
     }
     case 'not_sent': {
       // It left and got a 5xx or lost its answer before the run stopped: it may have been applied,
-      // and its line says `unknown`. The intent stays, so the resume treats it as in flight.
-      if (outcome.mayHaveApplied) return settled({ ...base, ...failureLine(outcome) });
+      // and its line says `unknown`. Recorded as such, with its sync key as an `unknown` answer is,
+      // so that neither a resume nor the next incremental run sends it again silently.
+      if (outcome.mayHaveApplied) {
+        const line = failureLine(outcome);
+        const note = await record({ state: 'unknown', message: line.message, sync: row.sync?.key });
+        return settled({ ...base, ...line, message: line.message + note });
+      }
       // Every attempt was refused (429) or never left: the service did not apply it.
       await undoIntent(stage, deps, row, before);
       const doubt = doubtBefore(before, row.idempotent);
