@@ -13,19 +13,22 @@
  *
  * Resume: a row in flight at a crash whose chunk has a recorded import id joins that chunk again,
  * and the import is polled, not uploaded again; a chunk without an id is uploaded again (upsert).
+ * The re-uploads of bisection are recorded as the chunk's sub-imports (`bulk-reupload.ts`), so a
+ * resume polls those already started too, and uploads only the sets whose answer was lost.
  */
 import { openAsBlob } from 'node:fs';
-import { access, mkdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { headerLine, payloadLine } from '../bulk/chunk-csv.js';
-import { createChunkFileWriter, writeSubChunk, type ChunkFileWriter } from '../bulk/chunk-file.js';
-import { settleChunk, type ImportAttempt, type RowSettlement } from '../bulk/settle-chunk.js';
+import { createChunkFileWriter, type ChunkFileWriter } from '../bulk/chunk-file.js';
+import { settleChunk, type RowSettlement } from '../bulk/settle-chunk.js';
 import type { BulkChunkRecord, BulkChunks } from '../ledger/bulk-chunks.js';
 import type { LedgerEntry, Outcome } from '../ledger/index.js';
 import { HttpError } from '../errors.js';
 import { createBulkClient, type BulkClient, type UploadOutcome, type WaitOutcome } from '../transport/bulk-client.js';
 import { IN_DOUBT_MESSAGE } from '../transport/in-doubt.js';
 import type { BulkPlan } from './bulk-choice.js';
+import { reuploader, type WaitedAttempt } from './bulk-reupload.js';
 import type { BulkOptions } from './bulk-options.js';
 import { settled, type Settled } from './report-window.js';
 import type { Semaphore } from './semaphore.js';
@@ -195,7 +198,7 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
         settled({ ...baseLine(stage, m.row), status: 'not_sent', message: state.stopReason }),
       );
     }
-    const first = await upload(batch.file, chunk);
+    const first = await upload(batch.file, (importId) => chunks.recordImport(chunk, importId));
     if (first === 'not_sent') {
       await Promise.all(members.map((m) => ledger.forget(stage.index, m.row.line).catch(() => undefined)));
       return each(members, (m) =>
@@ -206,7 +209,7 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
         }),
       );
     }
-    await settleAll(batch.file, batch.keyList, first, members);
+    await settleAll(chunk, batch.file, batch.keyList, first, members);
   }
 
   async function runResumed(batch: Extract<Batch, { kind: 'resumed' }>): Promise<void> {
@@ -214,6 +217,7 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
     const importId = record.importId!;
     const first = await waitFor(importId);
     await settleAll(
+      record.chunk,
       record.file,
       record.keys.map((k) => k ?? undefined),
       first,
@@ -223,9 +227,10 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
 
   /** Settles the chunk's rows (bisecting unnamed failures), then records and reports each member. */
   async function settleAll(
+    chunk: number,
     file: string,
     keys: readonly (string | undefined)[],
-    first: ImportAttempt & { readonly stopped?: boolean },
+    first: WaitedAttempt,
     members: readonly Member[],
   ): Promise<void> {
     if (first.kind === 'given_up' && first.stopped) {
@@ -234,34 +239,32 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
         settled({ ...baseLine(stage, m.row), status: 'unknown', message: `${first.message}; resume to wait for it` }),
       );
     }
+    const again = reuploader({
+      chunks,
+      chunk,
+      file,
+      subFile: () => join(deps.dir, `${basename(file, '.csv')}-${++files}.csv`),
+      upload,
+      waitFor,
+      ledgerBroke: (error) => state.ledgerBroke(error),
+      stopReason: () => state.stopReason,
+    });
     const outcomes = await settleChunk(
       keys.map((key) => ({ key })),
       first,
-      {
-        keyFields: plan.keyFields,
-        uploadAndWait: async (positions) => {
-          const sub = join(deps.dir, `${basename(file, '.csv')}-${++files}.csv`);
-          try {
-            await access(file);
-            await writeSubChunk(file, positions, sub);
-          } catch (error) {
-            return {
-              kind: 'given_up',
-              message: `the chunk file to upload again is gone: ${(error as Error).message}`,
-              importId: undefined,
-            };
-          }
-          const attempt = await upload(sub, undefined);
-          return attempt === 'not_sent'
-            ? {
-                kind: 'given_up',
-                message: `not uploaded again: ${state.stopReason ?? 'the run stopped'}`,
-                importId: undefined,
-              }
-            : attempt;
-        },
-      },
+      { keyFields: plan.keyFields, uploadAndWait: again.uploadAndWait },
     );
+    if (again.interrupted()) {
+      // A re-upload's wait was interrupted (or the run stopped before one left): the intents stay,
+      // so a resume polls the recorded imports and uploads only the sets not yet started.
+      return each(members, (m) =>
+        settled({
+          ...baseLine(stage, m.row),
+          status: 'unknown',
+          message: `the bulk import of this row's chunk was interrupted while its failures were named; resume to wait for it`,
+        }),
+      );
+    }
     await Promise.all(
       members.map(async (m) =>
         m.resolve(
@@ -274,11 +277,8 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
     );
   }
 
-  /** Uploads one file and waits for its import; the chunk's import id is recorded as soon as it is known. */
-  async function upload(
-    file: string,
-    chunk: number | undefined,
-  ): Promise<(ImportAttempt & { readonly stopped?: boolean }) | 'not_sent'> {
+  /** Uploads one file and waits for its import; its import id is recorded (`onImportId`) as soon as it is known. */
+  async function upload(file: string, onImportId: (importId: string) => void): Promise<WaitedAttempt | 'not_sent'> {
     if (state.stopReason !== undefined) return 'not_sent';
     let answer: UploadOutcome;
     try {
@@ -306,18 +306,16 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
           : 'not_sent';
       case 'accepted':
         stats.imports++;
-        if (chunk !== undefined) {
-          try {
-            chunks.recordImport(chunk, answer.importId);
-          } catch (error) {
-            state.ledgerBroke(error);
-          }
+        try {
+          onImportId(answer.importId);
+        } catch (error) {
+          state.ledgerBroke(error);
         }
         return waitFor(answer.importId);
     }
   }
 
-  async function waitFor(importId: string): Promise<ImportAttempt & { readonly stopped?: boolean }> {
+  async function waitFor(importId: string): Promise<WaitedAttempt> {
     let wait: WaitOutcome;
     try {
       wait = await client.waitForImport(importId);
