@@ -41,7 +41,15 @@ function service(
   const ended = (importId: string): WaitedAttempt => ({
     kind: 'ended',
     importId,
-    report: { importId, status: 'finished', state: 'finished', rowsWithErrors: [], succeeded: 1, failed: 0 },
+    report: {
+      importId,
+      status: 'finished',
+      state: 'finished',
+      rowsWithErrors: [],
+      totalCount: 1,
+      succeeded: 1,
+      failed: 0,
+    },
   });
   const again = reuploader({
     chunks,
