@@ -9,7 +9,9 @@
  * recorded, polled, and settled row by row (`settleChunk`: failures the import did not list are
  * found by uploading the unknown rows again in smaller chunks). Chunks go one after the other.
  * A row whose payload a CSV cell cannot carry (`null`, `""`, `[]`, a list value holding `|`) is
- * sent per row instead, so both paths give it the same status.
+ * sent per row instead, so both paths give it the same status. A product whose custom_id an
+ * earlier row of the stage carries is never uploaded (`bulk-duplicate-creates.ts`): failed as its
+ * per-row create would be, or sent per row when no earlier row created the product.
  *
  * Resume: a row in flight at a crash whose chunk has a recorded import id joins that chunk again,
  * and the import is polled, not uploaded again; a chunk without an id is uploaded again (upsert).
@@ -28,6 +30,7 @@ import { HttpError } from '../errors.js';
 import { createBulkClient, type BulkClient, type UploadOutcome, type WaitOutcome } from '../transport/bulk-client.js';
 import { IN_DOUBT_MESSAGE } from '../transport/in-doubt.js';
 import type { BulkPlan } from './bulk-choice.js';
+import { withDuplicateCreates } from './bulk-duplicate-creates.js';
 import { reuploader, type WaitedAttempt } from './bulk-reupload.js';
 import type { BulkOptions } from './bulk-options.js';
 import { settled, type Settled } from './report-window.js';
@@ -119,7 +122,7 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
       batch.members.push({ row, position, resolve });
     });
 
-  function send(row: SendableRow, before: LedgerEntry | undefined): Promise<Settled> {
+  function sendToChunk(row: SendableRow, before: LedgerEntry | undefined): Promise<Settled> {
     if (before?.state === 'intent') {
       const record = chunks.chunkOf(stage.index, row.line);
       if (record?.importId != null) {
@@ -364,6 +367,12 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
       }
     }
   }
+
+  // Products are created per row: a later row with a custom_id already in the stage is not uploaded.
+  const send =
+    stage.mapping.resource === 'product'
+      ? withDuplicateCreates(stage, deps, (row) => plan.keyOf(row.payload), sendToChunk, sendPerRow)
+      : sendToChunk;
 
   return {
     // One chunk's rows wait for their import; the next chunk is read while that import runs only
