@@ -124,10 +124,11 @@ describe('bulk import: kill -9 during a bisection, then resume', () => {
     expect(report.map((l) => Number(l.line))).toEqual(Array.from({ length: 400 }, (_, i) => i + 2));
     const failed = report.filter((l) => l.status === 'failed');
     expect(failed.map((l) => l.key)).toEqual(refused);
-    for (const l of failed) expect(l.message).toMatch(new RegExp(`^bulk import [0-9a-f-]{36}: ${escape(REFUSED)}$`));
+    for (const l of failed)
+      expect(l.message).toMatch(new RegExp(`^bulk import [0-9a-f-]{36}: ${escapeRegExp(REFUSED)}$`));
     expect(report.filter((l) => l.status === 'ok')).toHaveLength(270);
     expect(sandbox.state.users()).toHaveLength(270);
   }, 90_000);
 });
 
-const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');

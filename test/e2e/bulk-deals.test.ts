@@ -19,7 +19,6 @@ afterEach(async () => {
 });
 
 type Line = Record<string, string>;
-const IMPORT_ID = '[0-9a-f-]{36}';
 
 /**
  * 20 products; 120 contacts, every 10th from the 4th setting shoe_size, a custom attribute the
