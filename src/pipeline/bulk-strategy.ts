@@ -18,6 +18,7 @@
  * The re-uploads of bisection are recorded as the chunk's sub-imports (`bulk-reupload.ts`), so a
  * resume polls those already started too, and uploads only the sets whose answer was lost.
  */
+import { randomBytes } from 'node:crypto';
 import { openAsBlob } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
@@ -93,6 +94,9 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
   let resuming: Extract<Batch, { kind: 'resumed' }> | undefined;
   let chain: Promise<void> = mkdir(deps.dir, { recursive: true }).then(() => undefined);
   let files = 0;
+  // This process's chunk files have their own names: a resume's new chunk never overwrites the
+  // file of a chunk the killed run recorded, from which that chunk's re-uploads are cut.
+  const session = randomBytes(4).toString('hex');
   const stats = { rows: 0, imports: 0 };
 
   /** Starts a batch's upload or poll after the batches before it: one import at a time. */
@@ -142,7 +146,7 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
     if (filling !== undefined && ((key !== undefined && filling.keys.has(key)) || !filling.writer.fits(line.text)))
       close(filling);
     if (filling === undefined) {
-      const file = join(deps.dir, `${stage.index}-${String(++files).padStart(5, '0')}-${ledger.runId}.csv`);
+      const file = join(deps.dir, `${stage.index}-${String(++files).padStart(5, '0')}-${ledger.runId}-${session}.csv`);
       filling = {
         kind: 'fresh',
         file,
@@ -246,7 +250,7 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
       chunks,
       chunk,
       file,
-      subFile: () => join(deps.dir, `${basename(file, '.csv')}-${++files}.csv`),
+      subFile: () => join(deps.dir, `${basename(file, '.csv')}-${session}-${++files}.csv`),
       upload,
       waitFor,
       ledgerBroke: (error) => state.ledgerBroke(error),

@@ -54,12 +54,14 @@ function recordedImports(stateDir: string): string[] {
 
 describe('bulk import: kill -9 during a bisection, then resume', () => {
   it('polls every recorded import (chunk and re-uploads), uploads only the sets not started, reports every row once', async () => {
-    // 400 contacts in one chunk, 130 refused by the service alone: the import lists 50, so the
-    // 350 rows left unknown go up again in 4 sets (about 20 failures each), one after the other.
+    // 400 contacts in the first chunk, 130 refused by the service alone: the import lists 50, so
+    // the 350 rows left unknown go up again in 4 sets (about 20 failures each), one after the
+    // other. A second chunk of 100, all accepted, goes after: in the resume, its new chunk file
+    // must not take the place of the first chunk's, from which the sets left are cut.
     const lines = ['customer_id,email,tier,shoe_size'];
     const refused: string[] = [];
-    for (let i = 0; i < 400; i++) {
-      const bad = i % 3 === 1 && refused.length < 130;
+    for (let i = 0; i < 500; i++) {
+      const bad = i < 400 && i % 3 === 1 && refused.length < 130;
       if (bad) refused.push(`C-${i}`);
       lines.push(`C-${i},c${i}@example.com,gold,${bad ? '42' : ''}`);
     }
@@ -80,8 +82,8 @@ describe('bulk import: kill -9 during a bisection, then resume', () => {
 
     const first = importer(['import', 'job.yaml', ...common, ...bulk], env, dir);
     const firstExit = exited(first);
-    // Killed once the second re-upload (the third upload) is answered: the chunk's import and the
-    // first re-upload are finished and recorded, two sets are not uploaded yet.
+    // Killed once the second re-upload (the third upload) is answered: the first chunk's import and
+    // the first re-upload are finished and recorded, two sets and the second chunk are not uploaded yet.
     while (uploads().length < 3 && first.exitCode === null) await new Promise((r) => setTimeout(r, 5));
     first.kill('SIGKILL');
     expect(await firstExit).toBe(null);
@@ -116,18 +118,18 @@ describe('bulk import: kill -9 during a bisection, then resume', () => {
       expect(after.some((q) => q.method === 'GET' && q.path.includes(`import_id=${id}`))).toBe(true);
       for (const up of uploadedAfter) expect(rowsOf(up.importId!)).not.toBe(rowsOf(id));
     }
-    // The two sets never uploaded went now, plus the second re-upload when its id was lost.
-    expect(uploadedAfter).toHaveLength(2 + (3 - recorded.length));
+    // The two sets never uploaded and the second chunk went now, plus the second re-upload when its id was lost.
+    expect(uploadedAfter).toHaveLength(3 + (3 - recorded.length));
     expect(uploadedAfter.every((q) => q.status === 200)).toBe(true);
 
     const report = parse(readFileSync(join(dir, 'report.csv')), { columns: true }) as Record<string, string>[];
-    expect(report.map((l) => Number(l.line))).toEqual(Array.from({ length: 400 }, (_, i) => i + 2));
+    expect(report.map((l) => Number(l.line))).toEqual(Array.from({ length: 500 }, (_, i) => i + 2));
     const failed = report.filter((l) => l.status === 'failed');
     expect(failed.map((l) => l.key)).toEqual(refused);
     for (const l of failed)
       expect(l.message).toMatch(new RegExp(`^bulk import [0-9a-f-]{36}: ${escapeRegExp(REFUSED)}$`));
-    expect(report.filter((l) => l.status === 'ok')).toHaveLength(270);
-    expect(sandbox.state.users()).toHaveLength(270);
+    expect(report.filter((l) => l.status === 'ok')).toHaveLength(370);
+    expect(sandbox.state.users()).toHaveLength(370);
   }, 90_000);
 });
 
