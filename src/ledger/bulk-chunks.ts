@@ -6,6 +6,12 @@
  * resumed run asks, for a row still in flight (`intent`), which chunk it went in: a chunk with
  * an import id is polled, never uploaded again; one without (the answer was lost, or the run
  * stopped before the upload) is uploaded again, which is safe because the importer is an upsert.
+ *
+ * The re-uploads that name failures an import counted but did not list (bisection) are recorded
+ * the same way, as sub-imports of their chunk: their rows (positions in the chunk file) before the
+ * upload, their import id after the answer. Bisection is a pure function of the imports' reports,
+ * so a resume that polls the chunk's import asks for the same sets again, in the same order: a set
+ * recorded with an import id is polled, one recorded without (its answer was lost) is uploaded again.
  * Each write is its own committed transaction (`synchronous = FULL`), done synchronously.
  */
 import Database from 'better-sqlite3';
@@ -27,6 +33,13 @@ CREATE TABLE IF NOT EXISTS bulk_chunk_rows (
   chunk INTEGER NOT NULL,
   PRIMARY KEY (source, line)
 ) STRICT, WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS bulk_sub_imports (
+  sub INTEGER PRIMARY KEY,
+  chunk INTEGER NOT NULL,
+  positions TEXT NOT NULL,
+  import_id TEXT
+) STRICT;
+CREATE INDEX IF NOT EXISTS bulk_sub_imports_by_chunk ON bulk_sub_imports (chunk, sub);
 `;
 
 /** A recorded chunk: its rows in upload order (lines, and keys as written), the file, the import once known. */
@@ -39,11 +52,24 @@ export interface BulkChunkRecord {
   readonly importId: string | null;
 }
 
+/** A re-upload of some of a chunk's rows: their positions in the chunk file (ascending), the import once known. */
+export interface BulkSubImport {
+  readonly sub: number;
+  readonly positions: readonly number[];
+  readonly importId: string | null;
+}
+
 export interface BulkChunks {
   /** Records a chunk before its upload; answers its number. */
   recordChunk(source: number, file: string, lines: readonly number[], keys: readonly (string | undefined)[]): number;
   /** Records the import the chunk's upload created. */
   recordImport(chunk: number, importId: string): void;
+  /** Records a re-upload of the chunk's rows at `positions` before it leaves; answers its number. */
+  recordSubImport(chunk: number, positions: readonly number[]): number;
+  /** Records the import a re-upload created. */
+  recordSubImportId(sub: number, importId: string): void;
+  /** The chunk's re-uploads, in the order they were recorded. */
+  subImportsOf(chunk: number): readonly BulkSubImport[];
   /** The chunk a row last went in, if any. */
   chunkOf(source: number, line: number): BulkChunkRecord | undefined;
   close(): void;
@@ -61,6 +87,9 @@ export function openBulkChunks(runDir: string, cwd: string = process.cwd()): Bul
   const insertRow = db.prepare('INSERT OR REPLACE INTO bulk_chunk_rows (source, line, chunk) VALUES (?, ?, ?)');
   const setImport = db.prepare('UPDATE bulk_chunks SET import_id = ? WHERE chunk = ?');
   const findRow = db.prepare('SELECT chunk FROM bulk_chunk_rows WHERE source = ? AND line = ?').pluck();
+  const insertSub = db.prepare('INSERT INTO bulk_sub_imports (chunk, positions) VALUES (?, ?)');
+  const setSubImport = db.prepare('UPDATE bulk_sub_imports SET import_id = ? WHERE sub = ?');
+  const findSubs = db.prepare('SELECT sub, positions, import_id FROM bulk_sub_imports WHERE chunk = ? ORDER BY sub');
   const findChunk = db.prepare('SELECT chunk, source, file, lines, keys, import_id FROM bulk_chunks WHERE chunk = ?');
   const record = db.transaction(
     (source: number, file: string, lines: readonly number[], keys: readonly (string | undefined)[]) => {
@@ -78,6 +107,19 @@ export function openBulkChunks(runDir: string, cwd: string = process.cwd()): Bul
     recordImport(chunk, importId) {
       guard(place, () => setImport.run(importId, chunk));
       cache.delete(chunk);
+    },
+    recordSubImport: (chunk, positions) =>
+      guard(place, () => Number(insertSub.run(chunk, JSON.stringify(positions)).lastInsertRowid)),
+    recordSubImportId(sub, importId) {
+      guard(place, () => setSubImport.run(importId, sub));
+    },
+    subImportsOf(chunk) {
+      const rows = guard(place, () => findSubs.all(chunk)) as {
+        sub: number;
+        positions: string;
+        import_id: string | null;
+      }[];
+      return rows.map((r) => ({ sub: r.sub, positions: JSON.parse(r.positions) as number[], importId: r.import_id }));
     },
     chunkOf(source, line) {
       const chunk = guard(place, () => findRow.get(source, line)) as number | undefined;

@@ -9,17 +9,22 @@
  * recorded, polled, and settled row by row (`settleChunk`: failures the import did not list are
  * found by uploading the unknown rows again in smaller chunks). Chunks go one after the other.
  * A row whose payload a CSV cell cannot carry (`null`, `""`, `[]`, a list value holding `|`) is
- * sent per row instead, so both paths give it the same status.
+ * sent per row instead, so both paths give it the same status. A product whose custom_id an
+ * earlier row of the stage carries is never uploaded (`bulk-duplicate-creates.ts`): failed as its
+ * per-row create would be, or sent per row when no earlier row created the product.
  *
  * Resume: a row in flight at a crash whose chunk has a recorded import id joins that chunk again,
  * and the import is polled, not uploaded again; a chunk without an id is uploaded again (upsert).
+ * The re-uploads of bisection are recorded as the chunk's sub-imports (`bulk-reupload.ts`), so a
+ * resume polls those already started too, and uploads only the sets whose answer was lost.
  */
+import { randomBytes } from 'node:crypto';
 import { openAsBlob } from 'node:fs';
-import { access, mkdir } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { basename, join } from 'node:path';
 import { headerLine, payloadLine } from '../bulk/chunk-csv.js';
-import { createChunkFileWriter, writeSubChunk, type ChunkFileWriter } from '../bulk/chunk-file.js';
-import { settleChunk, type ImportAttempt, type RowSettlement } from '../bulk/settle-chunk.js';
+import { createChunkFileWriter, type ChunkFileWriter } from '../bulk/chunk-file.js';
+import { settleChunk, type RowSettlement } from '../bulk/settle-chunk.js';
 import type { BulkChunkRecord, BulkChunks } from '../ledger/bulk-chunks.js';
 import type { LedgerEntry, Outcome } from '../ledger/index.js';
 import { HttpError } from '../errors.js';
@@ -27,6 +32,8 @@ import { failureLine } from '../report/failure-line.js';
 import { createBulkClient, type BulkClient, type UploadOutcome, type WaitOutcome } from '../transport/bulk-client.js';
 import { IN_DOUBT_MESSAGE } from '../transport/in-doubt.js';
 import type { BulkPlan } from './bulk-choice.js';
+import { withDuplicateCreates } from './bulk-duplicate-creates.js';
+import { reuploader, type WaitedAttempt } from './bulk-reupload.js';
 import type { BulkOptions } from './bulk-options.js';
 import { settled, type Settled } from './report-window.js';
 import type { Semaphore } from './semaphore.js';
@@ -88,6 +95,9 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
   let resuming: Extract<Batch, { kind: 'resumed' }> | undefined;
   let chain: Promise<void> = mkdir(deps.dir, { recursive: true }).then(() => undefined);
   let files = 0;
+  // This process's chunk files have their own names: a resume's new chunk never overwrites the
+  // file of a chunk the killed run recorded, from which that chunk's re-uploads are cut.
+  const session = randomBytes(4).toString('hex');
   const stats = { rows: 0, imports: 0 };
 
   /** Starts a batch's upload or poll after the batches before it: one import at a time. */
@@ -117,7 +127,7 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
       batch.members.push({ row, position, resolve });
     });
 
-  function send(row: SendableRow, before: LedgerEntry | undefined): Promise<Settled> {
+  function sendToChunk(row: SendableRow, before: LedgerEntry | undefined): Promise<Settled> {
     if (before?.state === 'intent') {
       const record = chunks.chunkOf(stage.index, row.line);
       if (record?.importId != null) {
@@ -137,7 +147,7 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
     if (filling !== undefined && ((key !== undefined && filling.keys.has(key)) || !filling.writer.fits(line.text)))
       close(filling);
     if (filling === undefined) {
-      const file = join(deps.dir, `${stage.index}-${String(++files).padStart(5, '0')}-${ledger.runId}.csv`);
+      const file = join(deps.dir, `${stage.index}-${String(++files).padStart(5, '0')}-${ledger.runId}-${session}.csv`);
       filling = {
         kind: 'fresh',
         file,
@@ -196,7 +206,7 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
         settled({ ...baseLine(stage, m.row), status: 'not_sent', message: state.stopReason }),
       );
     }
-    const first = await upload(batch.file, chunk);
+    const first = await upload(batch.file, (importId) => chunks.recordImport(chunk, importId));
     if (first === 'not_sent') {
       await Promise.all(members.map((m) => ledger.forget(stage.index, m.row.line).catch(() => undefined)));
       return each(members, (m) =>
@@ -207,7 +217,7 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
         }),
       );
     }
-    await settleAll(batch.file, batch.keyList, first, members);
+    await settleAll(chunk, batch.file, batch.keyList, first, members);
   }
 
   async function runResumed(batch: Extract<Batch, { kind: 'resumed' }>): Promise<void> {
@@ -215,6 +225,7 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
     const importId = record.importId!;
     const first = await waitFor(importId);
     await settleAll(
+      record.chunk,
       record.file,
       record.keys.map((k) => k ?? undefined),
       first,
@@ -224,9 +235,10 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
 
   /** Settles the chunk's rows (bisecting unnamed failures), then records and reports each member. */
   async function settleAll(
+    chunk: number,
     file: string,
     keys: readonly (string | undefined)[],
-    first: ImportAttempt & { readonly stopped?: boolean },
+    first: WaitedAttempt,
     members: readonly Member[],
   ): Promise<void> {
     if (first.kind === 'given_up' && first.stopped) {
@@ -235,34 +247,32 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
         settled({ ...baseLine(stage, m.row), status: 'unknown', message: `${first.message}; resume to wait for it` }),
       );
     }
+    const again = reuploader({
+      chunks,
+      chunk,
+      file,
+      subFile: () => join(deps.dir, `${basename(file, '.csv')}-${session}-${++files}.csv`),
+      upload,
+      waitFor,
+      ledgerBroke: (error) => state.ledgerBroke(error),
+      stopReason: () => state.stopReason,
+    });
     const outcomes = await settleChunk(
       keys.map((key) => ({ key })),
       first,
-      {
-        keyFields: plan.keyFields,
-        uploadAndWait: async (positions) => {
-          const sub = join(deps.dir, `${basename(file, '.csv')}-${++files}.csv`);
-          try {
-            await access(file);
-            await writeSubChunk(file, positions, sub);
-          } catch (error) {
-            return {
-              kind: 'given_up',
-              message: `the chunk file to upload again is gone: ${(error as Error).message}`,
-              importId: undefined,
-            };
-          }
-          const attempt = await upload(sub, undefined);
-          return attempt === 'not_sent'
-            ? {
-                kind: 'given_up',
-                message: `not uploaded again: ${state.stopReason ?? 'the run stopped'}`,
-                importId: undefined,
-              }
-            : attempt;
-        },
-      },
+      { keyFields: plan.keyFields, uploadAndWait: again.uploadAndWait },
     );
+    if (again.interrupted()) {
+      // A re-upload's wait was interrupted (or the run stopped before one left): the intents stay,
+      // so a resume polls the recorded imports and uploads only the sets not yet started.
+      return each(members, (m) =>
+        settled({
+          ...baseLine(stage, m.row),
+          status: 'unknown',
+          message: `the bulk import of this row's chunk was interrupted while its failures were named; resume to wait for it`,
+        }),
+      );
+    }
     await Promise.all(
       members.map(async (m) =>
         m.resolve(
@@ -275,11 +285,8 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
     );
   }
 
-  /** Uploads one file and waits for its import; the chunk's import id is recorded as soon as it is known. */
-  async function upload(
-    file: string,
-    chunk: number | undefined,
-  ): Promise<(ImportAttempt & { readonly stopped?: boolean }) | 'not_sent'> {
+  /** Uploads one file and waits for its import; its import id is recorded (`onImportId`) as soon as it is known. */
+  async function upload(file: string, onImportId: (importId: string) => void): Promise<WaitedAttempt | 'not_sent'> {
     if (state.stopReason !== undefined) return 'not_sent';
     let answer: UploadOutcome;
     try {
@@ -307,18 +314,16 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
           : 'not_sent';
       case 'accepted':
         stats.imports++;
-        if (chunk !== undefined) {
-          try {
-            chunks.recordImport(chunk, answer.importId);
-          } catch (error) {
-            state.ledgerBroke(error);
-          }
+        try {
+          onImportId(answer.importId);
+        } catch (error) {
+          state.ledgerBroke(error);
         }
         return waitFor(answer.importId);
     }
   }
 
-  async function waitFor(importId: string): Promise<ImportAttempt & { readonly stopped?: boolean }> {
+  async function waitFor(importId: string): Promise<WaitedAttempt> {
     let wait: WaitOutcome;
     try {
       wait = await client.waitForImport(importId);
@@ -365,6 +370,12 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
       }
     }
   }
+
+  // Products are created per row: a later row with a custom_id already in the stage is not uploaded.
+  const send =
+    stage.mapping.resource === 'product'
+      ? withDuplicateCreates(stage, deps, (row) => plan.keyOf(row.payload), sendToChunk, sendPerRow)
+      : sendToChunk;
 
   return {
     // One chunk's rows wait for their import; the next chunk is read while that import runs only

@@ -1,0 +1,117 @@
+/**
+ * The invariant on generated product files where one custom_id is on several rows: per row, a
+ * product is a create, so the first row with a key creates it and a later one is refused
+ * ("already exists"); by bulk, the importer is an upsert. Both paths must still give every input
+ * line the same status: the bulk path never uploads a later row with a key, and reports it failed
+ * as the per-row create is, naming the line that created the product.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterEach, describe, expect, it } from 'vitest';
+import { mulberry32, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { runCli } from '../helpers/run-cli.js';
+import { tmpTree } from '../helpers/tmp.js';
+
+const sandboxes: Sandbox[] = [];
+afterEach(async () => {
+  for (const s of sandboxes.splice(0)) await s.close();
+});
+
+type Line = Record<string, string>;
+const EXISTS = 'custom_id: product with this custom id already exists.';
+
+/** `rows` products whose SKUs are drawn from a pool of `pool` (so many repeat); about 1 in 12 has a price that is not a number (invalid here). */
+function writeJob(seed: number, rows: number, pool: number): string {
+  const random = mulberry32(seed);
+  const lines = ['sku,title,price'];
+  for (let i = 0; i < rows; i++) {
+    const sku = `SKU-${Math.floor(random() * pool)}`;
+    const price = random() < 1 / 12 ? 'n/a' : ((i % 50) + 0.5).toFixed(2);
+    lines.push(`${sku},Product ${i},${price}`);
+  }
+  return tmpTree({
+    'products.csv': `${lines.join('\n')}\n`,
+    'products.yaml':
+      'resource: product\nsource: { file: products.csv }\nkey: sku\nfields:\n  custom_id: { column: sku, required: true }\n  name: title\n  price: { column: price, type: number }\n',
+    'job.yaml': 'mappings: [products.yaml]\n',
+  });
+}
+
+/** Fake time for the pauses between polls (each pause yields to the sandbox's import for a moment). */
+function fastClock() {
+  let t = 0;
+  return {
+    now: () => t,
+    sleep: async (ms: number) => {
+      t += ms;
+      await new Promise((r) => setTimeout(r, 2));
+    },
+  };
+}
+
+async function run(dir: string, extra: string[], reportFile: string) {
+  const sandbox = await startSandbox({ port: 0, rate: 0, bulkRowsPerS: 0 });
+  sandboxes.push(sandbox);
+  const r = await runCli(
+    [
+      'import',
+      'job.yaml',
+      '--base-url',
+      sandbox.url,
+      '--report',
+      reportFile,
+      '--state-dir',
+      `state-${reportFile}`,
+      '--rate',
+      '10000',
+      ...extra,
+    ],
+    { cwd: dir, env: { ENGAGE_API_KEY: sandbox.apiKey }, clock: fastClock() },
+  );
+  const report = parse(readFileSync(join(dir, reportFile)), { columns: true }) as Line[];
+  return { ...r, report, sandbox };
+}
+
+const paths = (s: Sandbox) => s.requests.map((q) => `${q.method} ${q.path.replace('/api/public/', '')}`);
+
+describe('bulk imports: one product custom_id on several rows', () => {
+  for (const seed of [7, 1313, 90210]) {
+    it(`seed ${seed}: per row and by bulk, every line gets the same status; later rows with a key are not uploaded`, async () => {
+      const dir = writeJob(seed, 150, 60);
+      const perRow = await run(dir, ['--bulk', 'never'], `per-row-${seed}.csv`);
+      const bulk = await run(dir, ['--bulk', 'always', '--bulk-chunk-rows', '40'], `bulk-${seed}.csv`);
+      const statuses = (lines: Line[]) => lines.map((l) => `${l.line} ${l.key} ${l.status}`);
+      expect(statuses(bulk.report)).toEqual(statuses(perRow.report));
+      expect(new Set(bulk.report.map((l) => l.status))).toEqual(new Set(['ok', 'failed', 'invalid']));
+
+      // Per row the API refuses the later creates; by bulk each is failed with the same words and
+      // the line that created the product.
+      const firstOk = new Map<string, string>();
+      for (const l of perRow.report) if (l.status === 'ok') firstOk.set(l.key!, l.line!);
+      for (const [p, b] of perRow.report.map((l, i) => [l, bulk.report[i]!] as const)) {
+        if (p.status !== 'failed') continue;
+        expect(p.message).toContain(EXISTS);
+        expect(p.http_status).toBe('400');
+        expect(b.message).toBe(
+          `${EXISTS} (line ${firstOk.get(b.key!)} of this file created it in this run; a second create is refused, so this row was not uploaded)`,
+        );
+        expect(b.http_status).toBe('');
+      }
+
+      // The same products, with the same fields, on both sandboxes.
+      const records = (s: Sandbox) =>
+        s.state
+          .products()
+          .map(({ created_at: _c, id: _i, ...p }) => p)
+          .sort((a, b) => a.custom_id.localeCompare(b.custom_id));
+      expect(records(bulk.sandbox)).toEqual(records(perRow.sandbox));
+
+      // Only the first valid row of each key went up; nothing went per row.
+      const imported = bulk.sandbox.requests.filter((q) => q.method === 'IMPORT');
+      expect(imported).toHaveLength(firstOk.size);
+      expect(paths(bulk.sandbox).filter((x) => x === 'POST products/')).toHaveLength(0);
+      expect(bulk.stderr).toMatch(/products\.csv\s+product\s+bulk: /);
+    }, 60_000);
+  }
+});
