@@ -7,8 +7,9 @@
  * 3. the rate limit (§8) → 429 with `retry-after`; only authenticated requests are counted;
  * 4. the method → 405;
  * 5. the body: not JSON by Content-Type → 415, malformed JSON → 400 `JSON parse error - …`;
- * 6. faults (`--fail-rate`, `--drop-rate`): only here, so a 401, 429 or 404 is never turned into a
- *    500 or a dropped connection: the decisions a client must get right stay exact;
+ * 6. faults (`--fail-rate`, `--drop-rate`; `runUnderFault`, as for bulk uploads): only here, so a 401,
+ *    429 or 404 is never turned into a 500 or a dropped connection: the decisions a client must get
+ *    right stay exact;
  * 7. the endpoint, which validates and writes.
  *
  * Latency (`--latency-ms`, `--jitter-ms`) delays every API answer, refusals included; the server
@@ -17,15 +18,8 @@
  */
 import { bodyDepth } from './body-depth.js';
 import { authenticate } from './api-key.js';
-import {
-  detail,
-  jsonParseError,
-  methodNotAllowed,
-  NOT_FOUND,
-  SERVER_ERROR_HTML,
-  unsupportedMediaType,
-} from './errors.js';
-import type { Fault, FaultDice, FaultSettings } from './faults.js';
+import { detail, jsonParseError, methodNotAllowed, NOT_FOUND, unsupportedMediaType } from './errors.js';
+import { runUnderFault, SERVER_ERROR_ANSWER, type Fault, type FaultDice, type FaultSettings } from './faults.js';
 import { throttledMessage, type RateWindow } from './rate-window.js';
 import { ROUTES, type Method, type Route } from './routes/index.js';
 import type { SandboxState } from './state.js';
@@ -154,25 +148,16 @@ export function decideApiRequest(req: ApiRequestIn, deps: ApiDeps): ApiDecision 
   }
 
   // 6. Faults, then 7. the endpoint.
-  const fault = deps.dice.fault(settings);
-  const serverError = (applied: boolean): ApiDecision => ({
-    status: 500,
-    payload: SERVER_ERROR_HTML,
-    contentType: 'text/html; charset=utf-8',
-    headers: {},
-    applied,
-    fault,
-    loggedBody,
-    delayMs,
-  });
-  if (fault === 'fail-before') return serverError(false);
-  const result = endpoint({
-    state: deps.state,
-    params,
-    body,
-    query: new URLSearchParams(req.search),
-    origin: req.origin,
-  });
-  if (fault === 'fail-after') return serverError(result.applied);
-  return reply(result.status, result.body, {}, result.applied, fault);
+  const run = runUnderFault(deps.dice, settings, () =>
+    endpoint({
+      state: deps.state,
+      params,
+      body,
+      query: new URLSearchParams(req.search),
+      origin: req.origin,
+    }),
+  );
+  if (run.serverError)
+    return { ...SERVER_ERROR_ANSWER, applied: run.result?.applied ?? false, fault: run.fault, loggedBody, delayMs };
+  return reply(run.result.status, run.result.body, {}, run.result.applied, run.fault);
 }

@@ -3,6 +3,7 @@
  * (mulberry32) drives every decision, so a run with the same `--seed` and the same sequence of
  * requests meets the same faults.
  */
+import { SERVER_ERROR_HTML } from './errors.js';
 
 /** mulberry32: a 32-bit seeded PRNG, uniform in [0, 1). Small, fast and good enough for faults. */
 export function mulberry32(seed: number): () => number {
@@ -60,4 +61,38 @@ export class FaultDice {
     if (u < settings.failRate + settings.dropRate) return 'drop';
     return null;
   }
+}
+
+/** What a request whose fault is a 500 is answered, whatever its endpoint (R-ERR-5). */
+export const SERVER_ERROR_ANSWER = {
+  status: 500,
+  payload: SERVER_ERROR_HTML,
+  contentType: 'text/html; charset=utf-8',
+  headers: {},
+} as const;
+
+/**
+ * The endpoint's run under its fault:
+ * - `serverError: true`: answer `SERVER_ERROR_ANSWER`; `result` is undefined when the endpoint never ran;
+ * - `serverError: false`: answer the endpoint's `result` (the server drops the connection instead for `drop`).
+ */
+export type FaultedRun<T> =
+  | { readonly serverError: true; readonly fault: Fault; readonly result: T | undefined }
+  | { readonly serverError: false; readonly fault: Fault | null; readonly result: T };
+
+/**
+ * The one place a request that passed every check meets its fault (two draws): `fail-before`
+ * answers 500 without running the endpoint, `fail-after` runs it (its write takes effect) and
+ * answers 500, `drop` and no fault run it and keep its answer. Every endpoint, JSON or upload,
+ * goes through here, so the same seed gives the same faults whichever endpoint a request reaches.
+ */
+export function runUnderFault<T>(
+  dice: Pick<FaultDice, 'fault'>,
+  settings: Pick<FaultSettings, 'failRate' | 'dropRate'>,
+  endpoint: () => T,
+): FaultedRun<T> {
+  const fault = dice.fault(settings);
+  if (fault === 'fail-before') return { serverError: true, fault, result: undefined };
+  const result = endpoint();
+  return fault === 'fail-after' ? { serverError: true, fault, result } : { serverError: false, fault, result };
 }

@@ -1,14 +1,11 @@
-import { open, type FileHandle } from 'node:fs/promises';
-import { basename } from 'node:path';
 import type { Delimiter } from '../config/mapping-schema.js';
 import { SourceError } from '../errors.js';
-import type { CsvError } from 'csv-parse';
 import { createCsvCore, type CsvCore } from './_csv-core.js';
-import { detectDelimiter } from './_detect-delimiter.js';
-import { createTranscoder, resolveEncoding, Undecodable, type ResolvedEncoding, type Transcoder } from './_encoding.js';
+import { CsvFile } from './_csv-file.js';
+import { readPrelude } from './_csv-prelude.js';
 import { validateHeader } from './_header.js';
-import { locateUndecodable } from './_locate-undecodable.js';
-import { sniffMismatch, SNIFF_BYTES } from './_sniff.js';
+import { KeptBytes } from './_kept-bytes.js';
+import { malformedMessage, overlongReason, relined, withColumn } from './_malformed-messages.js';
 import { RecordBounds } from './_record-bounds.js';
 import { recordLengthMessage } from './_record-length.js';
 import { rowValuesFor, type RowBuilder } from './_row-values.js';
@@ -16,11 +13,6 @@ import type { SourceItem } from './source-item.js';
 
 /** Bytes read from the file at a time: enough to amortise a read, small enough to stay streaming. */
 const CHUNK_BYTES = 64 * 1024;
-/** `sep=;` and its line break: the first line Excel writes to name the delimiter. */
-const SEP_LINE = /^sep=([^\r\n"])(?:\r\n|\n|\r)/;
-const SEP_LINE_BYTES = 8;
-/** `auto` looks this far for the end of the header line before it decides on what it has. */
-const HEADER_SCAN_BYTES = 1024 * 1024;
 /**
  * A record longer than this is reported instead of parsed. csv-parse holds a record in memory
  * until it ends, and a quote left open early in a big file would make the rest of the file one
@@ -54,7 +46,7 @@ const DONE: IteratorReturnResult<undefined> = Object.freeze({ done: true, value:
 const noop = (): void => {};
 
 /**
- * file → transcoder (validates, yields UTF-8) → RecordBounds (start lines, record ends) and the
+ * file (`CsvFile`: validates, yields UTF-8) → RecordBounds (start lines, record ends) and the
  * csv-parse core (fields, errors) side by side → items. Records are paired by their end offset:
  * csv-parse tells where each record it pushes ends; a record of RecordBounds that ends before it
  * is one csv-parse skipped for a quote error, and becomes a `malformed` item. So every record
@@ -81,23 +73,18 @@ export class CsvReader implements AsyncIterator<SourceItem> {
   private taken = 0;
   private readonly skips: Skip[] = [];
   private out: SourceItem[] = [];
-  /** Fed bytes still needed for the raw text of a record not yet taken (see `rawText`). */
-  private kept: { readonly at: number; readonly bytes: Buffer }[] = [];
+  /** Fed bytes still needed for the raw text of a record not yet taken. */
+  private readonly kept = new KeptBytes();
   private outPos = 0;
-  private fileEnded = false;
   private parsed = false;
   private closed = false;
   private iterated = false;
 
   private constructor(
-    private readonly path: string,
-    private readonly file: FileHandle,
-    private readonly encoding: ResolvedEncoding,
-    private readonly transcoder: Transcoder,
-    private readonly chunkBytes: number,
+    private readonly file: CsvFile,
     private readonly maxRecordBytes: number,
   ) {
-    this.name = basename(path);
+    this.name = file.name;
   }
 
   static async open(
@@ -106,29 +93,9 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     delimiter: Delimiter,
     tuning: ReaderTuning = {},
   ): Promise<CsvReader> {
-    const encoding = resolveEncoding(encodingName);
-    if (encoding === undefined) {
-      throw new SourceError(
-        'CSV_ENCODING',
-        `${path}: unknown encoding ${JSON.stringify(encodingName)} (use an iconv-lite name such as utf-8, utf-16le, windows-1250, latin1)`,
-      );
-    }
-    let file: FileHandle;
+    const file = await CsvFile.open(path, encodingName, tuning.chunkBytes ?? CHUNK_BYTES);
+    const reader = new CsvReader(file, tuning.maxRecordBytes ?? MAX_RECORD_BYTES);
     try {
-      file = await open(path, 'r');
-    } catch (error) {
-      throw new SourceError('CSV_READ', `${path}: ${ioReason(error, 'cannot open the file')}`, { cause: error });
-    }
-    const reader = new CsvReader(
-      path,
-      file,
-      encoding,
-      createTranscoder(encoding),
-      tuning.chunkBytes ?? CHUNK_BYTES,
-      tuning.maxRecordBytes ?? MAX_RECORD_BYTES,
-    );
-    try {
-      await reader.sniff();
       await reader.readHeader(delimiter);
     } catch (error) {
       reader.close();
@@ -159,59 +126,12 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     this.closed = true;
     this.out = [];
     this.outPos = 0;
-    // FileHandle.close waits for a read in flight; nothing useful can be done if closing fails.
-    this.file.close().catch(noop);
-  }
-
-  /** A file that would decode and still be misread (see sniffMismatch) fails before its header. */
-  private async sniff(): Promise<void> {
-    const head = Buffer.alloc(SNIFF_BYTES);
-    let bytesRead: number;
-    try {
-      // A read at position 0 does not move the file position the reader goes on from.
-      ({ bytesRead } = await this.file.read(head, 0, SNIFF_BYTES, 0));
-    } catch (error) {
-      throw new SourceError('CSV_READ', `${this.path}: ${ioReason(error, 'cannot read the file')}`, { cause: error });
-    }
-    const problem = sniffMismatch(head.subarray(0, bytesRead), this.encoding, this.name);
-    if (problem !== undefined) throw new SourceError('CSV_ENCODING', problem);
+    this.file.close();
   }
 
   private async readHeader(delimiter: Delimiter): Promise<void> {
-    const first: Buffer[] = [];
-    // Excel writes `sep=;` as a first line to name the delimiter, and reads it so: the line is
-    // skipped, its character is the delimiter, and the header is on line 2.
-    let start = await this.nextUtf8();
-    while (start !== undefined && start.length < SEP_LINE_BYTES) {
-      const more = await this.nextUtf8();
-      if (more === undefined) break;
-      start = Buffer.concat([start, more]);
-    }
-    const sep = start === undefined ? null : SEP_LINE.exec(start.subarray(0, SEP_LINE_BYTES).toString('latin1'));
-    let firstLine = 1;
-    if (sep !== null && start !== undefined) {
-      start = start.subarray(sep[0].length);
-      delimiter = sep[1] as Delimiter;
-      firstLine = 2;
-    }
-    if (start !== undefined && start.length > 0) first.push(start);
-    if (delimiter === 'auto') {
-      let seen = start?.length ?? 0;
-      let found = detectDelimiter(first.length === 0 ? Buffer.alloc(0) : first[0]!);
-      this.delimiter = found.delimiter;
-      for (;;) {
-        if (found.complete || seen >= HEADER_SCAN_BYTES) break;
-        const bytes = await this.nextUtf8();
-        if (bytes === undefined) break;
-        first.push(bytes);
-        seen += bytes.length;
-        found = detectDelimiter(Buffer.concat(first));
-        this.delimiter = found.delimiter;
-      }
-      if (first.length === 0) this.delimiter = ',';
-    } else {
-      this.delimiter = delimiter;
-    }
+    const { delimiter: resolved, firstLine, first } = await readPrelude(() => this.file.nextUtf8(), delimiter);
+    this.delimiter = resolved;
     this.bounds = new RecordBounds(this.delimiter.charCodeAt(0), firstLine);
     this.startCore(0);
     for (const bytes of first) this.feed(bytes);
@@ -242,21 +162,24 @@ export class CsvReader implements AsyncIterator<SourceItem> {
 
   /** Read, decode and parse one chunk (or the end of the file). */
   private async step(): Promise<void> {
-    const bytes = await this.nextUtf8();
+    const bytes = await this.file.nextUtf8();
     if (this.closed) return;
     if (bytes === undefined) this.finish();
     else this.feed(bytes);
   }
 
   private startCore(base: number): void {
-    this.core = createCsvCore({ delimiter: this.delimiter, onSkip: (error) => this.onSkip(this.withColumn(error)) });
+    this.core = createCsvCore({
+      delimiter: this.delimiter,
+      onSkip: (error) => this.onSkip(withColumn(error, this.headerSeen ? this.header : undefined)),
+    });
     this.coreBase = base;
   }
 
   private feed(bytes: Buffer): void {
     const from = this.fed;
     this.fed += bytes.length;
-    this.kept.push({ at: from, bytes });
+    this.kept.push(from, bytes);
     this.bounds.scan(bytes);
     if (this.overlong === undefined) this.parse(bytes);
     else this.resume(bytes, from);
@@ -296,7 +219,7 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     if (!this.headerSeen)
       throw new SourceError(
         'CSV_READ',
-        `${this.name} line ${line}: the header cannot be read: ${this.overlongReason(line, 0)}`,
+        `${this.name} line ${line}: the header cannot be read: ${overlongReason(line, 0, this.maxRecordBytes)}`,
       );
   }
 
@@ -314,17 +237,10 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     const line = this.bounds.lines[k]!;
     const reason =
       overlong.message === undefined
-        ? this.overlongReason(line, this.bounds.unclosedQuoteLine)
+        ? overlongReason(line, this.bounds.unclosedQuoteLine, this.maxRecordBytes)
         : relined(overlong.message, this.bounds.problemLines[k]!);
     this.out.push({ kind: 'malformed', line, message: this.malformed(k, reason), fields: overlong.fields });
     this.overlong = undefined;
-  }
-
-  /** csv-parse's words for what it would have said (CSV_QUOTE_NOT_CLOSED, CSV_MAX_RECORD_SIZE). */
-  private overlongReason(line: number, unclosedQuoteLine: number): string {
-    return unclosedQuoteLine > 0
-      ? `Quote Not Closed: the parsing is finished with an opening quote at line ${unclosedQuoteLine}`
-      : `Max Record Size: record exceed the maximum number of tolerated bytes of ${this.maxRecordBytes} on line ${line}`;
   }
 
   private compact(): void {
@@ -333,26 +249,7 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     // Keep only the bytes from the first record not yet taken (none while a record is over the bound).
     const need =
       this.overlong !== undefined ? this.fed : (this.bounds.starts[0] ?? this.bounds.openRecord?.offset ?? this.fed);
-    let drop = 0;
-    while (drop < this.kept.length && this.kept[drop]!.at + this.kept[drop]!.bytes.length <= need) drop++;
-    if (drop > 0) this.kept.splice(0, drop);
-  }
-
-  /** Record k's text as the file has it, without its line break; `undefined` if its bytes were let go. */
-  private rawText(k: number): string | undefined {
-    const start = this.bounds.starts[k];
-    const end = this.bounds.ends[k];
-    if (start === undefined || end === undefined || this.kept.length === 0 || this.kept[0]!.at > start)
-      return undefined;
-    const parts: Buffer[] = [];
-    for (const { at, bytes } of this.kept) {
-      if (at >= end) break;
-      if (at + bytes.length <= start) continue;
-      parts.push(bytes.subarray(Math.max(0, start - at), Math.min(bytes.length, end - at)));
-    }
-    return Buffer.concat(parts)
-      .toString('utf8')
-      .replace(/(?:\r\n|\n|\r)$/, '');
+    this.kept.dropBefore(need);
   }
 
   /** csv-parse pushes a record: pair it with its bounds, first reporting the ones it skipped. */
@@ -392,24 +289,6 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     this.headerSeen = true;
   }
 
-  /**
-   * csv-parse numbers fields from 0 (`a quote is found on field 2` is the third column): say it
-   * as a user counts, with the header's name when there is one. A closing-quote error names no
-   * field at all: it gets the column too.
-   */
-  private withColumn(error: CsvError): string {
-    const index = (error as { column?: unknown }).column;
-    if (typeof index !== 'number') return error.message;
-    const name = this.headerSeen ? this.header[index] : undefined;
-    const column = `column ${index + 1}${name === undefined ? '' : ` (${JSON.stringify(name)})`}`;
-    if (/ on field \S+ at line/.test(error.message))
-      return error.message.replace(/ on field \S+ at line/, ` in ${column} at line`);
-    return error.message.replace(
-      /^Invalid Closing Quote: (.*?) at line/,
-      `Invalid Closing Quote: $1 in ${column} at line`,
-    );
-  }
-
   private onSkip(message: string): void {
     const core = this.core!;
     this.skips.push({ message, bytes: this.coreBase + core.info.bytes, fields: [...core.state.record] });
@@ -428,7 +307,7 @@ export class CsvReader implements AsyncIterator<SourceItem> {
       first === undefined ? 'the record cannot be parsed' : relined(first.message, this.bounds.problemLines[k]!);
     if (!this.headerSeen)
       throw new SourceError('CSV_READ', `${this.name} line ${line}: the header cannot be read: ${reason}`);
-    const raw = this.rawText(k);
+    const raw = this.kept.text(this.bounds.starts[k], this.bounds.ends[k]);
     this.out.push({
       kind: 'malformed',
       line,
@@ -439,88 +318,8 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     return k + 1;
   }
 
-  /**
-   * `file line 7: reason`. A quote error can make the parser read the lines after it as part of
-   * the same record: then the message names them all, so that no line of the file goes unmentioned.
-   */
+  /** Record k's message: its lines (all of them when a quote error made it span several) and the reason. */
   private malformed(k: number, reason: string): string {
-    const line = this.bounds.lines[k]!;
-    const last = this.bounds.lastLines[k]!;
-    if (last <= line) return `${this.name} line ${line}: ${reason}`;
-    return `${this.name} lines ${line}–${last}: ${reason} (the parser read lines ${line}–${last} as this one record: check its quotes)`;
+    return malformedMessage(this.name, this.bounds.lines[k]!, this.bounds.lastLines[k]!, reason);
   }
-
-  /** The next UTF-8 bytes for the parser, `undefined` at the end of the file. */
-  private async nextUtf8(): Promise<Buffer | undefined> {
-    while (!this.fileEnded) {
-      const raw = await this.readRaw();
-      let bytes: Buffer;
-      try {
-        if (raw === undefined) {
-          this.fileEnded = true;
-          bytes = this.transcoder.end();
-        } else {
-          bytes = this.transcoder.write(raw);
-        }
-      } catch (error) {
-        if (error instanceof Undecodable) throw await this.encodingError(error);
-        throw error;
-      }
-      if (bytes.length > 0) return bytes;
-    }
-    return undefined;
-  }
-
-  private async readRaw(): Promise<Buffer | undefined> {
-    if (this.closed) return undefined;
-    // A fresh buffer each time: csv-parse keeps a slice of the previous chunk.
-    const buffer = Buffer.allocUnsafe(this.chunkBytes);
-    let bytesRead: number;
-    try {
-      ({ bytesRead } = await this.file.read(buffer, 0, this.chunkBytes, null));
-    } catch (error) {
-      if (this.closed) return undefined;
-      throw new SourceError('CSV_READ', `${this.path}: ${ioReason(error, 'cannot read the file')}`, { cause: error });
-    }
-    if (bytesRead === 0) return undefined;
-    return bytesRead < this.chunkBytes ? buffer.subarray(0, bytesRead) : buffer;
-  }
-
-  private async encodingError(error: Undecodable): Promise<SourceError> {
-    const label = this.encoding.label;
-    const fix = "Set the mapping's source.encoding to the file's real encoding.";
-    if (error.bom !== undefined) {
-      return new SourceError(
-        'CSV_ENCODING',
-        `${this.name} starts with a ${error.bom} byte order mark, but its encoding is set to ${label}. Set the mapping's source.encoding to ${error.bom.toLowerCase()}.`,
-      );
-    }
-    const at = await locateUndecodable(this.path, this.encoding).catch(() => undefined);
-    if (at === undefined) return new SourceError('CSV_ENCODING', `${this.name} is not valid ${label}. ${fix}`);
-    const shown = at.bytes === undefined ? 'bytes' : `${at.bytes.length === 1 ? 'byte' : 'bytes'} ${hex(at.bytes)}`;
-    const where = at.offset === undefined ? `at line ${at.line}` : `at line ${at.line} (byte offset ${at.offset})`;
-    const why =
-      this.encoding.kind === 'iconv' && this.encoding.singleByte
-        ? 'is not defined in that code page'
-        : 'cannot be decoded';
-    const what = `${shown} ${where} ${why}`;
-    return new SourceError('CSV_ENCODING', `${this.name} is not valid ${label}: ${what}. ${fix}`);
-  }
-}
-
-/** csv-parse counts lines its own way (where a record ends, a quoted CRLF twice): put ours in. */
-function relined(message: string, line: number): string {
-  return line > 0 ? message.replace(/\b(at|on) line \d+/, `$1 line ${line}`) : message;
-}
-
-function hex(bytes: Uint8Array): string {
-  return Array.from(bytes, (b) => `0x${b.toString(16).toUpperCase().padStart(2, '0')}`).join(' ');
-}
-
-function ioReason(error: unknown, fallback: string): string {
-  const code = (error as { code?: unknown }).code;
-  if (code === 'ENOENT') return 'file not found';
-  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
-  if (code === 'EISDIR') return 'is a directory, not a file';
-  return `${fallback} (${error instanceof Error ? error.message : String(error)})`;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FaultDice, mulberry32 } from '../../src/sandbox/faults.js';
+import { type Fault, FaultDice, mulberry32, runUnderFault } from '../../src/sandbox/faults.js';
 
 describe('mulberry32', () => {
   it('gives the same sequence for the same seed, another for another seed', () => {
@@ -63,5 +63,21 @@ describe('FaultDice', () => {
     b.fault({ failRate: 1, dropRate: 0 });
     const next = (d: FaultDice) => Array.from({ length: 20 }, () => d.fault({ failRate: 0.5, dropRate: 0.2 }));
     expect(next(a)).toEqual(next(b));
+  });
+});
+
+describe('runUnderFault', () => {
+  const settings = { failRate: 0.5, dropRate: 0.2 };
+  it.each<[Fault | null, boolean, boolean]>([
+    // fault, does the endpoint run, is the answer a 500
+    ['fail-before', false, true],
+    ['fail-after', true, true],
+    ['drop', true, false],
+    [null, true, false],
+  ])('%s: the endpoint runs: %s, a 500: %s', (fault, runs, serverError) => {
+    let ran = 0;
+    const run = runUnderFault({ fault: () => fault }, settings, () => ++ran);
+    expect(ran).toBe(runs ? 1 : 0);
+    expect(run).toEqual({ serverError, fault, result: runs ? 1 : undefined });
   });
 });

@@ -11,8 +11,8 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import busboy from 'busboy';
 import { authenticate } from '../api-key.js';
-import { detail, methodNotAllowed, SERVER_ERROR_HTML, unsupportedMediaType, type FieldErrorMap } from '../errors.js';
-import type { Fault, FaultDice, FaultSettings } from '../faults.js';
+import { detail, methodNotAllowed, unsupportedMediaType, type FieldErrorMap } from '../errors.js';
+import { runUnderFault, SERVER_ERROR_ANSWER, type Fault, type FaultDice, type FaultSettings } from '../faults.js';
 import { isRecord, MESSAGES, notADict, notAValidChoice, readBoolean } from '../fields.js';
 import { throttledMessage, type RateWindow } from '../rate-window.js';
 import type { SandboxState } from '../state.js';
@@ -143,36 +143,29 @@ export async function decideUpload(
   if (Object.keys(errors).length > 0 || file === undefined || header === undefined || options === undefined)
     return reply(400, errors);
 
-  const fault = deps.dice.fault(settings);
-  const serverError = (applied: boolean, importId?: string): UploadDecision => ({
-    status: 500,
-    payload: SERVER_ERROR_HTML,
-    contentType: 'text/html; charset=utf-8',
-    headers: {},
-    applied,
-    fault,
-    loggedBody,
-    importId,
-    delayMs,
+  const run = runUnderFault(deps.dice, settings, () => {
+    const record: ImportRecord = {
+      id: randomUUID(),
+      kind,
+      status: 'running',
+      total_count: file.rows,
+      succeeded: 0,
+      failed: 0,
+      started_at: deps.state.timestamp(),
+      finished_at: null,
+      author: 'api',
+      rows_with_errors: [],
+      options: { ...options, separator, bytes: file.bytes, rows: file.rows },
+    };
+    deps.state.imports.add(record);
+    deps.start(record, file.chunks, header, deps.importFault(file.rows));
+    return record;
   });
-  if (fault === 'fail-before') return serverError(false);
-  const record: ImportRecord = {
-    id: randomUUID(),
-    kind,
-    status: 'running',
-    total_count: file.rows,
-    succeeded: 0,
-    failed: 0,
-    started_at: deps.state.timestamp(),
-    finished_at: null,
-    author: 'api',
-    rows_with_errors: [],
-    options: { ...options, separator, bytes: file.bytes, rows: file.rows },
-  };
-  deps.state.imports.add(record);
-  deps.start(record, file.chunks, header, deps.importFault(file.rows));
-  if (fault === 'fail-after') return serverError(true, record.id);
-  return reply(200, { success: true, data: { import_id: record.id } }, {}, true, fault, record.id);
+  if (run.serverError) {
+    const importId = run.result?.id;
+    return { ...SERVER_ERROR_ANSWER, applied: importId !== undefined, fault: run.fault, loggedBody, importId, delayMs };
+  }
+  return reply(200, { success: true, data: { import_id: run.result.id } }, {}, true, run.fault, run.result.id);
 }
 
 /** The form fields besides the file, checked; problems go into `errors`. */
