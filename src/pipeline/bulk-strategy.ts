@@ -106,7 +106,8 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
   /**
    * Starts a batch's upload or poll after the batches before it: one import at a time. A fresh
    * chunk's file is closed and its rows recorded at once, while the import before it may still
-   * run, so that its upload can leave as soon as its turn comes.
+   * run, so that its upload can leave as soon as its turn comes; and the next batch's turn comes
+   * once this one's imports have ended, while its rows' outcomes are still being recorded.
    */
   const close = (batch: Batch) => {
     if (batch === filling) filling = undefined;
@@ -115,8 +116,12 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
     const recorded = batch.kind === 'fresh' ? prepare(batch) : undefined;
     // Awaited in its turn; a failure then stops the run there, as any other in `runFresh`.
     recorded?.catch(() => undefined);
+    let imported: () => void = () => undefined;
+    const importsEnded = new Promise<void>((resolve) => {
+      imported = resolve;
+    });
     const work = chain
-      .then(() => (batch.kind === 'fresh' ? runFresh(batch, recorded!) : runResumed(batch)))
+      .then(() => (batch.kind === 'fresh' ? runFresh(batch, recorded!, imported) : runResumed(batch, imported)))
       .catch((error: unknown) => {
         // A bug: stop the run; rows not yet answered say so (an answered row keeps its line).
         state.stop({ kind: 'bug', error });
@@ -129,7 +134,7 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
         );
       });
     batch.done = work.finally(() => open.splice(open.indexOf(batch), 1));
-    chain = work;
+    chain = Promise.race([importsEnded, work]);
   };
 
   const member = (batch: Batch, row: SendableRow, position: number) =>
@@ -228,6 +233,7 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
   async function runFresh(
     batch: Extract<Batch, { kind: 'fresh' }>,
     recorded: Promise<number | undefined>,
+    imported: () => void,
   ): Promise<void> {
     const { members } = batch;
     const chunk = await recorded;
@@ -246,10 +252,10 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
         }),
       );
     }
-    await settleAll(batch.file, batch.keyList, first, members);
+    await settleAll(batch.file, batch.keyList, first, members, imported);
   }
 
-  async function runResumed(batch: Extract<Batch, { kind: 'resumed' }>): Promise<void> {
+  async function runResumed(batch: Extract<Batch, { kind: 'resumed' }>, imported: () => void): Promise<void> {
     const { record, members } = batch;
     const importId = record.importId!;
     const first = await waitFor(importId);
@@ -258,15 +264,20 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
       record.keys.map((k) => k ?? undefined),
       first,
       members,
+      imported,
     );
   }
 
-  /** Settles the chunk's rows (bisecting unnamed failures), then records and reports each member. */
+  /**
+   * Settles the chunk's rows (bisecting unnamed failures), then records and reports each member;
+   * `imported` is called in between, once no more import of this chunk is to come.
+   */
   async function settleAll(
     file: string,
     keys: readonly (string | undefined)[],
     first: ImportAttempt & { readonly stopped?: boolean },
     members: readonly Member[],
+    imported: () => void,
   ): Promise<void> {
     if (first.kind === 'given_up' && first.stopped) {
       // Interrupted while waiting: the intents stay, so a resume polls this import.
@@ -302,6 +313,7 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
         },
       },
     );
+    imported();
     await Promise.all(
       members.map(async (m) =>
         m.resolve(
