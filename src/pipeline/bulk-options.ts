@@ -8,10 +8,10 @@
  *   (1, 2, 4, 8, then 15 s) see it ended at 15 s, the same 35 % overshoot as a 10,000-row chunk
  *   (22 s, seen at 30 s), while the client holds half as many rows: it reads and writes the next
  *   chunk while an import runs, so two chunks' rows are held (peak RSS of the 100,000-contact
- *   bench: 392 MB at 10,000, 311 MB at 5,000, 267 MB at 2,500 rows per chunk, under tsx). A
+ *   bench, compiled client: 343 MB at 10,000 rows per chunk, 280 MB at 5,000). A
  *   5,000-contact file is a few hundred KB, far under the 200 MB limit (which the chunk writer
  *   enforces by bytes as well); a bisection re-uploads little.
- * - `timeoutMs` 30 min per chunk: 45 times the service time of a full chunk.
+ * - `timeoutMs` 30 min per chunk: over 150 times the service time of a full chunk.
  */
 export interface BulkOptions {
   /** `auto`: contacts and products with at least `minRows` valid rows; deals only with `always` or the mapping's `bulk: true`. */
