@@ -26,7 +26,7 @@ import { headerLine, payloadLine } from '../bulk/chunk-csv.js';
 import { createChunkFileWriter, type ChunkFileWriter } from '../bulk/chunk-file.js';
 import { settleChunk, type RowSettlement } from '../bulk/settle-chunk.js';
 import type { BulkChunkRecord, BulkChunks } from '../ledger/bulk-chunks.js';
-import type { LedgerEntry, Outcome } from '../ledger/index.js';
+import type { LedgerEntry, Outcome, OutboxKey } from '../ledger/index.js';
 import { HttpError } from '../errors.js';
 import { failureLine } from '../report/failure-line.js';
 import { createBulkClient, type BulkClient, type UploadOutcome, type WaitOutcome } from '../transport/bulk-client.js';
@@ -60,8 +60,22 @@ export interface BulkStats {
   readonly imports: number;
 }
 
+/**
+ * What a chunk keeps of a row until its import is settled: its report line's names, its CSV
+ * fields (for the rejects file), its payload (the cascade's identity) and its sync key. Not the
+ * request or the rest of the planned row: two chunks' rows are held at once (see `holds`).
+ */
+interface HeldRow {
+  readonly file: string;
+  readonly line: number;
+  readonly key: string;
+  readonly fields: readonly string[];
+  readonly payload: Readonly<Record<string, unknown>>;
+  readonly sync: OutboxKey | undefined;
+}
+
 interface Member {
-  readonly row: SendableRow;
+  readonly row: HeldRow;
   readonly position: number;
   readonly resolve: (s: Settled) => void;
 }
@@ -100,13 +114,25 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
   const session = randomBytes(4).toString('hex');
   const stats = { rows: 0, imports: 0 };
 
-  /** Starts a batch's upload or poll after the batches before it: one import at a time. */
+  /**
+   * Starts a batch's upload or poll after the batches before it: one import at a time. A fresh
+   * chunk's file is closed and its rows recorded at once, while the import before it may still
+   * run, so that its upload can leave as soon as its turn comes; and the next batch's turn comes
+   * once this one's imports have ended, while its rows' outcomes are still being recorded.
+   */
   const close = (batch: Batch) => {
     if (batch === filling) filling = undefined;
     if (batch === resuming) resuming = undefined;
     if (batch.done !== undefined) return;
+    const recorded = batch.kind === 'fresh' ? prepare(batch) : undefined;
+    // Awaited in its turn; a failure then stops the run there, as any other in `runFresh`.
+    recorded?.catch(() => undefined);
+    let imported: () => void = () => undefined;
+    const importsEnded = new Promise<void>((resolve) => {
+      imported = resolve;
+    });
     const work = chain
-      .then(() => (batch.kind === 'fresh' ? runFresh(batch) : runResumed(batch)))
+      .then(() => (batch.kind === 'fresh' ? runFresh(batch, recorded!, imported) : runResumed(batch, imported)))
       .catch((error: unknown) => {
         // A bug: stop the run; rows not yet answered say so (an answered row keeps its line).
         state.stop({ kind: 'bug', error });
@@ -119,12 +145,20 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
         );
       });
     batch.done = work.finally(() => open.splice(open.indexOf(batch), 1));
-    chain = work;
+    chain = Promise.race([importsEnded, work]);
   };
 
   const member = (batch: Batch, row: SendableRow, position: number) =>
     new Promise<Settled>((resolve) => {
-      batch.members.push({ row, position, resolve });
+      const held: HeldRow = {
+        file: row.file,
+        line: row.line,
+        key: row.key,
+        fields: row.fields,
+        payload: row.payload,
+        sync: row.sync?.key,
+      };
+      batch.members.push({ row: held, position, resolve });
     });
 
   function sendToChunk(row: SendableRow, before: LedgerEntry | undefined): Promise<Settled> {
@@ -182,30 +216,42 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
     }
   }
 
-  async function runFresh(batch: Extract<Batch, { kind: 'fresh' }>): Promise<void> {
+  /**
+   * Closes a chunk's file and records the chunk, then its rows' intents (committed before the
+   * upload leaves). Answers the chunk's number, or undefined when the run stopped first or the
+   * ledger failed (the rows are then not sent).
+   */
+  async function prepare(batch: Extract<Batch, { kind: 'fresh' }>): Promise<number | undefined> {
     await batch.writer.close();
     const { members } = batch;
-    if (state.stopReason !== undefined)
-      return each(members, (m) =>
-        settled({ ...baseLine(stage, m.row), status: 'not_sent', message: state.stopReason }),
-      );
-    let chunk: number;
+    if (state.stopReason !== undefined) return undefined;
     try {
-      // The chunk's rows, then their intents, are committed before the upload leaves.
-      chunk = chunks.recordChunk(
+      const chunk = chunks.recordChunk(
         stage.index,
         batch.file,
         members.map((m) => m.row.line),
         batch.keyList,
       );
       await Promise.all(members.map((m) => ledger.recordIntent(stage.index, m.row.line)));
+      return chunk;
     } catch (error) {
       state.ledgerBroke(error);
       await Promise.all(members.map((m) => ledger.forget(stage.index, m.row.line).catch(() => undefined)));
+      return undefined;
+    }
+  }
+
+  async function runFresh(
+    batch: Extract<Batch, { kind: 'fresh' }>,
+    recorded: Promise<number | undefined>,
+    imported: () => void,
+  ): Promise<void> {
+    const { members } = batch;
+    const chunk = await recorded;
+    if (chunk === undefined)
       return each(members, (m) =>
         settled({ ...baseLine(stage, m.row), status: 'not_sent', message: state.stopReason }),
       );
-    }
     const first = await upload(batch.file, (importId) => chunks.recordImport(chunk, importId));
     if (first === 'not_sent') {
       await Promise.all(members.map((m) => ledger.forget(stage.index, m.row.line).catch(() => undefined)));
@@ -217,10 +263,10 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
         }),
       );
     }
-    await settleAll(chunk, batch.file, batch.keyList, first, members);
+    await settleAll(chunk, batch.file, batch.keyList, first, members, imported);
   }
 
-  async function runResumed(batch: Extract<Batch, { kind: 'resumed' }>): Promise<void> {
+  async function runResumed(batch: Extract<Batch, { kind: 'resumed' }>, imported: () => void): Promise<void> {
     const { record, members } = batch;
     const importId = record.importId!;
     const first = await waitFor(importId);
@@ -230,16 +276,21 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
       record.keys.map((k) => k ?? undefined),
       first,
       members,
+      imported,
     );
   }
 
-  /** Settles the chunk's rows (bisecting unnamed failures), then records and reports each member. */
+  /**
+   * Settles the chunk's rows (bisecting unnamed failures), then records and reports each member;
+   * `imported` is called in between, once no more import of this chunk is to come.
+   */
   async function settleAll(
     chunk: number,
     file: string,
     keys: readonly (string | undefined)[],
     first: WaitedAttempt,
     members: readonly Member[],
+    imported: () => void,
   ): Promise<void> {
     if (first.kind === 'given_up' && first.stopped) {
       // Interrupted while waiting: the intents stay, so a resume polls this import.
@@ -273,6 +324,7 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
         }),
       );
     }
+    imported();
     await Promise.all(
       members.map(async (m) =>
         m.resolve(
@@ -338,7 +390,7 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
   }
 
   /** One row's outcome: in the ledger first, then its report line and its effect on later stages. */
-  async function settleRow(row: SendableRow, outcome: RowSettlement): Promise<Settled> {
+  async function settleRow(row: HeldRow, outcome: RowSettlement): Promise<Settled> {
     const base = baseLine(stage, row);
     const by = outcome.importId === undefined ? 'bulk import' : `bulk import ${outcome.importId}`;
     const record = async (entry: Outcome): Promise<string> => {
@@ -354,7 +406,7 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
         const message = `imported by ${by}`;
         // Bulk ok outcomes are recorded here, and only here; the row's sync key goes with it, so the
         // next incremental run knows the import accepted it.
-        const note = await record({ state: 'ok', message, sync: row.sync?.key });
+        const note = await record({ state: 'ok', message, sync: row.sync });
         return settled({ ...base, status: 'ok', message: message + note }, deps.cascade.succeeded(row, undefined));
       }
       case 'failed': {
@@ -378,9 +430,9 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
       : sendToChunk;
 
   return {
-    // One chunk's rows wait for their import; the next chunk is read while that import runs only
-    // as far as the window allows (its rows are in memory until their lines are written).
-    holds: options.chunkRows + 256,
+    // One chunk's rows wait for their import while the next chunk is read, written and recorded,
+    // so the client's work overlaps the service's; a held row is small (`HeldRow`).
+    holds: 2 * options.chunkRows + 256,
     upsert: true,
     stats,
     send,

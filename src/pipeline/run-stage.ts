@@ -201,10 +201,12 @@ async function invalidRow(
 
 /** Anything else thrown while sending is a bug: stop sending, report the row, rethrow after the report. */
 function guarded(run: StageRun, row: SendableRow, before: LedgerEntry | undefined): Promise<Settled> {
+  // The handler keeps only the row's names: a batching strategy holds many rows' promises at once.
+  const names = { file: row.file, line: row.line, key: row.key };
   return run.strategy.send(row, before).catch((error: unknown) => {
     run.state.stop({ kind: 'bug', error });
     return settled({
-      ...baseLine(run.stage, row),
+      ...baseLine(run.stage, names),
       status: 'unknown',
       message: `stopped on an error while this row was being sent: ${error instanceof Error ? error.message : String(error)}`,
     });

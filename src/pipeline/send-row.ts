@@ -17,7 +17,7 @@ export interface SendDeps {
   readonly gate: FirstRequestGate;
   readonly cascade: Cascade;
   /** Writes a row to the rejects file (a row the API refused, to fix and import again). */
-  readonly reject: (row: SendableRow, message: string) => Promise<void> | undefined;
+  readonly reject: (row: Pick<SendableRow, 'fields' | 'line'>, message: string) => Promise<void> | undefined;
 }
 
 /**
