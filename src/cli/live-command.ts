@@ -1,5 +1,6 @@
 import { dirname, join, resolve } from 'node:path';
 import { loadJob } from '../config/load-job.js';
+import { DEFAULTS } from '../defaults.js';
 import { ConfigError, LedgerError } from '../errors.js';
 import {
   createRun,
@@ -16,10 +17,10 @@ import { createProgress, type Progress } from '../pipeline/progress.js';
 import { rowsInDoubt } from '../transport/in-doubt.js';
 import { createTransport, inDoubtModeOf, resolveBaseUrl, type InDoubtMode } from '../transport/index.js';
 import type { CliIo } from './command.js';
-import type { JobArgs } from './common-options.js';
+import type { RunArgs } from './common-options.js';
 import { readApiKey, readBaseUrl } from './credentials.js';
 import { EXIT } from './exit-codes.js';
-import { bulkOptionsOf, type LiveArgs } from './live-options.js';
+import { bulkOptionsOf, type LiveArgs, type SyncModeArgs } from './live-options.js';
 import { liveRunHooks } from './live-run-hooks.js';
 import { checkSyncState, openRunSync, type RunSync, type RunSyncMode } from './live-sync.js';
 import { printSummary } from './print-summary.js';
@@ -34,7 +35,11 @@ export type LiveStart =
   | { readonly kind: 'resume'; readonly job?: string | undefined; readonly runDir?: string | undefined };
 
 /** `import` (live) and `resume`: connection, ledger, transport and progress around the pipeline. */
-export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & LiveArgs, io: CliIo): Promise<number> {
+export async function runLive(
+  start: LiveStart,
+  args: RunArgs & LiveArgs & Partial<SyncModeArgs>,
+  io: CliIo,
+): Promise<number> {
   // Credentials and address first: a usage error must come before any file is touched.
   const apiKey = readApiKey(io.env, args['api-key-file'], io.cwd);
   // Log format, --max-failed and the notification (src/cli/live-run-hooks.ts).
@@ -48,7 +53,7 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
   const stateDir: string = checkStateDir(
     io.cwd,
     args['state-dir'] ??
-      (jobArg !== undefined ? join(dirname(resolve(io.cwd, jobArg)), '.engage-import') : '.engage-import'),
+      (jobArg !== undefined ? join(dirname(resolve(io.cwd, jobArg)), DEFAULTS.stateDir) : DEFAULTS.stateDir),
   );
   const target = { baseUrl, apiKey };
   const payloadOptions: PayloadOptions = {
@@ -262,7 +267,7 @@ function applyLast(sync: { apply(): void }, io: CliIo, quiet: boolean | undefine
 /** `--in-doubt`, or the deprecated `--unsafe-retries` with a note on stderr. */
 function inDoubtOf(args: LiveArgs, io: CliIo): InDoubtMode {
   const old = args['unsafe-retries'];
-  if (old === undefined) return args['in-doubt'] ?? 'unknown';
+  if (old === undefined) return args['in-doubt'] ?? DEFAULTS.inDoubt;
   const mode = inDoubtModeOf(old);
   io.stderr.write(
     `engage-import: --unsafe-retries is deprecated; use --in-doubt ${mode}${args['in-doubt'] !== undefined ? ' (--in-doubt given too: it wins)' : ''}\n`,
