@@ -24,7 +24,7 @@ import { bulkOptionsOf, type LiveArgs, type SyncModeArgs } from './live-options.
 import { liveRunHooks } from './live-run-hooks.js';
 import { checkSyncState, openRunSync, type RunSync, type RunSyncMode } from './live-sync.js';
 import { printSummary } from './print-summary.js';
-import { runIdentity, type PayloadOptions } from './run-identity.js';
+import { payloadOptionsToCompare, runIdentity, type PayloadOptions } from './run-identity.js';
 import { VERSION } from './version.js';
 
 const SILENT: Progress = { stage: () => ({ tick: () => undefined, finish: () => undefined }), stop: () => undefined };
@@ -60,6 +60,9 @@ export async function runLive(
     input: args.input ?? null,
     limit: args.limit ?? null,
     'deal-update-method': args['deal-update-method'],
+    bulk: args.bulk,
+    'bulk-min-rows': args['bulk-min-rows'],
+    'bulk-chunk-rows': args['bulk-chunk-rows'],
   };
   if (args.incremental === true && args['full-refresh'] === true)
     throw new ConfigError('USAGE', '--incremental and --full-refresh exclude each other: choose one');
@@ -101,7 +104,11 @@ export async function runLive(
     const mode = syncModeOf(run.identity.options['sync']);
     ledger = await openForResume(
       run.runDir,
-      await runIdentity(job, { ...payloadOptions, ...(mode !== undefined && { sync: mode }) }, target),
+      await runIdentity(
+        job,
+        { ...payloadOptionsToCompare(payloadOptions, run.identity), ...(mode !== undefined && { sync: mode }) },
+        target,
+      ),
       { cwd: io.cwd },
     );
     const counts = ledger.counts();
