@@ -20,7 +20,7 @@ export function withLiveOptions<T>(y: Argv<T>) {
       type: 'number',
       default: DEFAULTS.concurrency,
       coerce: wholeNumber('--concurrency', 1),
-      describe: 'Requests in flight at once (4 holds 10 req/s at 300 ms latency)',
+      describe: `Requests in flight at once (${DEFAULTS.concurrency} holds ${DEFAULTS.rate} req/s at 300 ms latency)`,
     })
     .option('max-attempts', {
       type: 'number',
