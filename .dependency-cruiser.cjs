@@ -10,6 +10,7 @@
 /** Bottom first. A name without `.ts` is a folder under src/. */
 const LAYERS = [
   'errors.ts', // one error family: everything may throw these
+  'defaults.ts', // every default of the tool's options, one table: the CLI, transport and pipeline read it
   'text', // how values and paths are shown to people: display paths, "did you mean" suggestions
   'time', // the calendar and ISO 8601 grammar every date check uses: year bounds, days of a month
   'log', // the structured logger: no knowledge of the run

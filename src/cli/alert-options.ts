@@ -1,9 +1,10 @@
 import type { Argv } from 'yargs';
-import { parseMaxFailed, type MaxFailed } from '../notify/max-failed.js';
-import type { NotifyOn } from '../notify/notification.js';
+import { DEFAULTS } from '../defaults.js';
+import { parseMaxFailed } from '../notify/max-failed.js';
+import type { NoOptions, OptionsOf } from './command.js';
 
 /** Options of a live run for nightly jobs: who is told at the end, and how many bad rows are acceptable. */
-export function withAlertOptions(y: Argv) {
+export function withAlertOptions<T>(y: Argv<T>) {
   return y
     .option('notify-url', {
       type: 'string',
@@ -12,7 +13,7 @@ export function withAlertOptions(y: Argv) {
     })
     .option('notify-on', {
       choices: ['failure', 'always'] as const,
-      default: 'failure' as const,
+      default: DEFAULTS.notifyOn,
       describe: 'Notify when the exit code is not 0 (failure), or after every run',
     })
     .option('max-failed', {
@@ -22,8 +23,4 @@ export function withAlertOptions(y: Argv) {
     });
 }
 
-export type AlertArgs = {
-  'notify-url'?: string | undefined;
-  'notify-on': NotifyOn;
-  'max-failed'?: MaxFailed | undefined;
-};
+export type AlertArgs = OptionsOf<typeof withAlertOptions<NoOptions>>;

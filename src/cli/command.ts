@@ -1,4 +1,4 @@
-import type { Argv } from 'yargs';
+import type { ArgumentsCamelCase, Argv } from 'yargs';
 
 /** What a command may touch of the outside world: injected so tests run `main` in-process. */
 export interface CliIo {
@@ -14,10 +14,54 @@ export interface CliIo {
     | undefined;
 }
 
-/** A sub-command: yargs builds its options, `run` does the work and returns the exit code. */
-export interface CliCommand<A = Record<string, unknown>> {
-  readonly command: string | readonly string[];
+/**
+ * The options a builder gives its command, by their names on the command line: `OptionsOf<typeof
+ * withRunOptions<NoOptions>>`. Derived from the builder, so an option added there is typed everywhere.
+ * An option without a default is optional: yargs leaves its key out when it is not given.
+ */
+export type OptionsOf<B extends (y: Argv) => Argv<unknown>> =
+  ReturnType<B> extends Argv<infer A> ? KeyOptionalWhenUndefined<A> : never;
+
+/** A yargs with no option declared yet (yargs' own `{}`): what a shared builder's options are derived from. */
+export type NoOptions = Record<never, never>;
+
+type KeyOptionalWhenUndefined<A> = {
+  [K in keyof A as undefined extends A[K] ? never : K]: A[K];
+} & {
+  [K in keyof A as undefined extends A[K] ? K : never]?: A[K];
+};
+
+/**
+ * How a command runs: it gets what yargs parsed (the builder's options under their own names, and
+ * under camelCase names the code does not use), returns the exit code. A run function typed with
+ * `OptionsOf<builder>` fits, since yargs' argument type holds every one of those options.
+ */
+type Run<A> = (args: ArgumentsCamelCase<A>, io: CliIo) => Promise<number>;
+
+/** A sub-command as `main` registers it: its argument type stays inside, so a list of commands needs no cast. */
+export interface CliCommand {
+  /** Adds the command to `parser`; when yargs picks it, `handle` gets the parsed arguments and a way to run it. */
+  register<G>(
+    parser: Argv<G>,
+    handle: (args: Readonly<Record<string, unknown>>, run: (io: CliIo) => Promise<number>) => Promise<void>,
+  ): Argv<G>;
+}
+
+/**
+ * A sub-command: yargs builds its options, `run` does the work. `A` is inferred from `builder`'s
+ * return type (give the builder its parameter type, `(y: Argv) =>`, or a named function, when
+ * `run` is a named function), and `run` must accept what the builder declares: an option the
+ * builder lacks is a type error. The returned `run` keeps its own type, so tests call it directly.
+ */
+export function defineCommand<A, R extends Run<A>>(spec: {
+  readonly command: string;
   readonly describe: string;
   readonly builder: (y: Argv) => Argv<A>;
-  readonly run: (args: A, io: CliIo) => Promise<number>;
+  readonly run: R;
+}): CliCommand & { readonly run: R } {
+  return {
+    run: spec.run,
+    register: (parser, handle) =>
+      parser.command(spec.command, spec.describe, spec.builder, (args) => handle(args, (io) => spec.run(args, io))),
+  };
 }

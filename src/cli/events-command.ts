@@ -1,14 +1,19 @@
-import type { CliCommand } from './command.js';
+import type { Argv } from 'yargs';
+import { defineCommand, type CliIo, type OptionsOf } from './command.js';
 import { readApiKey, readBaseUrl } from './credentials.js';
 import { EXIT } from './exit-codes.js';
 import { VERSION } from './version.js';
 
-type EventsArgs = {
-  action: 'list';
-  'base-url'?: string | undefined;
-  'api-key-file'?: string | undefined;
-  json: boolean;
-};
+function eventsOptions(y: Argv) {
+  return y
+    .positional('action', { choices: ['list'] as const, demandOption: true })
+    .option('base-url', { type: 'string', describe: "The account's API root (or ENGAGE_BASE_URL)" })
+    .option('api-key-file', { type: 'string', describe: 'File holding the API key (or ENGAGE_API_KEY)' })
+    .option('json', { type: 'boolean', default: false, describe: 'One JSON object per line instead of a table' })
+    .example('$0 events list', 'Print id and name of every event definition');
+}
+
+type EventsArgs = OptionsOf<typeof eventsOptions>;
 
 /**
  * A name from the API as one line of plain text: control characters (an ANSI escape that would
@@ -19,17 +24,11 @@ export function printable(value: unknown): string {
 }
 
 /** `events list`: the account's event definitions (GET /events/, paginated), every page, to check names before an import. */
-export const eventsCommand: CliCommand<EventsArgs> = {
+export const eventsCommand = defineCommand({
   command: 'events <action>',
   describe: "List the account's event definitions (GET /events/, every page)",
-  builder: (y) =>
-    y
-      .positional('action', { choices: ['list'] as const, demandOption: true })
-      .option('base-url', { type: 'string', describe: "The account's API root (or ENGAGE_BASE_URL)" })
-      .option('api-key-file', { type: 'string', describe: 'File holding the API key (or ENGAGE_API_KEY)' })
-      .option('json', { type: 'boolean', default: false, describe: 'One JSON object per line instead of a table' })
-      .example('$0 events list', 'Print id and name of every event definition') as never,
-  run: async (args, io) => {
+  builder: eventsOptions,
+  run: async (args: EventsArgs, io: CliIo) => {
     // Loaded here, not at start-up: the other commands should not pay for undici.
     const { createTransport, listAll, resolveBaseUrl } = await import('../transport/index.js');
     const transport = createTransport({
@@ -63,4 +62,4 @@ export const eventsCommand: CliCommand<EventsArgs> = {
       await transport.close();
     }
   },
-};
+});

@@ -1,5 +1,6 @@
 import { dirname, join, resolve } from 'node:path';
 import type { LoadedJob } from '../config/load-job.js';
+import { DEFAULTS } from '../defaults.js';
 import { createRunClassifier, syncStateFile, SyncState, type RunClassifier } from '../sync/index.js';
 
 /** Options of `validate` that ask for the incremental preview. */
@@ -9,9 +10,6 @@ export interface PreviewArgs {
   readonly 'state-dir'?: string | undefined;
   readonly 'deal-update-method': 'PATCH' | 'PUT';
 }
-
-/** Where state is kept when `--state-dir` is not given (the same default as `import`). */
-export const DEFAULT_STATE_DIR = '.engage-import';
 
 /**
  * The classifier of `validate --incremental`: the job's sync state opened for reading (none yet:
@@ -27,7 +25,7 @@ export function openPreview(
   if (!incremental) return undefined;
   // The same default as a live run: beside the job file, whatever the working directory.
   const stateDir =
-    args['state-dir'] !== undefined ? resolve(cwd, args['state-dir']) : join(dirname(job.file), DEFAULT_STATE_DIR);
+    args['state-dir'] !== undefined ? resolve(cwd, args['state-dir']) : join(dirname(job.file), DEFAULTS.stateDir);
   const state = SyncState.open(syncStateFile(stateDir, job.file), job.file, { cwd, mode: 'read' });
   const classifier = createRunClassifier({
     state,

@@ -1,7 +1,10 @@
 import { resolve } from 'node:path';
+import type { Argv } from 'yargs';
 import { RESOURCES, type ResourceName } from '../config/mapping-schema.js';
+import { DEFAULTS } from '../defaults.js';
+import { ConfigError } from '../errors.js';
 import { initMapping } from '../init/init-mapping.js';
-import type { CliCommand } from './command.js';
+import { defineCommand, type CliIo, type OptionsOf } from './command.js';
 import { EXIT } from './exit-codes.js';
 import { wholeNumber } from './number-options.js';
 
@@ -20,46 +23,49 @@ const ALIASES: Readonly<Record<string, ResourceName>> = {
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
-type InitArgs = {
-  csv: string;
-  resource: string;
-  out: string;
-  sample: number;
-  force: boolean;
-  encoding?: string | undefined;
-};
+function initOptions(y: Argv) {
+  return y
+    .positional('csv', { type: 'string', demandOption: true, describe: 'The CSV export to map' })
+    .option('resource', {
+      type: 'string',
+      demandOption: true,
+      choices: [...RESOURCES, ...Object.keys(ALIASES)],
+      describe: 'Where the rows go: product, user (contacts), deal, event, product-event, webpush-campaign',
+    })
+    .option('out', { type: 'string', default: DEFAULTS.initOut, describe: 'The mapping file to write' })
+    .option('sample', {
+      type: 'number',
+      default: DEFAULTS.initSample,
+      coerce: wholeNumber('--sample', 1),
+      describe: 'Rows read to guess types',
+    })
+    .option('force', { type: 'boolean', default: false, describe: 'Overwrite the mapping file if it exists' })
+    .option('encoding', {
+      type: 'string',
+      describe: "The file's encoding, when detection guesses wrong (any iconv-lite name)",
+    })
+    .example(
+      '$0 init export.csv --resource contacts --out mappings/contacts.yaml',
+      'Draft a contacts mapping, then check it with validate',
+    );
+}
 
-export const initCommand: CliCommand<InitArgs> = {
+type InitArgs = OptionsOf<typeof initOptions>;
+
+/** The resource named by `--resource`: its own name or one of the plural words (yargs has checked it is one). */
+function resourceNamed(name: string): ResourceName {
+  const resource = ALIASES[name] ?? RESOURCES.find((r) => r === name);
+  if (resource === undefined) throw new ConfigError('USAGE', `--resource ${name} is not a resource`);
+  return resource;
+}
+
+export const initCommand = defineCommand({
   command: 'init <csv>',
   describe:
     "Write a mapping for a CSV file: columns matched to the resource's fields, types guessed from a sample, each guess explained",
-  builder: (y) =>
-    y
-      .positional('csv', { type: 'string', demandOption: true, describe: 'The CSV export to map' })
-      .option('resource', {
-        type: 'string',
-        demandOption: true,
-        choices: [...RESOURCES, ...Object.keys(ALIASES)],
-        describe: 'Where the rows go: product, user (contacts), deal, event, product-event, webpush-campaign',
-      })
-      .option('out', { type: 'string', default: 'mapping.yaml', describe: 'The mapping file to write' })
-      .option('sample', {
-        type: 'number',
-        default: 1000,
-        coerce: wholeNumber('--sample', 1),
-        describe: 'Rows read to guess types',
-      })
-      .option('force', { type: 'boolean', default: false, describe: 'Overwrite the mapping file if it exists' })
-      .option('encoding', {
-        type: 'string',
-        describe: "The file's encoding, when detection guesses wrong (any iconv-lite name)",
-      })
-      .example(
-        '$0 init export.csv --resource contacts --out mappings/contacts.yaml',
-        'Draft a contacts mapping, then check it with validate',
-      ) as never,
-  run: async (args, io) => {
-    const resource = (ALIASES[args.resource] ?? args.resource) as ResourceName;
+  builder: initOptions,
+  run: async (args: InitArgs, io: CliIo) => {
+    const resource = resourceNamed(args.resource);
     const out = resolve(io.cwd, args.out);
     const { draft, check, problem } = await initMapping({
       csv: resolve(io.cwd, args.csv),
@@ -86,4 +92,4 @@ export const initCommand: CliCommand<InitArgs> = {
     );
     return EXIT.OK;
   },
-};
+});

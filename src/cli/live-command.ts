@@ -1,5 +1,6 @@
 import { dirname, join, resolve } from 'node:path';
 import { loadJob } from '../config/load-job.js';
+import { DEFAULTS } from '../defaults.js';
 import { ConfigError, LedgerError } from '../errors.js';
 import {
   createRun,
@@ -16,14 +17,14 @@ import { createProgress, type Progress } from '../pipeline/progress.js';
 import { rowsInDoubt } from '../transport/in-doubt.js';
 import { createTransport, inDoubtModeOf, resolveBaseUrl, type InDoubtMode } from '../transport/index.js';
 import type { CliIo } from './command.js';
-import type { JobArgs } from './common-options.js';
+import type { RunArgs } from './common-options.js';
 import { readApiKey, readBaseUrl } from './credentials.js';
 import { EXIT } from './exit-codes.js';
-import { bulkOptionsOf, type LiveArgs } from './live-options.js';
+import { bulkOptionsOf, type LiveArgs, type SyncModeArgs } from './live-options.js';
 import { liveRunHooks } from './live-run-hooks.js';
 import { checkSyncState, openRunSync, type RunSync, type RunSyncMode } from './live-sync.js';
 import { printSummary } from './print-summary.js';
-import { runIdentity, type PayloadOptions } from './run-identity.js';
+import { payloadOptionsToCompare, runIdentity, type PayloadOptions } from './run-identity.js';
 import { VERSION } from './version.js';
 
 const SILENT: Progress = { stage: () => ({ tick: () => undefined, finish: () => undefined }), stop: () => undefined };
@@ -34,7 +35,11 @@ export type LiveStart =
   | { readonly kind: 'resume'; readonly job?: string | undefined; readonly runDir?: string | undefined };
 
 /** `import` (live) and `resume`: connection, ledger, transport and progress around the pipeline. */
-export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & LiveArgs, io: CliIo): Promise<number> {
+export async function runLive(
+  start: LiveStart,
+  args: RunArgs & LiveArgs & Partial<SyncModeArgs>,
+  io: CliIo,
+): Promise<number> {
   // Credentials and address first: a usage error must come before any file is touched.
   const apiKey = readApiKey(io.env, args['api-key-file'], io.cwd);
   // Log format, --max-failed and the notification (src/cli/live-run-hooks.ts).
@@ -48,13 +53,16 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
   const stateDir: string = checkStateDir(
     io.cwd,
     args['state-dir'] ??
-      (jobArg !== undefined ? join(dirname(resolve(io.cwd, jobArg)), '.engage-import') : '.engage-import'),
+      (jobArg !== undefined ? join(dirname(resolve(io.cwd, jobArg)), DEFAULTS.stateDir) : DEFAULTS.stateDir),
   );
   const target = { baseUrl, apiKey };
   const payloadOptions: PayloadOptions = {
     input: args.input ?? null,
     limit: args.limit ?? null,
     'deal-update-method': args['deal-update-method'],
+    bulk: args.bulk,
+    'bulk-min-rows': args['bulk-min-rows'],
+    'bulk-chunk-rows': args['bulk-chunk-rows'],
   };
   if (args.incremental === true && args['full-refresh'] === true)
     throw new ConfigError('USAGE', '--incremental and --full-refresh exclude each other: choose one');
@@ -96,7 +104,11 @@ export async function runLive(start: LiveStart, args: Omit<JobArgs, 'job'> & Liv
     const mode = syncModeOf(run.identity.options['sync']);
     ledger = await openForResume(
       run.runDir,
-      await runIdentity(job, { ...payloadOptions, ...(mode !== undefined && { sync: mode }) }, target),
+      await runIdentity(
+        job,
+        { ...payloadOptionsToCompare(payloadOptions, run.identity), ...(mode !== undefined && { sync: mode }) },
+        target,
+      ),
       { cwd: io.cwd },
     );
     const counts = ledger.counts();
@@ -262,7 +274,7 @@ function applyLast(sync: { apply(): void }, io: CliIo, quiet: boolean | undefine
 /** `--in-doubt`, or the deprecated `--unsafe-retries` with a note on stderr. */
 function inDoubtOf(args: LiveArgs, io: CliIo): InDoubtMode {
   const old = args['unsafe-retries'];
-  if (old === undefined) return args['in-doubt'] ?? 'unknown';
+  if (old === undefined) return args['in-doubt'] ?? DEFAULTS.inDoubt;
   const mode = inDoubtModeOf(old);
   io.stderr.write(
     `engage-import: --unsafe-retries is deprecated; use --in-doubt ${mode}${args['in-doubt'] !== undefined ? ' (--in-doubt given too: it wins)' : ''}\n`,

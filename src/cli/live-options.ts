@@ -1,10 +1,12 @@
 import type { Argv } from 'yargs';
-import { withAlertOptions, type AlertArgs } from './alert-options.js';
-import { DEFAULT_BULK, type BulkOptions } from '../pipeline/bulk-options.js';
+import { DEFAULTS } from '../defaults.js';
+import type { BulkOptions } from '../pipeline/bulk-options.js';
+import { withAlertOptions } from './alert-options.js';
+import type { NoOptions, OptionsOf } from './command.js';
 import { positiveNumber, wholeNumber } from './number-options.js';
 
 /** Options of the live import and resume: connection, pacing, retries, state. */
-export function withLiveOptions(y: Argv) {
+export function withLiveOptions<T>(y: Argv<T>) {
   return withAlertOptions(y)
     .option('base-url', {
       type: 'string',
@@ -16,13 +18,13 @@ export function withLiveOptions(y: Argv) {
     })
     .option('concurrency', {
       type: 'number',
-      default: 4,
+      default: DEFAULTS.concurrency,
       coerce: wholeNumber('--concurrency', 1),
-      describe: 'Requests in flight at once (4 holds 10 req/s at 300 ms latency)',
+      describe: `Requests in flight at once (${DEFAULTS.concurrency} holds ${DEFAULTS.rate} req/s at 300 ms latency)`,
     })
     .option('max-attempts', {
       type: 'number',
-      default: 5,
+      default: DEFAULTS.maxAttempts,
       coerce: wholeNumber('--max-attempts', 1),
       describe: 'Attempts per request on 5xx and network errors (requests that never left, and idempotent ones)',
     })
@@ -38,21 +40,20 @@ export function withLiveOptions(y: Argv) {
     })
     .option('max-pause', {
       type: 'number',
-      default: 300,
+      default: DEFAULTS.maxPauseSeconds,
       coerce: positiveNumber('--max-pause'),
       describe: 'Longest 429 pause (seconds) the run waits; a longer one stops the run (exit 3) to resume later',
     })
     .option('request-timeout', {
       type: 'number',
-      default: 30,
+      default: DEFAULTS.requestTimeoutSeconds,
       coerce: positiveNumber('--request-timeout'),
       describe: 'Seconds to wait for an answer; 3 timeouts in a row stop the run (exit 3)',
     })
     .option('fail-on-invalid', { type: 'boolean', default: false, describe: 'Send nothing when any row is invalid' })
     .option('state-dir', {
       type: 'string',
-      describe:
-        'Where run ledgers are kept, one folder per run (default: .engage-import beside the job file; for `resume` without a job, in the current folder)',
+      describe: `Where run ledgers are kept, one folder per run (default: ${DEFAULTS.stateDir} beside the job file; for \`resume\` without a job, in the current folder)`,
     })
     .option('resend-unknown', {
       type: 'boolean',
@@ -62,50 +63,49 @@ export function withLiveOptions(y: Argv) {
     })
     .option('bulk', {
       choices: ['auto', 'always', 'never'] as const,
-      default: 'auto' as const,
+      default: DEFAULTS.bulk,
       describe:
         "CSV import endpoints for contacts, products (auto: stages with at least --bulk-min-rows valid rows) and deals (always, or `bulk: true` in the mapping); a mapping's `bulk:` overrides",
     })
     .option('bulk-min-rows', {
       type: 'number',
-      default: DEFAULT_BULK.minRows,
+      default: DEFAULTS.bulkMinRows,
       coerce: wholeNumber('--bulk-min-rows', 1),
       describe: 'With --bulk auto: valid rows a contacts or products stage needs to go by bulk import',
     })
     .option('bulk-chunk-rows', {
       type: 'number',
-      default: DEFAULT_BULK.chunkRows,
+      default: DEFAULTS.bulkChunkRows,
       coerce: wholeNumber('--bulk-chunk-rows', 1),
       describe: 'Rows per bulk upload (a file also stays under the 200 MB limit)',
     })
     .option('bulk-timeout', {
       type: 'number',
-      default: DEFAULT_BULK.timeoutMs / 60_000,
+      default: DEFAULTS.bulkTimeoutMinutes,
       coerce: positiveNumber('--bulk-timeout'),
       describe: 'Minutes one bulk import is waited for; then its rows are unknown (the message names the import id)',
     });
 }
 
-export type LiveArgs = AlertArgs & {
-  'base-url'?: string | undefined;
-  'api-key-file'?: string | undefined;
-  concurrency: number;
-  'max-attempts': number;
-  'in-doubt'?: 'unknown' | 'resend' | undefined;
-  'unsafe-retries'?: 'safe' | 'never' | 'always' | undefined;
-  'max-pause': number;
-  'request-timeout': number;
-  'fail-on-invalid': boolean;
-  'state-dir'?: string | undefined;
-  'resend-unknown': boolean;
-  /** `import` only: send only new and changed rows (`resume` goes on in the mode the run started with). */
-  incremental?: boolean | undefined;
-  'full-refresh'?: boolean | undefined;
-  bulk: 'auto' | 'always' | 'never';
-  'bulk-min-rows': number;
-  'bulk-chunk-rows': number;
-  'bulk-timeout': number;
-};
+/** The options of a live run (`import` and `resume`): connection, pacing, retries, state, alerts, bulk. */
+export type LiveArgs = OptionsOf<typeof withLiveOptions<NoOptions>>;
+
+/** `import` only: which rows a live run sends; `resume` goes on in the mode the run started with. */
+export function withSyncModeOptions<T>(y: Argv<T>) {
+  return y
+    .option('incremental', {
+      type: 'boolean',
+      describe:
+        "Send only rows the API has not accepted yet: unchanged entities and events already sent are reported, not sent (default: the job file's sync: setting; with --dry-run: the preview)",
+    })
+    .option('full-refresh', {
+      type: 'boolean',
+      describe: 'Send every row again, unchanged ones and events already sent included, and refresh the sync state',
+    })
+    .conflicts('incremental', 'full-refresh');
+}
+
+export type SyncModeArgs = OptionsOf<typeof withSyncModeOptions<NoOptions>>;
 
 /** The live run's bulk options from the command line. */
 export const bulkOptionsOf = (args: LiveArgs): BulkOptions => ({

@@ -12,7 +12,7 @@ import { stateCommand } from './state-command.js';
 import { validateCommand } from './validate-command.js';
 import { VERSION } from './version.js';
 
-const COMMANDS: readonly CliCommand<never>[] = [
+const COMMANDS: readonly CliCommand[] = [
   validateCommand,
   importCommand,
   resumeCommand,
@@ -20,7 +20,7 @@ const COMMANDS: readonly CliCommand<never>[] = [
   sandboxCommand,
   initCommand,
   stateCommand,
-] as never;
+];
 
 /**
  * The whole command line, in-process: parses `argv` (without node and the script), runs one
@@ -51,9 +51,9 @@ export async function main(argv: readonly string[], cliIo: CliIo): Promise<numbe
       'Exit codes: 0 all rows ok/valid, 1 some rows invalid, failed, skipped or unknown, 2 usage or configuration error (nothing sent), 3 stopped (401, the API unreachable or answering wrongly, a 429 pause longer than --max-pause, the run ledger failing; resume continues), 130/143 interrupted (resume continues).\nThe API key is read from ENGAGE_API_KEY or --api-key-file, never from the command line.',
     );
   for (const c of COMMANDS) {
-    parser = parser.command(c.command as string, c.describe, c.builder as never, async (args: never) => {
+    parser = c.register(parser, async (args, run) => {
       refuseRepeatedOptions(args, argv);
-      exitCode = await c.run(args, io);
+      exitCode = await run(io);
     });
   }
   // A repeated option (`--report a --report b`) arrives as an array, which no command expects:
@@ -85,7 +85,7 @@ class UsageError extends Error {}
  * `--report a --report b`: which one was meant cannot be guessed, and passing the array on would
  * fail deep inside the run. Every option of every command takes one value.
  */
-function refuseRepeatedOptions(args: Record<string, unknown>, argv: readonly string[]): void {
+function refuseRepeatedOptions(args: Readonly<Record<string, unknown>>, argv: readonly string[]): void {
   for (const [name, value] of Object.entries(args)) {
     if (name === '_' || name === '$0' || !Array.isArray(value)) continue;
     const option = name.length === 1 ? `-${name}` : `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;

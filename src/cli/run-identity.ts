@@ -3,13 +3,36 @@ import { jobDigest, mappingDigest } from '../config/config-digest.js';
 import type { LoadedJob } from '../config/load-job.js';
 import { hashFile, type RunIdentity } from '../ledger/index.js';
 
-/** Options that change what is sent: a resume with other values would not continue the same run. */
+/**
+ * Options that change what is sent, or in which request: a resume with other values would not
+ * continue the same run. Their names are the command line's, so a refused resume names the option.
+ */
 export interface PayloadOptions {
   readonly input: string | null;
   readonly limit: number | null;
   readonly 'deal-update-method': 'PATCH' | 'PUT';
   /** `incremental` or `full-refresh`; absent for a run that sends every row (older runs too). */
   readonly sync?: 'incremental' | 'full-refresh';
+  /**
+   * `--bulk`, `--bulk-min-rows`, `--bulk-chunk-rows`: which stages go by bulk import and which rows
+   * share an upload, so they decide what the ledger's recorded chunks and import ids stand for.
+   * Absent only when compared with a run that did not record them (payloadOptionsToCompare).
+   */
+  readonly bulk?: 'auto' | 'always' | 'never';
+  readonly 'bulk-min-rows'?: number;
+  readonly 'bulk-chunk-rows'?: number;
+}
+
+const BULK_KEYS = ['bulk', 'bulk-min-rows', 'bulk-chunk-rows'] as const;
+
+/**
+ * The payload options a resume compares with those the run recorded. A run started before the bulk
+ * options were part of its identity did not record them: it stays resumable, compared without them.
+ */
+export function payloadOptionsToCompare(options: PayloadOptions, recorded: RunIdentity): PayloadOptions {
+  if (BULK_KEYS.some((key) => key in recorded.options)) return options;
+  const { bulk: _bulk, 'bulk-min-rows': _minRows, 'bulk-chunk-rows': _chunkRows, ...rest } = options;
+  return rest;
 }
 
 /** Where a run sends its rows: a resume against another base URL or key is refused. */

@@ -1,40 +1,81 @@
 import { resolve } from 'node:path';
+import type { Argv } from 'yargs';
+import { DEFAULTS } from '../defaults.js';
 import { ConfigError } from '../errors.js';
 import { API_KEY_LENGTH } from '../sandbox/api-key.js';
 import type { Sandbox } from '../sandbox/index.js';
-import { DEFAULT_BULK_ROWS_PER_S, DEFAULT_FAULTS, DEFAULT_SEED } from '../sandbox/options.js';
-import type { CliCommand } from './command.js';
+import {
+  DEFAULT_BULK_FAIL_RATE,
+  DEFAULT_BULK_ROWS_PER_S,
+  DEFAULT_FAULTS,
+  DEFAULT_HOST,
+  DEFAULT_SEED,
+} from '../sandbox/options.js';
+import { defineCommand, type CliIo, type OptionsOf } from './command.js';
 import { readApiKey } from './credentials.js';
 import { EXIT } from './exit-codes.js';
 
-export type SandboxArgs = {
-  /** Default 8787; 0 picks a free port. */
-  port: number;
-  /** Default 127.0.0.1: the admin endpoints need no key, so loopback only unless asked. */
-  host: string;
-  /** File holding the 64-character key; default: a random key, printed. */
-  'api-key-file'?: string | undefined;
-  /** JSON fixtures file; default: the built-in fixtures. */
-  fixtures?: string | undefined;
-  /** Requests per second, as the API limits them; default 10, 0 = off. */
-  rate: number;
-  /** Default 0. */
-  'latency-ms': number;
-  /** Default 0. */
-  'jitter-ms': number;
-  /** Default 0. */
-  'fail-rate': number;
-  /** Default 0. */
-  'drop-rate': number;
-  /** Default 42. */
-  seed: number;
-  /** NDJSON request log file; default none. */
-  log?: string | undefined;
-  /** Rows a bulk CSV import applies per second; default 450, 0 = no pause. */
-  'bulk-rows-per-s': number;
-  /** Fraction of bulk imports that stop part-way with status `failed`; default 0. */
-  'bulk-fail-rate': number;
-};
+function sandboxOptions(y: Argv) {
+  return y
+    .option('port', { type: 'number', default: DEFAULTS.sandboxPort, describe: 'TCP port (0: any free port)' })
+    .option('host', {
+      type: 'string',
+      default: DEFAULT_HOST,
+      describe: 'Address to listen on (the admin endpoints need no key: keep it on loopback)',
+    })
+    .option('api-key-file', {
+      type: 'string',
+      describe: `File holding the ${API_KEY_LENGTH}-character API key (default: a random key, printed)`,
+    })
+    .option('fixtures', {
+      type: 'string',
+      describe: 'JSON file with the starting pipelines, stages, campaigns, users, products, events',
+    })
+    .option('rate', {
+      type: 'number',
+      default: DEFAULT_FAULTS.rate,
+      describe: 'Requests per second per key, sliding window (0: no limit)',
+    })
+    .option('latency-ms', { type: 'number', default: DEFAULT_FAULTS.latencyMs, describe: 'Delay of every answer' })
+    .option('jitter-ms', {
+      type: 'number',
+      default: DEFAULT_FAULTS.jitterMs,
+      describe: 'The delay varies by ± this much',
+    })
+    .option('fail-rate', {
+      type: 'number',
+      default: DEFAULT_FAULTS.failRate,
+      describe: 'Fraction of requests answered 500 (half before the write, half after)',
+    })
+    .option('drop-rate', {
+      type: 'number',
+      default: DEFAULT_FAULTS.dropRate,
+      describe: 'Fraction of requests whose connection is closed without an answer (after the write)',
+    })
+    .option('seed', {
+      type: 'number',
+      default: DEFAULT_SEED,
+      describe: 'Seed of the fault dice: the same seed gives the same faults',
+    })
+    .option('log', { type: 'string', describe: 'Write the request log to this NDJSON file' })
+    .option('bulk-rows-per-s', {
+      type: 'number',
+      default: DEFAULT_BULK_ROWS_PER_S,
+      describe: 'Rows a bulk CSV import applies per second (0: no pause)',
+    })
+    .option('bulk-fail-rate', {
+      type: 'number',
+      default: DEFAULT_BULK_FAIL_RATE,
+      describe: 'Fraction of bulk CSV imports that stop part-way with status "failed"',
+    })
+    .example(`$0 sandbox --port ${DEFAULTS.sandboxPort}`, 'Print the base URL and the key, serve until Ctrl-C')
+    .example(
+      '$0 sandbox --rate 0 --fail-rate 0.05 --drop-rate 0.01 --seed 7 --log requests.ndjson',
+      'Faults, no limit, every request logged',
+    );
+}
+
+export type SandboxArgs = OptionsOf<typeof sandboxOptions>;
 
 /**
  * `engage-import sandbox`: runs the local API sandbox until Ctrl-C (io.signal). Prints the base
@@ -42,68 +83,11 @@ export type SandboxArgs = {
  * a key read from --api-key-file is not echoed: it may be a real one, and no key goes into a
  * terminal log that the user did not type.
  */
-export const sandboxCommand: CliCommand<SandboxArgs> = {
+export const sandboxCommand = defineCommand({
   command: 'sandbox',
   describe: "Run the local API sandbox (the API's rules, see docs/api-contract.md) until Ctrl-C",
-  builder: (y) =>
-    y
-      .option('port', { type: 'number', default: 8787, describe: 'TCP port (0: any free port)' })
-      .option('host', {
-        type: 'string',
-        default: '127.0.0.1',
-        describe: 'Address to listen on (the admin endpoints need no key: keep it on loopback)',
-      })
-      .option('api-key-file', {
-        type: 'string',
-        describe: `File holding the ${API_KEY_LENGTH}-character API key (default: a random key, printed)`,
-      })
-      .option('fixtures', {
-        type: 'string',
-        describe: 'JSON file with the starting pipelines, stages, campaigns, users, products, events',
-      })
-      .option('rate', {
-        type: 'number',
-        default: DEFAULT_FAULTS.rate,
-        describe: 'Requests per second per key, sliding window (0: no limit)',
-      })
-      .option('latency-ms', { type: 'number', default: DEFAULT_FAULTS.latencyMs, describe: 'Delay of every answer' })
-      .option('jitter-ms', {
-        type: 'number',
-        default: DEFAULT_FAULTS.jitterMs,
-        describe: 'The delay varies by ± this much',
-      })
-      .option('fail-rate', {
-        type: 'number',
-        default: DEFAULT_FAULTS.failRate,
-        describe: 'Fraction of requests answered 500 (half before the write, half after)',
-      })
-      .option('drop-rate', {
-        type: 'number',
-        default: DEFAULT_FAULTS.dropRate,
-        describe: 'Fraction of requests whose connection is closed without an answer (after the write)',
-      })
-      .option('seed', {
-        type: 'number',
-        default: DEFAULT_SEED,
-        describe: 'Seed of the fault dice: the same seed gives the same faults',
-      })
-      .option('log', { type: 'string', describe: 'Write the request log to this NDJSON file' })
-      .option('bulk-rows-per-s', {
-        type: 'number',
-        default: DEFAULT_BULK_ROWS_PER_S,
-        describe: 'Rows a bulk CSV import applies per second (0: no pause)',
-      })
-      .option('bulk-fail-rate', {
-        type: 'number',
-        default: 0,
-        describe: 'Fraction of bulk CSV imports that stop part-way with status "failed"',
-      })
-      .example('$0 sandbox --port 8787', 'Print the base URL and the key, serve until Ctrl-C')
-      .example(
-        '$0 sandbox --rate 0 --fail-rate 0.05 --drop-rate 0.01 --seed 7 --log requests.ndjson',
-        'Faults, no limit, every request logged',
-      ) as never,
-  run: async (args, io) => {
+  builder: sandboxOptions,
+  run: async (args: SandboxArgs, io: CliIo) => {
     const keyFile = args['api-key-file'];
     const apiKey = keyFile === undefined ? undefined : readApiKey(io.env, keyFile, io.cwd);
     if (apiKey !== undefined && apiKey.length !== API_KEY_LENGTH) {
@@ -167,4 +151,4 @@ export const sandboxCommand: CliCommand<SandboxArgs> = {
     );
     return EXIT.OK;
   },
-};
+});

@@ -1,66 +1,61 @@
 import { createReadStream } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { RESOURCES, type ResourceName } from '../config/mapping-schema.js';
+import type { Argv } from 'yargs';
+import { RESOURCES } from '../config/mapping-schema.js';
+import { DEFAULTS } from '../defaults.js';
 import { ConfigError, SyncError } from '../errors.js';
 import { acquireLock } from '../ledger/lock.js';
 import { displayPath } from '../pipeline/display-path.js';
 import { exportState, importState, listSyncStateFiles, syncStateFile, SyncState } from '../sync/index.js';
-import type { CliCommand, CliIo } from './command.js';
+import { defineCommand, type CliIo, type OptionsOf } from './command.js';
 import { EXIT } from './exit-codes.js';
-import { DEFAULT_STATE_DIR } from './incremental-preview.js';
 
 const ACTIONS = ['show', 'forget', 'export', 'import'] as const;
 
-type StateArgs = {
-  action: (typeof ACTIONS)[number];
-  file?: string | undefined;
-  job?: string | undefined;
-  'state-dir': string;
-  resource?: ResourceName | undefined;
-  key?: string | undefined;
-  json: boolean;
-};
+function stateOptions(y: Argv) {
+  return y
+    .positional('action', {
+      choices: ACTIONS,
+      demandOption: true,
+      describe:
+        'show: counts per resource, last run, size; forget: send rows again; export/import: NDJSON, e.g. to keep the state in a bucket',
+    })
+    .positional('file', { type: 'string', describe: 'export: the NDJSON file to write; import: the one to read' })
+    .option('job', {
+      type: 'string',
+      describe: 'The job whose state it is (default: the only state in --state-dir; import: the job named in the file)',
+    })
+    .option('state-dir', {
+      type: 'string',
+      default: DEFAULTS.stateDir,
+      describe: 'Where run ledgers and sync states are kept',
+    })
+    .option('resource', { choices: RESOURCES, describe: 'forget: the resource to forget' })
+    .option('key', {
+      type: 'string',
+      describe: 'forget: only this key (a custom_id, an id, or an event identity from the export)',
+    })
+    .option('json', { type: 'boolean', default: false, describe: 'show: print JSON on stdout' })
+    .example('$0 state show', 'What the nightly job remembers')
+    .example('$0 state forget --resource user --key C-1001', 'Send contact C-1001 again on the next incremental run')
+    .example('$0 state export state.ndjson', 'Save the state (e.g. to copy it to a bucket after the run)')
+    .example('$0 state import state.ndjson', 'Restore it in a fresh container before the run');
+}
+
+type StateArgs = OptionsOf<typeof stateOptions>;
 
 /**
  * `engage-import state show|forget|export|import`: what an incremental job remembers of the rows
  * the API accepted. `forget` and `import` change it, so they take the state directory's lock
  * (never while a run is going); `show` and `export` read a consistent snapshot without it.
  */
-export const stateCommand: CliCommand<StateArgs> = {
+export const stateCommand = defineCommand({
   command: 'state <action> [file]',
   describe: 'Show, forget, export or import the sync state of an incremental job',
-  builder: (y) =>
-    y
-      .positional('action', {
-        choices: ACTIONS,
-        demandOption: true,
-        describe:
-          'show: counts per resource, last run, size; forget: send rows again; export/import: NDJSON, e.g. to keep the state in a bucket',
-      })
-      .positional('file', { type: 'string', describe: 'export: the NDJSON file to write; import: the one to read' })
-      .option('job', {
-        type: 'string',
-        describe:
-          'The job whose state it is (default: the only state in --state-dir; import: the job named in the file)',
-      })
-      .option('state-dir', {
-        type: 'string',
-        default: DEFAULT_STATE_DIR,
-        describe: 'Where run ledgers and sync states are kept',
-      })
-      .option('resource', { choices: RESOURCES, describe: 'forget: the resource to forget' })
-      .option('key', {
-        type: 'string',
-        describe: 'forget: only this key (a custom_id, an id, or an event identity from the export)',
-      })
-      .option('json', { type: 'boolean', default: false, describe: 'show: print JSON on stdout' })
-      .example('$0 state show', 'What the nightly job remembers')
-      .example('$0 state forget --resource user --key C-1001', 'Send contact C-1001 again on the next incremental run')
-      .example('$0 state export state.ndjson', 'Save the state (e.g. to copy it to a bucket after the run)')
-      .example('$0 state import state.ndjson', 'Restore it in a fresh container before the run') as never,
+  builder: stateOptions,
   run: runState,
-};
+});
 
 async function runState(args: StateArgs, io: CliIo): Promise<number> {
   const stateDir = resolve(io.cwd, args['state-dir']);

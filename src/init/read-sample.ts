@@ -1,4 +1,5 @@
 import { open, type FileHandle } from 'node:fs/promises';
+import { DEFAULTS } from '../defaults.js';
 import { SourceError } from '../errors.js';
 import { openCsv } from '../source/csv-source.js';
 import { detectEncoding, SNIFF_BYTES, type DetectedEncoding } from './detect-encoding.js';
@@ -34,7 +35,7 @@ export async function readSample(path: string, options: SampleOptions = {}): Pro
   const source = await openCsv({ path, delimiter: 'auto', encoding: encoding.encoding });
   const rows: Record<string, string>[] = [];
   let malformed = 0;
-  const size = options.size ?? 1000;
+  const size = options.size ?? DEFAULTS.initSample;
   try {
     for await (const item of source.items) {
       if (item.kind === 'row') rows.push(item.values);

@@ -1,4 +1,5 @@
 import type { Operation } from '../config/mapping-schema.js';
+import { DEFAULTS } from '../defaults.js';
 import { show } from '../text/show.js';
 import {
   currency,
@@ -126,7 +127,7 @@ export const deal: ResourceDef = {
     if (!Number.isSafeInteger(id)) throw new TypeError('deal update payload without an integer id: validate it first');
     // The id is in the path (R-DEAL-1), not in the body.
     const { id: _, ...body } = payload;
-    return { method: options.dealUpdateMethod ?? 'PATCH', path: `deals/${String(id)}/`, body };
+    return { method: options.dealUpdateMethod ?? DEFAULTS.dealUpdateMethod, path: `deals/${String(id)}/`, body };
   },
 
   // A create sent twice makes two deals; update by id and update_or_create by custom_id land on

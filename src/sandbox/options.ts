@@ -46,6 +46,10 @@ export const DEFAULT_BULK_ROWS_PER_S = 450;
 
 export const DEFAULT_FAULTS: FaultSettings = { rate: 10, latencyMs: 0, jitterMs: 0, failRate: 0, dropRate: 0 };
 export const DEFAULT_SEED = 42;
+/** Default of `host`: the admin endpoints need no key, so loopback only unless asked. */
+export const DEFAULT_HOST = '127.0.0.1';
+/** Default of `bulkFailRate`: no import fails unless asked. */
+export const DEFAULT_BULK_FAIL_RATE = 0;
 
 const fraction = z.number().min(0).max(1);
 const millis = z.number().int().min(0).max(600_000);

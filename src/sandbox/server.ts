@@ -19,8 +19,10 @@ import { decideUpload, MAX_UPLOAD_BYTES, uploadKind, type UploadDeps } from './b
 import type { ImportKind } from './bulk/import-store.js';
 import {
   applyFaultPatch,
+  DEFAULT_BULK_FAIL_RATE,
   DEFAULT_BULK_ROWS_PER_S,
   DEFAULT_FAULTS,
+  DEFAULT_HOST,
   DEFAULT_SEED,
   type FaultPatch,
   type SandboxOptions,
@@ -73,7 +75,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   if ('problems' in initial) throw new RangeError(`sandbox options: ${initial.problems.join('; ')}`);
   let settings = initial.settings;
   const bulkRowsPerS = options.bulkRowsPerS ?? DEFAULT_BULK_ROWS_PER_S;
-  const bulkFailRate = options.bulkFailRate ?? 0;
+  const bulkFailRate = options.bulkFailRate ?? DEFAULT_BULK_FAIL_RATE;
   if (!(Number.isFinite(bulkRowsPerS) && bulkRowsPerS >= 0))
     throw new RangeError(
       `sandbox options: bulkRowsPerS: must be a number of rows per second, 0 or more (got ${bulkRowsPerS})`,
@@ -87,7 +89,7 @@ export async function startSandbox(options: SandboxOptions = {}): Promise<Sandbo
   const state = new SandboxState(fixtures, now);
   const rateWindow = new RateWindow(settings.rate);
   const log = await RequestLog.open(options.log);
-  const host = options.host ?? '127.0.0.1';
+  const host = options.host ?? DEFAULT_HOST;
 
   const setSettings = (next: FaultSettings) => {
     rateWindow.setRate(next.rate);

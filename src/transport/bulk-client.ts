@@ -6,6 +6,7 @@
  * The upload is idempotent in effect (the importer is an upsert), so a lost answer is resent.
  */
 import { setTimeout as delay } from 'node:timers/promises';
+import { DEFAULTS } from '../defaults.js';
 import { parseImportStatus, parseUploadAnswer, type ImportStatusReport } from './bulk-answers.js';
 import type { RowFailure } from '../errors.js';
 import type { Transport } from './types.js';
@@ -16,7 +17,7 @@ export type BulkSeparator = 'comma' | 'tab' | 'semicolon';
 /** Pauses between two status polls: 1, 2, 4, 8, then 15 s again and again. */
 export const DEFAULT_POLL_DELAYS_MS: readonly number[] = [1000, 2000, 4000, 8000, 15_000];
 /** How long one import is waited for before its rows are given up as unknown. */
-export const DEFAULT_BULK_TIMEOUT_MS = 30 * 60 * 1000;
+export const DEFAULT_BULK_TIMEOUT_MS = DEFAULTS.bulkTimeoutMinutes * 60_000;
 
 export interface BulkClientOptions {
   readonly transport: Pick<Transport, 'send'>;

@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { setTimeout as delay } from 'node:timers/promises';
 import { Agent } from 'undici';
+import { DEFAULTS } from '../defaults.js';
 import { ConfigError, HttpError } from '../errors.js';
 import { exchange, type Exchange } from './_exchange.js';
 import { NOT_RESENT } from './_messages.js';
@@ -75,15 +76,15 @@ class HttpTransport implements Transport {
 
   constructor(options: TransportOptions) {
     this.#o = setup(options);
-    const concurrency = positiveInteger('concurrency', options.concurrency ?? 4);
-    const requestMs = options.timeouts?.requestMs ?? 30_000;
+    const concurrency = positiveInteger('concurrency', options.concurrency ?? DEFAULTS.concurrency);
+    const requestMs = options.timeouts?.requestMs ?? DEFAULTS.requestTimeoutSeconds * 1000;
     this.#agent = new Agent({
       connections: concurrency,
       connect: { timeout: options.timeouts?.connectMs ?? 10_000 },
       headersTimeout: options.timeouts?.headersMs ?? requestMs,
       bodyTimeout: options.timeouts?.bodyMs ?? requestMs,
     });
-    const rate = positive('rate', options.rate ?? 10);
+    const rate = positive('rate', options.rate ?? DEFAULTS.rate);
     this.#bucket = new TokenBucket({
       rate,
       now: this.#o.now,
@@ -338,8 +339,8 @@ function setup(options: TransportOptions): Setup {
   return {
     baseUrl,
     policy,
-    mode: options.inDoubt ?? 'unknown',
-    maxPauseMs: positive('maxPauseMs', options.maxPauseMs ?? 300_000),
+    mode: options.inDoubt ?? DEFAULTS.inDoubt,
+    maxPauseMs: positive('maxPauseMs', options.maxPauseMs ?? DEFAULTS.maxPauseSeconds * 1000),
     now: options.now ?? Date.now,
     sleep: options.sleep ?? defaultSleep,
     random: options.random ?? Math.random,

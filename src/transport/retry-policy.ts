@@ -1,3 +1,5 @@
+import { DEFAULTS } from '../defaults.js';
+
 /**
  * When a request is sent again, as data (as ky's `retry-timing` and the AWS SDK's `util-retry` do).
  * 429 is not here: a throttled request was not applied, so it waits for `retry-after` and is
@@ -20,7 +22,7 @@ export interface RetryPolicy {
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
   retryableStatuses: new Set([500, 502, 503, 504]),
-  maxAttempts: 5,
+  maxAttempts: DEFAULTS.maxAttempts,
   baseDelayMs: 500,
   maxDelayMs: 30_000,
   maxThrottles: 50,

@@ -2,6 +2,7 @@ import { appendFileSync, readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
+import { DEFAULTS } from '../../src/defaults.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tmpTree } from '../helpers/tmp.js';
@@ -122,6 +123,20 @@ describe('interrupt and resume', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/option limit was 3, now/);
     expect((await runCli(['resume', '--limit', '3'], { cwd: dir, env })).code).toBe(0);
+  });
+
+  it('a resume with other bulk options refuses and names each: they decide which rows share an upload', async () => {
+    const { server, dir, env } = await eventsSetUp(5);
+    await importStoppedAtOnce(dir, env, ['--bulk', 'never', '--bulk-chunk-rows', '2']);
+    const r = await runCli(['resume', '--bulk-min-rows', '5'], { cwd: dir, env });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      `option bulk was never, now ${DEFAULTS.bulk}; option bulk-chunk-rows was 2, now ${DEFAULTS.bulkChunkRows}; option bulk-min-rows was ${DEFAULTS.bulkMinRows}, now 5`,
+    );
+    expect(server.requests).toHaveLength(0);
+    const same = await runCli(['resume', '--bulk', 'never', '--bulk-chunk-rows', '2'], { cwd: dir, env });
+    expect(same.code).toBe(0);
+    expect(statuses(dir).every((s) => s.endsWith(':ok'))).toBe(true);
   });
 
   it('resume --resend-unknown sends the rows whose answer was lost, even after the run finished', async () => {
