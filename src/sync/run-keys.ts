@@ -34,21 +34,24 @@ export class RunKeys {
 
   constructor() {
     this.#db = new Database('');
-    // Pages of the key tables stay in memory up to 8 MB (the run's whole budget is 200 MB), then spill to the temporary file.
-    this.#db.pragma('cache_size = -8000');
+    // Pages of the key tables stay in memory up to 2 MB (the run's whole budget is 200 MB), then
+    // spill to the temporary file: entity keys are appended and sorted once, which needs few pages.
+    this.#db.pragma('cache_size = -2000');
     // Event identities are SHA-256 hashes, kept as 32-byte blobs (half their hex).
     this.#db.exec(`
-      CREATE TABLE last_entity (resource TEXT NOT NULL, key TEXT NOT NULL, source INTEGER NOT NULL, line INTEGER NOT NULL, rows INTEGER NOT NULL, PRIMARY KEY (resource, key)) WITHOUT ROWID;
+      CREATE TABLE noted_entity (resource TEXT NOT NULL, key TEXT NOT NULL, source INTEGER NOT NULL, line INTEGER NOT NULL);
       CREATE TABLE first_event (resource TEXT NOT NULL, key BLOB NOT NULL, source INTEGER NOT NULL, line INTEGER NOT NULL, PRIMARY KEY (resource, key)) WITHOUT ROWID;
     `);
-    // `WHERE true`: an upsert after INSERT … SELECT needs it, or SQLite reads ON as a join's.
+    // Entity rows are appended in run order (no index to keep up per row) and grouped once, after
+    // the first pass: a key met more than once is won by its last row, the one with the highest
+    // rowid (SQLite takes the other columns of a max() group from the row that has the max).
     this.#putEntities = this.#db.prepare<[string]>(
-      `INSERT INTO last_entity SELECT j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3, 1 FROM json_each(?) AS j WHERE true
-       ON CONFLICT DO UPDATE SET source = excluded.source, line = excluded.line, rows = rows + 1`,
+      `INSERT INTO noted_entity SELECT j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3 FROM json_each(?) AS j`,
     );
     this.#getEntity = this.#db.prepare<[], { resource: string; key: string; source: number; line: number }>(
-      `SELECT resource, key, source, line FROM last_entity WHERE rows > 1`,
+      `SELECT resource, key, source, line, max(rowid) FROM noted_entity GROUP BY resource, key HAVING count(*) > 1`,
     );
+    // `WHERE true`: an upsert after INSERT … SELECT needs it, or SQLite reads ON as a join's.
     // Rows are inserted in the array's order, so of two rows of one identity in a batch the first
     // is inserted; RETURNING names the rows inserted, and only the others need asking who won.
     this.#putEvents = this.#db
