@@ -206,7 +206,10 @@ try {
     `night 2: ${f(rows)} rows (${f(night2.changed)} contacts changed, ${f(night2.newContacts)} new, ${f(night2.newEvents)} new events)`,
   );
   console.log(`  requests in the sandbox's log (${f(log.requests)}), by method and path:`);
-  for (const [what, n] of log.groups) console.log(`    ${f(n).padStart(9)}  ${what}`);
+  for (const [what, n] of log.groups)
+    console.log(
+      `    ${f(n).padStart(9)}  ${what}${what.startsWith('IMPORT ') ? ' (rows the uploads carried, not requests)' : ''}`,
+    );
   console.log(
     `  per-row requests: ${f(log.perRow)}, expected ${f(night2.newEvents)} (new events; contacts go by bulk import in --bulk auto): ${verdict(log.perRow === night2.newEvents)}`,
   );
