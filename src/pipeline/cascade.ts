@@ -18,9 +18,19 @@ export interface Cascade {
 }
 
 export function cascadeOf(def: ResourceDef, file: string, parents: FailedParents): Cascade {
+  // The entity refs are taken now, not when the effect runs: an effect waits in the report window
+  // (up to a bulk chunk's worth of lines), and one that kept its row would keep the whole row
+  // (cells, payload, request) alive with it.
   return {
-    succeeded: (row, id) => () => parents.succeed(def.identity(row.payload ?? {}, id)),
-    failed: (row, how) => () => parents.fail(def.identity(row.payload ?? {}, undefined), { file, line: row.line, how }),
+    succeeded: (row, id) => {
+      const refs = def.identity(row.payload ?? {}, id);
+      return () => parents.succeed(refs);
+    },
+    failed: (row, how) => {
+      const refs = def.identity(row.payload ?? {}, undefined);
+      const failure = { file, line: row.line, how };
+      return () => parents.fail(refs, failure);
+    },
     blockedBy: (payload) => parents.blockedBy(def.parents(payload)),
   };
 }

@@ -8,7 +8,7 @@ import {
   type SyncStatus,
 } from './classify.js';
 import { mappingFingerprint } from './mapping-fingerprint.js';
-import { RunKeys } from './run-keys.js';
+import { RunKeys, type RowPlace } from './run-keys.js';
 import { createSyncKeyer, entityKeyOf, type KeyedRow, type SyncKey } from './sync-key.js';
 import type { SyncState } from './sync-state.js';
 
@@ -98,9 +98,25 @@ export function createRunClassifier(options: RunClassifierOptions): RunClassifie
         classify: (rows) => {
           const rowKeys = rows.map(keyer);
           const stored = options.state?.lookup(rowKeys) ?? [];
-          return rows.map((row, i) => {
-            const key = rowKeys[i]!;
-            const win = keys.winner(key, { source: index, line: row.line });
+          // Which rows of this run share a key. An event the state holds is not sent by an
+          // incremental run, by whichever row carries it (`already_sent`, or `unknown` while in
+          // doubt): only events that may be sent are checked against the run's other rows. Most
+          // events of a nightly file are in the state, and a check is an insert into RunKeys.
+          const asked: number[] = [];
+          rowKeys.forEach((key, i) => {
+            if (key.kind === 'entity' || stored[i] === undefined || options.mode === 'full-refresh') asked.push(i);
+          });
+          const wins = new Array<RowPlace | undefined>(rows.length);
+          const found = keys.winners(
+            asked.map((i) => rowKeys[i]!),
+            index,
+            asked.map((i) => rows[i]!.line),
+          );
+          asked.forEach((i, n) => {
+            wins[i] = found[n];
+          });
+          return rowKeys.map((key, i) => {
+            const win = wins[i];
             const winner =
               win === undefined
                 ? undefined

@@ -63,15 +63,18 @@ export class SyncState {
     // One row per key asked, `i` its position in the batch: found rows come back with no map to build.
     // CROSS JOIN keeps json_each the outer loop (SQLite does not reorder it): a primary-key search
     // per key asked. Left to the planner, it may scan the whole table once per batch instead.
-    this.#entities = db.prepare<
-      [{ resource: string; keys: string }],
-      { i: number; hash: Buffer; run_id: string; at: string }
-    >(
-      `SELECT j.key AS i, e.hash, e.run_id, e.at FROM json_each(@keys) AS j CROSS JOIN entities AS e ON e.resource = @resource AND e.key = j.value`,
-    );
-    this.#events = db.prepare<[{ resource: string; keys: string }], { i: number; run_id: string; at: string }>(
-      `SELECT j.key AS i, e.run_id, e.at FROM json_each(@keys) AS j CROSS JOIN events AS e ON e.resource = @resource AND e.identity = unhex(j.value)`,
-    );
+    // Rows come back as arrays and the hash as hex text: an object and a Buffer per row cost more
+    // than the search itself.
+    this.#entities = db
+      .prepare<[{ resource: string; keys: string }], [i: number, hash: string, runId: string, at: string]>(
+        `SELECT j.key, lower(hex(e.hash)), e.run_id, e.at FROM json_each(@keys) AS j CROSS JOIN entities AS e ON e.resource = @resource AND e.key = j.value`,
+      )
+      .raw();
+    this.#events = db
+      .prepare<[{ resource: string; keys: string }], [i: number, runId: string, at: string]>(
+        `SELECT j.key, e.run_id, e.at FROM json_each(@keys) AS j CROSS JOIN events AS e ON e.resource = @resource AND e.identity = unhex(j.value)`,
+      )
+      .raw();
   }
 
   /**
@@ -126,11 +129,11 @@ export class SyncState {
           const positions = g.at.slice(start, start + LOOKUP_BATCH);
           const batch = JSON.stringify(positions.map((p) => keys[p]!.key));
           if (g.kind === 'entity') {
-            for (const r of this.#entities.all({ resource: g.resource, keys: batch }))
-              out[positions[r.i]!] = { hash: r.hash.toString('hex'), runId: r.run_id, at: r.at };
+            for (const [i, hash, runId, at] of this.#entities.all({ resource: g.resource, keys: batch }))
+              out[positions[i]!] = { hash, runId, at };
           } else {
-            for (const r of this.#events.all({ resource: g.resource, keys: batch }))
-              out[positions[r.i]!] = { hash: undefined, runId: r.run_id, at: r.at };
+            for (const [i, runId, at] of this.#events.all({ resource: g.resource, keys: batch }))
+              out[positions[i]!] = { hash: undefined, runId, at };
           }
         }
       }

@@ -142,6 +142,23 @@ describe('validate --incremental', () => {
     expect(report(dir)).toContain('more.csv:2 C-4 new');
   });
 
+  it('reports each row of an event the state holds already_sent, a repeated one too (none is sent)', async () => {
+    const dir = await afterDay1();
+    writeFileSync(join(dir, 'events.csv'), `${DAY2.events}E-1,C-1,Signed Up,1767225600\n`);
+    await runCli(['validate', 'job.yaml', '--incremental', '--quiet'], { cwd: dir });
+    expect(
+      report(dir)
+        .filter((l) => l.startsWith('events.csv:'))
+        .map((l) => l.split(' (')[0]),
+    ).toEqual([
+      'events.csv:2 E-1 already_sent',
+      'events.csv:3 E-2 already_sent',
+      'events.csv:4 E-3 new',
+      'events.csv:5 E-3 superseded',
+      'events.csv:6 E-1 already_sent',
+    ]);
+  });
+
   it('refuses a damaged state before reading a row', async () => {
     const dir = await afterDay1();
     const file = syncStateFile(join(dir, '.engage-import'), join(dir, 'job.yaml'));

@@ -58,8 +58,13 @@ describe('incremental runs (model)', () => {
             for (const p of planned) keys.noteEntity(p.key, p.place);
             const stored = t.state.lookup(planned.map((p) => p.key));
             const accepted: Omit<SyncDelta, 'seq' | 'at'>[] = [];
+            const wins = keys.winners(
+              planned.map((p) => p.key),
+              0,
+              planned.map((p) => p.place.line),
+            );
             planned.forEach((p, i) => {
-              const win = keys.winner(p.key, p.place);
+              const win = wins[i];
               const c = classifyRow(p.key, stored[i], win && { where: `line ${win.line}` }, 'incremental');
               if (!c.send || !r.accepted[i]) return;
               if (p.key.kind === 'event') recorded.push(p.key.key);
