@@ -55,12 +55,16 @@ function significant(text: string): string {
 }
 
 /**
- * True when the text, read as a JSON number (a double), keeps every digit it was written with:
+ * True when the text (a number in JSON's grammar, as both callers check first), read as a double,
+ * keeps every digit it was written with:
  * `0.1` and `1.5e300` do, `9007199254740993` (becomes …992), `12345678901234567890` and `1e-400`
  * (becomes 0) do not. The shortest form of the double that the text parses to is compared with
  * the text's own digits.
  */
 export function isExactNumber(text: string): boolean {
+  // Fast path for the common cell: at most 15 characters without an exponent hold at most 15
+  // significant digits, which every double keeps (and their magnitude is far from the limits).
+  if (text.length <= 15 && !/[eE]/.test(text)) return Number.isFinite(Number(text));
   const n = Number(text);
   return Number.isFinite(n) && significant(text) === significant(String(Math.abs(n)).replace(/e.*$/, ''));
 }

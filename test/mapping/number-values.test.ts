@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import fc from 'fast-check';
 import { parseValue } from '../helpers/parse-value.js';
 import { field } from './_fields.js';
 
@@ -106,5 +107,25 @@ describe('number: no digit lost', () => {
     ['9007199254740991', 9007199254740991],
   ])('%s is exact', (cell, value) => {
     expect(parseValue(cell, field({ type: 'number' }))).toEqual(ok(value));
+  });
+});
+
+describe('number: short cells take the fast path, with the same answer as the digit comparison', () => {
+  // Every number of at most 15 characters without an exponent: a double keeps all its digits.
+  const digits = fc.stringMatching(/^[0-9]{1,9}$/);
+  const short = fc
+    .tuple(fc.constantFrom('', '-', '+'), digits, fc.option(digits, { nil: undefined }))
+    .map(([sign, whole, frac]) => `${sign}${whole}${frac === undefined ? '' : `.${frac}`}`)
+    .filter((text) => text.length <= 15);
+  it('accepts every short plain number as written', () => {
+    fc.assert(
+      fc.property(short, (text) => {
+        expect(parseValue(text, field({ type: 'number' }))).toEqual(ok(Number(text) + 0));
+      }),
+      { seed: 42, numRuns: 500 },
+    );
+  });
+  it('still refuses 16 digits a double cannot hold', () => {
+    expect(parseValue('9007199254740993', field({ type: 'number' }))).toMatchObject({ ok: false });
   });
 });
