@@ -60,7 +60,7 @@ export class ReportWindow {
   /** A line known now, or one that settles later (a row in flight). */
   push(line: Settled | Promise<Settled>): void {
     if (!(line instanceof Promise)) {
-      this.#lines.push(line);
+      this.#lines.push(this.#waiting > 0 ? compact(line) : line);
       return;
     }
     const waiting = new Waiting(line);
@@ -68,7 +68,7 @@ export class ReportWindow {
     this.#lines.push(waiting);
     void line.then(
       (s) => {
-        waiting.done = s;
+        waiting.done = compact(s);
         this.#waiting--;
       },
       () => {
@@ -101,4 +101,24 @@ export class ReportWindow {
   async drain(): Promise<void> {
     while (this.length > 0) await this.writeHead();
   }
+}
+
+/**
+ * A held line in one fixed shape: a line built by spreading (`{ ...base, status }`) costs about
+ * three times as much heap as one built field by field, and a window may hold many thousands.
+ */
+function compact({ line: l, effect }: Settled): Settled {
+  return {
+    line: {
+      file: l.file,
+      line: l.line,
+      resource: l.resource,
+      key: l.key,
+      status: l.status,
+      http_status: l.http_status,
+      id: l.id,
+      message: l.message,
+    },
+    effect,
+  };
 }
