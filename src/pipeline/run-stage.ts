@@ -96,11 +96,13 @@ export async function runStage(run: StageRun): Promise<void> {
 }
 
 /**
- * Settled lines a batching stage holds behind its oldest waiting row, at most. One costs a few
- * hundred bytes (its report line, and an effect that keeps only entity refs): this bound is tens
- * of MB, and lets a bulk chunk fill where only a few percent of the rows change.
+ * Lines a batching stage holds behind its oldest waiting row, at most. A held settled line costs
+ * about 450 bytes of heap (its report line, and an effect that keeps only key strings), and the
+ * heap grows a few times that between full collections: 50,000 lines are ~20 MB live. A bulk
+ * chunk fills to its rows when at least 1 row in 10 is sent (a chunk of 5,000); where fewer
+ * change (an incremental run), a chunk closes at this bound instead, one import per 50,000 lines.
  */
-const HELD_SETTLED_LINES = 250_000;
+const HELD_SETTLED_LINES = 50_000;
 
 /** The report line of a row that is not sent now, or undefined when it goes to the strategy. */
 function decideWithoutSending(
