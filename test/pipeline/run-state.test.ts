@@ -100,9 +100,9 @@ describe('ReportWindow: lines in input order, whatever order rows settle in', ()
 
   it.each([
     // [what is pushed: w = a line waiting for its answer, s = a settled line], size, held, full after
-    ['settled lines behind a waiting one count only against `held`', 'w' + 's'.repeat(50), 2, 100, false],
-    ['waiting lines count against `size`', 'wsw' + 's'.repeat(5), 2, 100, true],
-    ['settled lines reach `held`', 'w' + 's'.repeat(9), 2, 10, true],
+    ['settled lines behind a waiting one count only against `held`', `w${'s'.repeat(50)}`, 2, 100, false],
+    ['waiting lines count against `size`', `wsw${'s'.repeat(5)}`, 2, 100, true],
+    ['settled lines reach `held`', `w${'s'.repeat(9)}`, 2, 10, true],
     ['`held` is at least `size`', 'wss', 4, 1, false],
   ])('%s', (_name, pushes, size, held, full) => {
     const window = new ReportWindow(size, async () => undefined, held);
