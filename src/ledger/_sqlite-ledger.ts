@@ -5,7 +5,7 @@ import { isApplied } from '../transport/in-doubt.js';
 import { GroupCommit } from './group-commit.js';
 import type { RunIdentity } from './identity.js';
 import type { ResourceName } from '../config/mapping-schema.js';
-import type { LedgerEntry, LedgerState, OpenLedger, OutboxKey, Outcome } from './types.js';
+import type { LedgerEntry, LedgerState, LineOutcome, OpenLedger, OutboxKey, Outcome } from './types.js';
 import type { LockOwner, StateLock } from './lock.js';
 
 type Write =
@@ -17,10 +17,21 @@ type Write =
       readonly entry: LedgerEntry;
       readonly sync?: OutboxKey | undefined;
     }
+  | { readonly kind: 'intents'; readonly source: number; readonly lines: readonly number[] }
+  | { readonly kind: 'outcomes'; readonly source: number; readonly rows: readonly RowOutcome[] }
   | { readonly kind: 'fingerprints'; readonly json: string }
   | { readonly kind: 'forget'; readonly source: number; readonly line: number }
   | { readonly kind: 'finish'; readonly at: string }
   | { readonly kind: 'reopen' };
+
+interface RowOutcome {
+  readonly line: number;
+  readonly entry: LedgerEntry;
+  readonly sync?: OutboxKey | undefined;
+}
+
+/** The entry every queued intent shows (`get`): one object, however many rows are queued. */
+const INTENT: LedgerEntry = Object.freeze({ state: 'intent', status: null, id: null, message: null });
 
 interface RowRecord {
   state: LedgerState;
@@ -102,25 +113,29 @@ export class SqliteLedger implements OpenLedger {
         );
       }
     };
+    const writeOutcome = (source: number, { line, entry, sync }: RowOutcome) => {
+      outcome.run(source, line, entry.state, entry.status, entry.id, entry.message);
+      // What the API accepted enters the sync state, in this same transaction; so does an event
+      // in doubt (it may have been recorded), so that a later run never sends it again silently.
+      const doubt = entry.state === 'unknown' && sync?.kind === 'event';
+      if (sync !== undefined && (entry.state === 'ok' || doubt))
+        outbox.run(
+          source,
+          line,
+          sync.resource,
+          doubt ? 'doubt' : sync.kind,
+          sync.key,
+          sync.hash,
+          new Date().toISOString(),
+        );
+    };
     const commit = db.transaction((batch: readonly Write[]) => {
       for (const w of batch) {
         if (w.kind === 'intent') intent.run(w.source, w.line);
-        else if (w.kind === 'outcome') {
-          outcome.run(w.source, w.line, w.entry.state, w.entry.status, w.entry.id, w.entry.message);
-          // What the API accepted enters the sync state, in this same transaction; so does an event
-          // in doubt (it may have been recorded), so that a later run never sends it again silently.
-          const doubt = w.entry.state === 'unknown' && w.sync?.kind === 'event';
-          if (w.sync !== undefined && (w.entry.state === 'ok' || doubt))
-            outbox.run(
-              w.source,
-              w.line,
-              w.sync.resource,
-              doubt ? 'doubt' : w.sync.kind,
-              w.sync.key,
-              w.sync.hash,
-              new Date().toISOString(),
-            );
-        } else if (w.kind === 'fingerprints') fingerprints.run(w.json);
+        else if (w.kind === 'intents') for (const line of w.lines) intent.run(w.source, line);
+        else if (w.kind === 'outcome') writeOutcome(w.source, w);
+        else if (w.kind === 'outcomes') for (const row of w.rows) writeOutcome(w.source, row);
+        else if (w.kind === 'fingerprints') fingerprints.run(w.json);
         else if (w.kind === 'forget') forget.run(w.source, w.line);
         else if (w.kind === 'finish') finish.run(w.at);
         else reopen.run();
@@ -134,7 +149,7 @@ export class SqliteLedger implements OpenLedger {
           // alone (a backup, a move, a deleted -wal after a crash) still knows every row that
           // may have been sent. Outcomes may stay in the WAL: losing one leaves the row's
           // intent, which a resume reports in doubt, never resends as new.
-          if (batch.some((w) => w.kind === 'intent')) checkpoint();
+          if (batch.some((w) => w.kind === 'intent' || w.kind === 'intents')) checkpoint();
         } catch (error) {
           throw toLedgerError(place, error);
         } finally {
@@ -179,35 +194,57 @@ export class SqliteLedger implements OpenLedger {
   }
 
   recordIntent(source: number, line: number): Promise<void> {
-    return this.#write(source, line, () => {
-      const known = this.get(source, line);
-      if (known !== undefined && isApplied(known.state)) {
-        // A row the API applied is never sent again: for events and product events a second send is a duplicate.
-        throw new LedgerError(
-          'LEDGER',
-          `refusing to send line ${line} of source ${source} again: the run ledger says it was applied already (HTTP ${known.status ?? '?'}${known.id !== null ? `, id ${known.id}` : ''})`,
-        );
-      }
-      this.#pending.set(key(source, line), { state: 'intent', status: null, id: null, message: null });
+    return this.#write(source, [line], () => {
+      this.#refuseApplied(source, line);
+      this.#pending.set(key(source, line), INTENT);
       return { kind: 'intent', source, line };
     });
   }
 
+  recordIntents(source: number, lines: readonly number[]): Promise<void> {
+    return this.#write(source, lines, () => {
+      for (const line of lines) this.#refuseApplied(source, line);
+      for (const line of lines) this.#pending.set(key(source, line), INTENT);
+      return { kind: 'intents', source, lines };
+    });
+  }
+
   recordOutcome(source: number, line: number, outcome: Outcome): Promise<void> {
-    return this.#write(source, line, () => {
-      const entry: LedgerEntry = {
-        state: outcome.state,
-        status: outcome.status ?? null,
-        id: outcome.id ?? null,
-        message: outcome.message ?? null,
-      };
+    return this.#write(source, [line], () => {
+      const entry = entryOf(outcome);
       this.#pending.set(key(source, line), entry);
       return { kind: 'outcome', source, line, entry, sync: outcome.sync };
     });
   }
 
+  recordOutcomes(source: number, outcomes: readonly LineOutcome[]): Promise<void> {
+    return this.#write(
+      source,
+      outcomes.map((o) => o.line),
+      () => {
+        const rows = outcomes.map(({ line, outcome }) => {
+          const entry = entryOf(outcome);
+          this.#pending.set(key(source, line), entry);
+          return { line, entry, sync: outcome.sync };
+        });
+        return { kind: 'outcomes', source, rows };
+      },
+    );
+  }
+
+  /** A row the API applied is never sent again: for events and product events a second send is a duplicate. */
+  #refuseApplied(source: number, line: number): void {
+    const known = this.get(source, line);
+    if (known !== undefined && isApplied(known.state)) {
+      throw new LedgerError(
+        'LEDGER',
+        `refusing to send line ${line} of source ${source} again: the run ledger says it was applied already (HTTP ${known.status ?? '?'}${known.id !== null ? `, id ${known.id}` : ''})`,
+      );
+    }
+  }
+
   forget(source: number, line: number): Promise<void> {
-    return this.#write(source, line, () => {
+    return this.#write(source, [line], () => {
       if (this.get(source, line)?.state === 'intent') this.#pending.set(key(source, line), null);
       return { kind: 'forget', source, line };
     });
@@ -266,12 +303,13 @@ export class SqliteLedger implements OpenLedger {
     return this.#closing;
   }
 
-  #write(source: number, line: number, make: () => Write): Promise<void> {
+  #write(source: number, lines: readonly number[], make: () => Write): Promise<void> {
     try {
       this.#assertOpen();
       if (!Number.isSafeInteger(source) || source < 0)
         throw new RangeError(`source must be an integer >= 0, got ${source}`);
-      if (!Number.isSafeInteger(line) || line < 1) throw new RangeError(`line must be an integer >= 1, got ${line}`);
+      for (const line of lines)
+        if (!Number.isSafeInteger(line) || line < 1) throw new RangeError(`line must be an integer >= 1, got ${line}`);
       return this.#group.enqueue(make());
     } catch (error) {
       return Promise.reject(error);
@@ -283,3 +321,10 @@ export class SqliteLedger implements OpenLedger {
       throw new LedgerError('LEDGER', `the run ledger ${displayPath(this.#place.file, this.#place.cwd)} is closed`);
   }
 }
+
+const entryOf = (outcome: Outcome): LedgerEntry => ({
+  state: outcome.state,
+  status: outcome.status ?? null,
+  id: outcome.id ?? null,
+  message: outcome.message ?? null,
+});

@@ -26,6 +26,12 @@ export interface Outcome {
   readonly sync?: OutboxKey | undefined;
 }
 
+/** One row's outcome in a batch (`recordOutcomes`). */
+export interface LineOutcome {
+  readonly line: number;
+  readonly outcome: Outcome;
+}
+
 /** A row's sync key as the outbox stores it (the sync state's `SyncKey`, src/sync/sync-key.ts). */
 export interface OutboxKey {
   readonly resource: ResourceName;
@@ -53,8 +59,15 @@ export interface Ledger {
   get(source: number, line: number): LedgerEntry | undefined;
   /** Resolves once the intent is committed: only then may the request be sent. Refused for a row already `ok`. */
   recordIntent(source: number, line: number): Promise<void>;
+  /**
+   * The intents of many rows of one source (a bulk chunk's), in one write: resolves once all are
+   * committed, refused as a whole when one of them is already `ok`.
+   */
+  recordIntents(source: number, lines: readonly number[]): Promise<void>;
   /** Resolves once the outcome is committed. */
   recordOutcome(source: number, line: number, outcome: Outcome): Promise<void>;
+  /** The outcomes of many rows of one source (a bulk chunk's), in one write: resolves once all are committed. */
+  recordOutcomes(source: number, outcomes: readonly LineOutcome[]): Promise<void>;
   /** Drops an `intent` whose request did not leave after all (401 before it, the run stopping); other states are kept. */
   forget(source: number, line: number): Promise<void>;
   /** Counts by state, for the summary and tests. */

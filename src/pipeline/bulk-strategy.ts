@@ -26,7 +26,7 @@ import { headerLine, payloadLine } from '../bulk/chunk-csv.js';
 import { createChunkFileWriter, type ChunkFileWriter } from '../bulk/chunk-file.js';
 import { settleChunk, type RowSettlement } from '../bulk/settle-chunk.js';
 import type { BulkChunkRecord, BulkChunks } from '../ledger/bulk-chunks.js';
-import type { LedgerEntry, Outcome, OutboxKey } from '../ledger/index.js';
+import type { LedgerEntry, OutboxKey } from '../ledger/index.js';
 import { HttpError } from '../errors.js';
 import { failureLine } from '../report/failure-line.js';
 import { createBulkClient, type BulkClient, type UploadOutcome, type WaitOutcome } from '../transport/bulk-client.js';
@@ -232,7 +232,10 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
         members.map((m) => m.row.line),
         batch.keyList,
       );
-      await Promise.all(members.map((m) => ledger.recordIntent(stage.index, m.row.line)));
+      await ledger.recordIntents(
+        stage.index,
+        members.map((m) => m.row.line),
+      );
       return chunk;
     } catch (error) {
       state.ledgerBroke(error);
@@ -325,16 +328,7 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
       );
     }
     imported();
-    await Promise.all(
-      members.map(async (m) =>
-        m.resolve(
-          await settleRow(
-            m.row,
-            outcomes[m.position] ?? { kind: 'unknown', message: 'not in its chunk', importId: undefined },
-          ),
-        ),
-      ),
-    );
+    await settleRows(members, (m) => outcomes[m.position] ?? NOT_IN_CHUNK);
   }
 
   /** Uploads one file and waits for its import; its import id is recorded (`onImportId`) as soon as it is known. */
@@ -389,36 +383,61 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
     return { kind: 'given_up', message, importId, stopped: wait.kind === 'stopped' };
   }
 
-  /** One row's outcome: in the ledger first, then its report line and its effect on later stages. */
-  async function settleRow(row: HeldRow, outcome: RowSettlement): Promise<Settled> {
+  /**
+   * The members' outcomes: in the ledger first (one write for the chunk), then each row's report
+   * line and its effect on later stages.
+   */
+  async function settleRows(members: readonly Member[], outcomeOf: (m: Member) => RowSettlement): Promise<void> {
+    const answers = members.map((m) => answerOf(m.row, outcomeOf(m)));
+    let note = '';
+    try {
+      await ledger.recordOutcomes(
+        stage.index,
+        answers.map((a) => a.record),
+      );
+    } catch (error) {
+      note = ` (the run's ledger could not record this answer: ${state.ledgerBroke(error)}; a resume will report this row as in doubt)`;
+    }
+    for (const [i, m] of members.entries()) {
+      const { record, reject, line, effect } = answers[i]!;
+      if (reject !== undefined) await deps.reject(m.row, reject);
+      m.resolve(settled({ ...line, message: record.outcome.message + note }, effect));
+    }
+  }
+
+  /** One row's outcome as the ledger records it, its report line (without the ledger's note) and its effect. */
+  function answerOf(row: HeldRow, outcome: RowSettlement) {
     const base = baseLine(stage, row);
     const by = outcome.importId === undefined ? 'bulk import' : `bulk import ${outcome.importId}`;
-    const record = async (entry: Outcome): Promise<string> => {
-      try {
-        await ledger.recordOutcome(stage.index, row.line, entry);
-        return '';
-      } catch (error) {
-        return ` (the run's ledger could not record this answer: ${state.ledgerBroke(error)}; a resume will report this row as in doubt)`;
-      }
-    };
     switch (outcome.kind) {
       case 'ok': {
         const message = `imported by ${by}`;
         // Bulk ok outcomes are recorded here, and only here; the row's sync key goes with it, so the
         // next incremental run knows the import accepted it.
-        const note = await record({ state: 'ok', message, sync: row.sync });
-        return settled({ ...base, status: 'ok', message: message + note }, deps.cascade.succeeded(row, undefined));
+        return {
+          record: { line: row.line, outcome: { state: 'ok', message, sync: row.sync } } as const,
+          reject: undefined,
+          line: { ...base, status: 'ok' } as const,
+          effect: deps.cascade.succeeded(row, undefined),
+        };
       }
       case 'failed': {
         const line = failureLine(outcome, 'bulk_import');
-        const note = await record({ state: 'failed', message: line.message });
-        await deps.reject(row, outcome.message);
-        return settled({ ...base, ...line, message: line.message + note }, deps.cascade.failed(row, 'failed'));
+        return {
+          record: { line: row.line, outcome: { state: 'failed', message: line.message } } as const,
+          reject: outcome.message,
+          line: { ...base, ...line },
+          effect: deps.cascade.failed(row, 'failed'),
+        };
       }
       case 'unknown': {
         const line = failureLine(outcome, 'bulk_import');
-        const note = await record({ state: 'unknown', message: line.message });
-        return settled({ ...base, ...line, message: line.message + note });
+        return {
+          record: { line: row.line, outcome: { state: 'unknown', message: line.message } } as const,
+          reject: undefined,
+          line: { ...base, ...line },
+          effect: undefined,
+        };
       }
     }
   }
@@ -452,6 +471,8 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
     },
   };
 }
+
+const NOT_IN_CHUNK: RowSettlement = { kind: 'unknown', message: 'not in its chunk', importId: undefined };
 
 const positions = new WeakMap<BulkChunkRecord, Map<number, number>>();
 

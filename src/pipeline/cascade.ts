@@ -1,5 +1,5 @@
 import type { ResourceDef } from '../resources/index.js';
-import type { FailedParents } from './failed-parents.js';
+import { keyOf, type FailedParents } from './failed-parents.js';
 
 interface RowOfStage {
   readonly line: number;
@@ -23,8 +23,9 @@ export function cascadeOf(def: ResourceDef, file: string, parents: FailedParents
   // (cells, payload, request) alive with it.
   return {
     succeeded: (row, id) => {
-      const refs = def.identity(row.payload ?? {}, id);
-      return () => parents.succeed(refs);
+      // Only the keys' strings: the many unchanged rows of an incremental run wait with theirs.
+      const keys = def.identity(row.payload ?? {}, id).map(keyOf);
+      return () => parents.succeedKeys(keys);
     },
     failed: (row, how) => {
       const refs = def.identity(row.payload ?? {}, undefined);

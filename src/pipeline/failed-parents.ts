@@ -8,7 +8,8 @@ interface Failure {
   readonly how: string;
 }
 
-const keyOf = (r: EntityRef) => `${r.kind}\u0000${r.by}\u0000${r.value}`;
+/** An entity's key in the failures (a succeeded effect keeps only these strings: it may wait in the report window). */
+export const keyOf = (r: EntityRef) => `${r.kind}\u0000${r.by}\u0000${r.value}`;
 
 /**
  * Parents (products, contacts, deals) that did not make it, so that the rows referencing them in
@@ -24,8 +25,13 @@ export class FailedParents {
   }
 
   succeed(identity: readonly EntityRef[]): void {
+    this.succeedKeys(identity.map(keyOf));
+  }
+
+  /** `succeed` by the entities' keys (`keyOf`). */
+  succeedKeys(keys: readonly string[]): void {
     if (this.failures.size === 0) return;
-    for (const ref of identity) this.failures.delete(keyOf(ref));
+    for (const key of keys) this.failures.delete(key);
   }
 
   /** The message for a row whose parents include a failed one, or undefined when all are fine. */

@@ -12,52 +12,113 @@ export interface Settled {
 
 export const settled = (line: ReportLine, effect?: () => void): Settled => ({ line, effect });
 
+/** A line that settles later (a row in flight); `done` is set once it has. */
+class Waiting {
+  done: Settled | undefined;
+  constructor(readonly answer: Promise<Settled>) {}
+}
+
 /**
  * Lines wait here until every earlier line is written, so the report keeps input order while
- * rows are answered in any order; the window bounds memory when one slow row holds back the ones
- * after it.
+ * rows are answered in any order. Two bounds, because the two kinds of line cost differently:
+ * - `size` counts the lines still waiting for an answer (rows in flight, or held by a batching
+ *   strategy): a bulk chunk fills up to its row count however many lines already settled
+ *   (unchanged, skipped, invalid) sit between its rows.
+ * - `held` counts every line not yet written: settled lines are small (a line and an effect
+ *   that keeps only entity refs) but one slow row can hold many of them back.
+ * Either bound reached makes the window `full`: the stage writes the oldest line, after asking a
+ * batching strategy to settle it when it still waits.
  */
 export class ReportWindow {
-  readonly #pending: Promise<Settled>[] = [];
-  /** Lines pushed and settled (not yet written), so the stage knows whether the head is waiting. */
-  readonly #ready = new WeakSet<Promise<Settled>>();
+  /** Lines not yet written, oldest first from `#head` (a head index: shifting a long array costs). */
+  #lines: (Settled | Waiting | undefined)[] = [];
+  #head = 0;
+  #waiting = 0;
   readonly #size: number;
+  readonly #held: number;
   readonly #write: (s: Settled) => Promise<void>;
 
-  /** `write` gets each line in input order, once every line before it is written. */
-  constructor(size: number, write: (s: Settled) => Promise<void>) {
+  /**
+   * `write` gets each line in input order, once every line before it is written. `size` bounds
+   * the lines waiting for an answer, `held` (default `size`) every line not yet written.
+   */
+  constructor(size: number, write: (s: Settled) => Promise<void>, held: number = size) {
     this.#size = size;
+    this.#held = Math.max(held, size);
     this.#write = write;
   }
 
   get full(): boolean {
-    return this.#pending.length >= this.#size;
+    return this.#waiting >= this.#size || this.#lines.length - this.#head >= this.#held;
+  }
+
+  /** Lines not yet written (settled or not). */
+  get length(): number {
+    return this.#lines.length - this.#head;
   }
 
   /** A line known now, or one that settles later (a row in flight). */
   push(line: Settled | Promise<Settled>): void {
-    const pending = Promise.resolve(line);
-    this.#pending.push(pending);
-    void pending.then(
-      () => this.#ready.add(pending),
-      () => undefined,
+    if (!(line instanceof Promise)) {
+      this.#lines.push(this.#waiting > 0 ? compact(line) : line);
+      return;
+    }
+    const waiting = new Waiting(line);
+    this.#waiting++;
+    this.#lines.push(waiting);
+    void line.then(
+      (s) => {
+        waiting.done = compact(s);
+        this.#waiting--;
+      },
+      () => {
+        // Rethrown to the stage when this line's turn to be written comes.
+        this.#waiting--;
+      },
     );
   }
 
   /** Whether the oldest line has settled (writing it does not wait for a row in flight). */
   get headReady(): boolean {
-    const head = this.#pending[0];
-    return head !== undefined && this.#ready.has(head);
+    const head = this.#lines[this.#head];
+    return head !== undefined && (!(head instanceof Waiting) || head.done !== undefined);
   }
 
   /** Writes the oldest line, waiting for it to settle. */
   async writeHead(): Promise<void> {
-    const head = this.#pending.shift();
-    if (head !== undefined) await this.#write(await head);
+    const head = this.#lines[this.#head];
+    if (head === undefined) return;
+    this.#lines[this.#head] = undefined;
+    this.#head++;
+    if (this.#head >= 1024 && this.#head * 2 >= this.#lines.length) {
+      this.#lines = this.#lines.slice(this.#head);
+      this.#head = 0;
+    }
+    await this.#write(head instanceof Waiting ? (head.done ?? (await head.answer)) : head);
   }
 
   /** Writes every line. */
   async drain(): Promise<void> {
-    while (this.#pending.length > 0) await this.writeHead();
+    while (this.length > 0) await this.writeHead();
   }
+}
+
+/**
+ * A held line in one fixed shape: a line built by spreading (`{ ...base, status }`) costs about
+ * three times as much heap as one built field by field, and a window may hold many thousands.
+ */
+function compact({ line: l, effect }: Settled): Settled {
+  return {
+    line: {
+      file: l.file,
+      line: l.line,
+      resource: l.resource,
+      key: l.key,
+      status: l.status,
+      http_status: l.http_status,
+      id: l.id,
+      message: l.message,
+    },
+    effect,
+  };
 }

@@ -51,8 +51,9 @@ export interface StageRun {
  */
 export async function runStage(run: StageRun): Promise<void> {
   const batching = run.strategy.holds !== undefined;
+  const size = Math.max(run.windowSize, run.strategy.holds ?? 0);
   const window = new ReportWindow(
-    Math.max(run.windowSize, run.strategy.holds ?? 0),
+    size,
     async ({ line, effect }: Settled) => {
       effect?.();
       run.summary.counts[line.status]++;
@@ -60,11 +61,16 @@ export async function runStage(run: StageRun): Promise<void> {
       run.progress.tick(line.status);
       await run.writeLine(line);
     },
+    // A batching strategy's chunk fills with the rows it may send, however many lines settled at
+    // once (unchanged, skipped, invalid) sit between them; those wait behind it, up to this bound.
+    batching ? Math.max(size, HELD_SETTLED_LINES) : size,
   );
   const planned = inSendOrder(run.stage.mapping, planRows(run.stage.mapping, run.source, run.options));
   for await (const { row: plannedRow, verdict } of withSyncVerdicts(planned, run.sync)) {
     const row = { ...plannedRow, file: run.stage.file, ...(verdict && { sync: verdict }) };
-    while (window.full) {
+    // Lines are written as soon as every line before them is: only lines behind a row still
+    // waiting for its answer are held.
+    while (window.full || window.headReady) {
       // A batching strategy is asked to move only when the oldest line still waits for it.
       if (!window.headReady) await run.strategy.flush?.('window_full');
       await window.writeHead();
@@ -88,6 +94,15 @@ export async function runStage(run: StageRun): Promise<void> {
   // A stage finishes before the next begins, so that dependents find their parents.
   await window.drain();
 }
+
+/**
+ * Lines a batching stage holds behind its oldest waiting row, at most. A held settled line costs
+ * about 450 bytes of heap (its report line, and an effect that keeps only key strings), and the
+ * heap grows a few times that between full collections: 50,000 lines are ~20 MB live. A bulk
+ * chunk fills to its rows when at least 1 row in 10 is sent (a chunk of 5,000); where fewer
+ * change (an incremental run), a chunk closes at this bound instead, one import per 50,000 lines.
+ */
+const HELD_SETTLED_LINES = 50_000;
 
 /** The report line of a row that is not sent now, or undefined when it goes to the strategy. */
 function decideWithoutSending(

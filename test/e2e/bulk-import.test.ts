@@ -148,6 +148,28 @@ describe('bulk imports end to end', () => {
     expect(paths(bulk.sandbox).filter((x) => x.startsWith('POST users/import/')).length).toBeGreaterThanOrEqual(5);
   }, 60_000);
 
+  it('a chunk fills with the rows to send however many lines settled at once sit between them: one import', async () => {
+    // 2,000 contacts, 1 in 25 valid (80), the others without a custom_id (invalid, settled at
+    // once): far more settled lines than the window holds waiting rows (2 × 100 + 256).
+    const lines = ['customer_id,email,tier,shoe_size'];
+    for (let i = 0; i < 2000; i++) lines.push(`${i % 25 === 3 ? `C-${i}` : ''},c${i}@example.com,gold,`);
+    const dir = tmpTree({
+      'contacts.csv': `${lines.join('\n')}\n`,
+      'contacts.yaml':
+        'resource: user\nsource: { file: contacts.csv }\nkey: customer_id\nfields:\n  custom_id: { column: customer_id, required: true }\n  email: email\n  tier: tier\n  shoe_size: shoe_size\n',
+      'job.yaml': 'mappings: [contacts.yaml]\n',
+    });
+    const r = await run(dir, ['--bulk', 'always', '--bulk-chunk-rows', '100']);
+    expect(paths(r.sandbox).filter((x) => x.startsWith('POST users/import/'))).toHaveLength(1);
+    expect(r.report.map((l) => Number(l.line))).toEqual(Array.from({ length: 2000 }, (_, i) => i + 2));
+    r.report.forEach((l, i) => {
+      expect(l.status).toBe(i % 25 === 3 ? 'ok' : 'invalid');
+      if (l.status === 'ok') expect(l.message).toMatch(/^imported by bulk import [0-9a-f-]{36}$/);
+    });
+    expect(r.sandbox.state.users()).toHaveLength(80);
+    expect(r.stderr).toMatch(/contacts\.csv\s+user\s+bulk: 2,000 rows in 1 import, invalid 1,920, ok 80, 2 requests, /);
+  }, 60_000);
+
   it('--bulk auto: stages under --bulk-min-rows go per row', async () => {
     const dir = writeJob(40, 5, 5);
     const r = await run(dir, ['--bulk-min-rows', '30']);

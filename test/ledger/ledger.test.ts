@@ -114,6 +114,35 @@ describe('recording rows', () => {
     expect(ledger.counts()).toEqual({ intent: 0, ok: 100, failed: 0, unknown: 0 });
   });
 
+  it('records a chunk of intents and their outcomes with one call each, one transaction each, refusing the whole chunk when a row is ok already', async () => {
+    const { ledger } = await started();
+    const lines = Array.from({ length: 5000 }, (_, i) => i + 2);
+    const before = ledger.commits;
+    await ledger.recordIntents(0, lines);
+    expect(ledger.commits - before).toBe(1);
+    expect(ledger.get(0, 5001)).toEqual({ state: 'intent', status: null, id: null, message: null });
+    const done = ledger.recordOutcomes(
+      0,
+      lines.map((line) =>
+        line === 3
+          ? { line, outcome: { state: 'failed', message: 'refused' } }
+          : { line, outcome: { state: 'ok', message: 'imported by bulk import x' } },
+      ),
+    );
+    // Queued, and shown already.
+    expect(ledger.get(0, 3)).toEqual({ state: 'failed', status: null, id: null, message: 'refused' });
+    await done;
+    expect(ledger.commits - before).toBe(2);
+    expect(ledger.counts()).toEqual({ intent: 0, ok: 4999, failed: 1, unknown: 0 });
+    const error = await rejection(ledger.recordIntents(1, [2]).then(() => ledger.recordIntents(0, [3, 4])));
+    expect(error?.message).toBe(
+      'refusing to send line 4 of source 0 again: the run ledger says it was applied already (HTTP ?)',
+    );
+    expect(ledger.get(0, 3)?.state).toBe('failed');
+    expect(ledger.get(1, 2)?.state).toBe('intent');
+    await expect(ledger.recordIntents(0, [0])).rejects.toThrow('line must be an integer >= 1, got 0');
+  });
+
   it('shows queued writes in get() and counts() before they are committed', async () => {
     const { ledger } = await started();
     await ledger.recordIntent(0, 2);

@@ -35,8 +35,14 @@ function memoryLedger(
         throw new LedgerError('LEDGER', 'cannot use the run ledger: database or disk is full (SQLITE_FULL)');
       rows.set(`${s}:${l}`, { state: 'intent', status: null, id: null, message: null });
     },
+    async recordIntents(s, lines) {
+      for (const l of lines) await this.recordIntent(s, l);
+    },
     async recordOutcome(s, l, o: Outcome) {
       rows.set(`${s}:${l}`, { state: o.state, status: o.status ?? null, id: o.id ?? null, message: o.message ?? null });
+    },
+    async recordOutcomes(s, outcomes) {
+      for (const { line, outcome } of outcomes) await this.recordOutcome(s, line, outcome);
     },
     async forget(s, l) {
       if (rows.get(`${s}:${l}`)?.state === 'intent') rows.delete(`${s}:${l}`);

@@ -95,4 +95,45 @@ describe('ReportWindow: lines in input order, whatever order rows settle in', ()
     window.push(line);
     expect(window.full).toBe(true);
   });
+
+  const line = (n: number) => settled({ file: 'f.csv', line: n, resource: 'user', key: `k${n}`, status: 'unchanged' });
+
+  it.each([
+    // [what is pushed: w = a line waiting for its answer, s = a settled line], size, held, full after
+    ['settled lines behind a waiting one count only against `held`', `w${'s'.repeat(50)}`, 2, 100, false],
+    ['waiting lines count against `size`', `wsw${'s'.repeat(5)}`, 2, 100, true],
+    ['settled lines reach `held`', `w${'s'.repeat(9)}`, 2, 10, true],
+    ['`held` is at least `size`', 'wss', 4, 1, false],
+  ])('%s', (_name, pushes, size, held, full) => {
+    const window = new ReportWindow(size, async () => undefined, held);
+    let n = 0;
+    for (const kind of pushes) window.push(kind === 'w' ? new Promise<Settled>(() => undefined) : line(++n));
+    expect(window.full).toBe(full);
+  });
+
+  it('writes settled lines held behind a waiting one in input order once it settles', async () => {
+    const written: number[] = [];
+    const effects: number[] = [];
+    const window = new ReportWindow(
+      1,
+      async (s: Settled) => {
+        s.effect?.();
+        written.push(s.line.line);
+      },
+      1000,
+    );
+    let answer: (s: Settled) => void = () => undefined;
+    window.push(new Promise<Settled>((r) => (answer = r)));
+    for (let n = 2; n <= 500; n++) window.push(settled(line(n).line, () => effects.push(n)));
+    expect(window.headReady).toBe(false);
+    expect(window.full).toBe(true);
+    answer(settled(line(1).line, () => effects.push(1)));
+    await Promise.resolve();
+    expect(window.headReady).toBe(true);
+    await window.drain();
+    const all = Array.from({ length: 500 }, (_, i) => i + 1);
+    expect(written).toEqual(all);
+    expect(effects).toEqual(all);
+    expect(window.full).toBe(false);
+  });
 });
