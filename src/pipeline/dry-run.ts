@@ -6,8 +6,9 @@ import { createRejectsWriter, type RejectsWriter } from '../report/rejects-write
 import { createReportWriter, type ReportWriter } from '../report/report-writer.js';
 import { newFileSummary, summarise, type FileSummary, type RunSummary } from '../report/summary.js';
 import { watchTimestampOrder } from '../sort/timestamp-order.js';
-import type { Classification, RunClassifier, SourceClassifier } from '../sync/index.js';
+import type { RunClassifier, SourceClassifier } from '../sync/index.js';
 import { displayPath } from './display-path.js';
+import { createEmitter, type DryRunWriters } from './dry-run-emit.js';
 import { openSources, type OpenedSource } from './open-sources.js';
 import { planOutputs } from './output-paths.js';
 import { createPlanner, planRows, type PlannedRow } from './plan-rows.js';
@@ -45,7 +46,6 @@ export interface DryRunOptions extends RequestOptions {
 export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise<RunSummary> {
   const ordered = inDependencyOrder(job.mappings);
   const rejectsPaths = planOutputs(job, ordered, options);
-  const { signal } = options;
   let sources: OpenedSource[] = [];
   let report: ReportWriter | undefined;
   let rejects: RejectsWriter | undefined;
@@ -55,106 +55,13 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
   try {
     // Opened inside the try: a writer that cannot be opened must not leave the CSVs open.
     sources = await openSources(ordered);
-    const out = createReportWriter(options.report);
-    report = out;
+    report = createReportWriter(options.report);
     rejects = rejectsPaths ? createRejectsWriter(rejectsPaths) : undefined;
     payloads = options.payloads ? createPayloadsWriter(options.payloads) : undefined;
-    // Incremental preview: every entity file is read once for its keys before any row is
-    // classified, so a row is superseded by a later one with its key, in this file or a later one.
-    const syncs = sources.map(({ mapping, source }, index) =>
-      options.classifier?.forSource(index, mapping, source.header, displayPath(mapping.source.path, options.cwd)),
-    );
-    for (const [index, { mapping }] of sources.entries()) {
-      const sync = syncs[index];
-      if (sync?.needsFirstPass) await notePass(mapping, sync, options);
-    }
-    reading: for (const [index, { mapping, source }] of sources.entries()) {
-      const file = displayPath(mapping.source.path, options.cwd);
-      const summary = newFileSummary(file, mapping.resource);
-      files.push(summary);
-      const plan = createPlanner(mapping, source.header, options);
-      const order = watchTimestampOrder(mapping, file, summary.warnings);
-      const sync = syncs[index];
-      const rejectsOut = rejects;
-      const payloadsOut = payloads;
-
-      /** One record's report line (and payload or reject); a promise only when a writer is behind. */
-      const emit = (row: PlannedRow, c: Classification | undefined): Promise<void> | undefined => {
-        if (row.status === 'valid') {
-          const status = c?.status ?? 'valid';
-          const send = c?.send ?? true;
-          summary.counts[status]++;
-          if (send) summary.requests++;
-          const message = c?.message ?? row.notes?.join('; ');
-          const wait = out.write({
-            file,
-            line: row.line,
-            resource: mapping.resource,
-            key: row.key,
-            status,
-            ...(message !== undefined ? { message } : {}),
-          });
-          if (!payloadsOut || !send) return wait;
-          const call = row.call;
-          return (async () => {
-            if (wait) await wait;
-            await payloadsOut.write({
-              file,
-              line: row.line,
-              method: call.method,
-              path: `/${call.path}`,
-              body: call.body,
-            });
-          })();
-        }
-        summary.counts.invalid++;
-        summary.errors.add('invalid', row.line, row.message);
-        const wait = out.write({
-          file,
-          line: row.line,
-          resource: mapping.resource,
-          key: row.key,
-          status: 'invalid',
-          message: row.message,
-        });
-        if (!rejectsOut) return wait;
-        return (async () => {
-          if (wait) await wait;
-          await rejectsOut.write(mapping, source, row.fields, row.message, row.line, row.raw);
-        })();
-      };
-
-      // Incremental preview: rows wait here in batches, so the sync state is looked up once per batch.
-      const batch: PlannedRow[] = [];
-      const flush = async () => {
-        const verdicts = sync!.classify(batch.filter((r) => r.status === 'valid'));
-        let v = 0;
-        for (const row of batch) {
-          const wait = emit(row, row.status === 'valid' ? verdicts[v++] : undefined);
-          if (wait) await wait;
-        }
-        batch.length = 0;
-      };
-      let read = 0;
-      // The hot loop of a million-row dry run: one sync planning step and, most of the time, no
-      // await at all per record (writers return a promise only when the file is behind).
-      for await (const item of source.items) {
-        if (signal?.aborted) {
-          aborted = `interrupted (${String(signal.reason ?? 'signal')}): the report holds every row read before it; run the command again to check the rest`;
-          if (batch.length > 0) await flush();
-          break reading;
-        }
-        if (options.limit !== undefined && read >= options.limit) break;
-        read++;
-        const row = plan(item);
-        order.add(row);
-        if (sync === undefined) {
-          const wait = emit(row, undefined);
-          if (wait) await wait;
-        } else if (batch.push(row) >= CLASSIFY_BATCH) await flush();
-      }
-      if (batch.length > 0) await flush();
-      order.end();
+    const syncs = await classifiersOf(sources, options);
+    for (const [index, opened] of sources.entries()) {
+      aborted = await readFile(opened, syncs[index], { report, rejects, payloads }, files, options);
+      if (aborted !== undefined) break;
     }
   } finally {
     for (const { source } of sources) source.close();
@@ -172,6 +79,77 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
     { rate: options.rate, limit: options.limit, aborted },
   );
   return notes.length > 0 ? { ...result, notes } : result;
+}
+
+/**
+ * Incremental preview: each file's classifier (none without `--incremental`). Every entity file is
+ * read once for its keys before any row is classified, so a row is superseded by a later one with
+ * its key, in this file or a later one.
+ */
+async function classifiersOf(
+  sources: readonly OpenedSource[],
+  options: DryRunOptions,
+): Promise<(SourceClassifier | undefined)[]> {
+  const syncs = sources.map(({ mapping, source }, index) =>
+    options.classifier?.forSource(index, mapping, source.header, displayPath(mapping.source.path, options.cwd)),
+  );
+  for (const [index, { mapping }] of sources.entries()) {
+    const sync = syncs[index];
+    if (sync?.needsFirstPass) await notePass(mapping, sync, options);
+  }
+  return syncs;
+}
+
+/**
+ * One file of the dry run: every record read (at most `limit`) is planned, checked for time order
+ * and emitted. Answers the message to report when a signal stopped the reading, else undefined.
+ */
+async function readFile(
+  { mapping, source }: OpenedSource,
+  sync: SourceClassifier | undefined,
+  writers: DryRunWriters,
+  files: FileSummary[],
+  options: DryRunOptions,
+): Promise<string | undefined> {
+  const { signal } = options;
+  const file = displayPath(mapping.source.path, options.cwd);
+  const summary = newFileSummary(file, mapping.resource);
+  files.push(summary);
+  const plan = createPlanner(mapping, source.header, options);
+  const order = watchTimestampOrder(mapping, file, summary.warnings);
+  const emit = createEmitter({ file, mapping, source, summary }, writers);
+
+  // Incremental preview: rows wait here in batches, so the sync state is looked up once per batch.
+  const batch: PlannedRow[] = [];
+  const flush = async () => {
+    const verdicts = sync!.classify(batch.filter((r) => r.status === 'valid'));
+    let v = 0;
+    for (const row of batch) {
+      const wait = emit(row, row.status === 'valid' ? verdicts[v++] : undefined);
+      if (wait) await wait;
+    }
+    batch.length = 0;
+  };
+  let read = 0;
+  // The hot loop of a million-row dry run: one sync planning step and, most of the time, no
+  // await at all per record (writers return a promise only when the file is behind).
+  for await (const item of source.items) {
+    if (signal?.aborted) {
+      if (batch.length > 0) await flush();
+      return `interrupted (${String(signal.reason ?? 'signal')}): the report holds every row read before it; run the command again to check the rest`;
+    }
+    if (options.limit !== undefined && read >= options.limit) break;
+    read++;
+    const row = plan(item);
+    order.add(row);
+    if (sync === undefined) {
+      const wait = emit(row, undefined);
+      if (wait) await wait;
+    } else if (batch.push(row) >= CLASSIFY_BATCH) await flush();
+  }
+  if (batch.length > 0) await flush();
+  order.end();
+  return undefined;
 }
 
 /**

@@ -6,7 +6,7 @@ import { createReportWriter, type ReportWriter } from '../report/report-writer.j
 import { newFileSummary, summarise, totalsOf, type FileSummary, type RunSummary } from '../report/summary.js';
 import { resourceDef } from '../resources/index.js';
 import type { RunClassifier, SourceClassifier } from '../sync/index.js';
-import type { Transport } from '../transport/index.js';
+import type { Transport, TransportStats } from '../transport/index.js';
 import type { ReportLine } from '../report/report-line.js';
 import { reorderByLine } from '../sort/by-line.js';
 import { cascadeOf } from './cascade.js';
@@ -19,9 +19,10 @@ import type { Progress } from './progress.js';
 import { RunState } from './run-state.js';
 import { runStage } from './run-stage.js';
 import { Semaphore } from './semaphore.js';
-import { FirstRequestGate } from './send-row.js';
+import { FirstRequestGate, type SendDeps } from './send-row.js';
 import { checkBulkHeaders } from './bulk-choice.js';
-import { chooseStrategy } from './choose-strategy.js';
+import { chooseStrategy, type ChosenStrategy } from './choose-strategy.js';
+import type { StageInfo } from './stage-strategy.js';
 import { inDependencyOrder } from './stage-order.js';
 import { validationPass, type FileCounts } from './validation-pass.js';
 
@@ -137,33 +138,15 @@ async function stage(run: Run, index: number, mapping: ResolvedMapping, { rows, 
     row: { readonly fields: readonly string[]; readonly line: number; readonly raw?: string | undefined },
     message: string,
   ) => run.rejects?.write(mapping, source, row.fields, message, row.line, row.raw);
-  const chosen = await chooseStrategy(
-    info,
-    { transport, ledger, state: run.state, gate: run.gate, cascade, reject },
-    {
-      validRows: rows - invalid,
-      bulk: run.options.bulk,
-      inFlight: run.inFlight,
-      signal: run.deps.signal,
-      cwd: run.options.cwd,
-      sync: run.syncs[index],
-      planOptions: run.options,
-    },
-  );
-  const strategy = chosen.strategy;
+  const chosen = await strategyFor(run, info, { cascade, reject }, rows - invalid);
   // Lines wait for every earlier line; the window bounds memory when one slow row holds back the rest.
   const windowSize = Math.max(256, run.options.concurrency * 16);
-  // Rows sent in time order (`order: timestamp`) still reach the report in input order.
-  const write = async (line: ReportLine) => {
-    await run.report.write(line);
-  };
-  const reordered = mapping.order === 'timestamp' ? reorderByLine(write) : undefined;
-  const writeLine = reordered ? async (line: ReportLine) => reordered.push(line) : write;
+  const lines = inputOrderLines(run.report, mapping);
   try {
     await runStage({
       stage: info,
       source,
-      strategy,
+      strategy: chosen.strategy,
       cascade,
       ledger,
       state: run.state,
@@ -174,17 +157,59 @@ async function stage(run: Run, index: number, mapping: ResolvedMapping, { rows, 
       progress: bar,
       resumed: run.resumed,
       sync: run.syncs[index],
-      writeLine,
+      writeLine: lines.writeLine,
       reject,
     });
   } finally {
-    await reordered?.end();
+    await lines.end();
     chosen.close();
   }
   summary.bulk = chosen.bulkStats();
   if (run.state.failure !== undefined) throw run.state.failure;
   bar.finish();
-  const after = transport.stats();
+  countTransport(summary, before, transport.stats(), started);
+}
+
+/** How the stage sends its valid rows: one request each, or in bulk chunks (`chooseStrategy`). */
+function strategyFor(
+  run: Run,
+  info: StageInfo,
+  { cascade, reject }: Pick<SendDeps, 'cascade' | 'reject'>,
+  validRows: number,
+): Promise<ChosenStrategy> {
+  const { transport, ledger } = run.deps;
+  return chooseStrategy(
+    info,
+    { transport, ledger, state: run.state, gate: run.gate, cascade, reject },
+    {
+      validRows,
+      bulk: run.options.bulk,
+      inFlight: run.inFlight,
+      signal: run.deps.signal,
+      cwd: run.options.cwd,
+      sync: run.syncs[info.index],
+      planOptions: run.options,
+    },
+  );
+}
+
+/** Rows sent in time order (`order: timestamp`) still reach the report in input order. */
+function inputOrderLines(
+  report: ReportWriter,
+  mapping: ResolvedMapping,
+): { writeLine(line: ReportLine): Promise<void>; end(): Promise<void> | undefined } {
+  const write = async (line: ReportLine) => {
+    await report.write(line);
+  };
+  const reordered = mapping.order === 'timestamp' ? reorderByLine(write) : undefined;
+  return {
+    writeLine: reordered ? async (line: ReportLine) => reordered.push(line) : write,
+    end: () => reordered?.end(),
+  };
+}
+
+/** The stage's share of the transport's counters, and its time. */
+function countTransport(summary: FileSummary, before: TransportStats, after: TransportStats, started: number): void {
   summary.requests = after.requests - before.requests;
   summary.retries = after.retries - before.retries;
   summary.throttled = after.throttled - before.throttled;

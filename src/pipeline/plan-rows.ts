@@ -1,6 +1,6 @@
 import type { ResolvedMapping } from '../config/mapping-schema.js';
 import { formatFieldErrors, type FieldError } from '../mapping/field-error.js';
-import { compileMapping } from '../mapping/map-row.js';
+import { compileMapping, type MappedRow } from '../mapping/map-row.js';
 import { resourceDef, type ApiCall, type RequestOptions } from '../resources/index.js';
 import type { CsvSource, SourceItem } from '../source/csv-source.js';
 
@@ -65,22 +65,7 @@ export function createPlanner(
         ...(item.raw !== undefined && { raw: item.raw }),
       };
     const mapped = mapper(item.values);
-    let errors = def.validate(mapped.payload, mapping.operation);
-    const targetOf = mapped.targetOf;
-    if (targetOf !== undefined && errors.length > 0) {
-      errors = errors.map((e) => ({
-        ...e,
-        field: targetOf(e.field),
-        ...(e.alternatives && { alternatives: e.alternatives.map(targetOf) }),
-      }));
-    }
-    if (mapped.errors.length > 0) {
-      // All of a row's errors at once: a cell that failed to convert is left out of
-      // the payload, so the resource's own complaint about that field ("is required") is dropped.
-      const broken = new Set(mapped.errors.map((e) => e.field));
-      const explained = (e: FieldError) => broken.has(e.field) || (e.alternatives?.some((f) => broken.has(f)) ?? false);
-      errors = [...mapped.errors, ...errors.filter((e) => !explained(e))];
-    }
+    const errors = rowErrors(mapped, def.validate(mapped.payload, mapping.operation));
     if (errors.length > 0)
       return {
         status: 'invalid',
@@ -102,6 +87,30 @@ export function createPlanner(
       ...(mapped.notes && { notes: mapped.notes }),
     };
   };
+}
+
+/**
+ * A mapped row's errors and the resource's checks of its payload, as one list; the checks name
+ * their fields as the mapping does (`targetOf`).
+ */
+function rowErrors(mapped: MappedRow, checks: FieldError[]): FieldError[] {
+  let errors = checks;
+  const targetOf = mapped.targetOf;
+  if (targetOf !== undefined && errors.length > 0) {
+    errors = errors.map((e) => ({
+      ...e,
+      field: targetOf(e.field),
+      ...(e.alternatives && { alternatives: e.alternatives.map(targetOf) }),
+    }));
+  }
+  if (mapped.errors.length > 0) {
+    // All of a row's errors at once: a cell that failed to convert is left out of
+    // the payload, so the resource's own complaint about that field ("is required") is dropped.
+    const broken = new Set(mapped.errors.map((e) => e.field));
+    const explained = (e: FieldError) => broken.has(e.field) || (e.alternatives?.some((f) => broken.has(f)) ?? false);
+    errors = [...mapped.errors, ...errors.filter((e) => !explained(e))];
+  }
+  return errors;
 }
 
 /**

@@ -64,41 +64,53 @@ const NOT_OK: ReadonlySet<RowStatus> = new Set(['failed', 'invalid', 'unknown', 
 /** A terminal gets live bars (cli-progress); a log file gets a line every 10 s and at stage ends. */
 export function createProgress(options: ProgressOptions): Progress {
   const now = options.now ?? Date.now;
-  if (options.tty) {
-    const bars = new cliProgress.MultiBar(
-      {
-        stream: options.stream as NodeJS.WriteStream,
-        format: ' {stage} [{bar}] {value}/{total} | ok {ok} | not ok {failed} | {speed} rows/s | ETA {eta_formatted}',
-        hideCursor: true,
-        clearOnComplete: false,
-        etaBuffer: 50,
-      },
-      cliProgress.Presets.shades_classic,
-    );
-    return {
-      stage(label, total) {
-        const c: Counts = { done: 0, ok: 0, failed: 0, started: now() };
-        const bar = bars.create(total, 0, { stage: label.padEnd(24), ok: 0, failed: 0, speed: '0.0' });
-        return {
-          tick(status) {
-            c.done++;
-            if (status === 'ok' || status === 'valid') c.ok++;
-            else if (NOT_OK.has(status)) c.failed++;
-            bar.update(c.done, {
-              ok: c.ok,
-              failed: c.failed,
-              speed: (c.done / Math.max((now() - c.started) / 1000, 0.001)).toFixed(1),
-            });
-          },
-          finish() {
-            bar.update(c.done);
-            bar.stop();
-          },
-        };
-      },
-      stop: () => bars.stop(),
-    };
-  }
+  return options.tty ? liveBars(options, now) : logLines(options, now);
+}
+
+/** One row more in the counts, by its outcome. */
+function count(c: Counts, status: RowStatus): void {
+  c.done++;
+  if (status === 'ok' || status === 'valid') c.ok++;
+  else if (NOT_OK.has(status)) c.failed++;
+}
+
+/** On a terminal: one live bar a stage (cli-progress). */
+function liveBars(options: ProgressOptions, now: () => number): Progress {
+  const bars = new cliProgress.MultiBar(
+    {
+      stream: options.stream as NodeJS.WriteStream,
+      format: ' {stage} [{bar}] {value}/{total} | ok {ok} | not ok {failed} | {speed} rows/s | ETA {eta_formatted}',
+      hideCursor: true,
+      clearOnComplete: false,
+      etaBuffer: 50,
+    },
+    cliProgress.Presets.shades_classic,
+  );
+  return {
+    stage(label, total) {
+      const c: Counts = { done: 0, ok: 0, failed: 0, started: now() };
+      const bar = bars.create(total, 0, { stage: label.padEnd(24), ok: 0, failed: 0, speed: '0.0' });
+      return {
+        tick(status) {
+          count(c, status);
+          bar.update(c.done, {
+            ok: c.ok,
+            failed: c.failed,
+            speed: (c.done / Math.max((now() - c.started) / 1000, 0.001)).toFixed(1),
+          });
+        },
+        finish() {
+          bar.update(c.done);
+          bar.stop();
+        },
+      };
+    },
+    stop: () => bars.stop(),
+  };
+}
+
+/** Without a terminal (cron): a log line at each stage's start, every `logEveryMs`, and at its end. */
+function logLines(options: ProgressOptions, now: () => number): Progress {
   const every =
     options.every ??
     ((ms, fn) => {
@@ -115,11 +127,7 @@ export function createProgress(options: ProgressOptions): Progress {
         log.log('info', 'progress', figures(label, total, c, now()), line(label, total, c, now())),
       );
       return {
-        tick(status) {
-          c.done++;
-          if (status === 'ok' || status === 'valid') c.ok++;
-          else if (NOT_OK.has(status)) c.failed++;
-        },
+        tick: (status) => count(c, status),
         finish() {
           cancel();
           log.log('info', 'stage_end', figures(label, total, c, now()), `${line(label, total, c, now())} (done)`);

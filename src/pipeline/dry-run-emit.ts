@@ -1,0 +1,88 @@
+import type { ResolvedMapping } from '../config/mapping-schema.js';
+import type { PayloadsWriter } from '../report/payloads-writer.js';
+import type { RejectsWriter } from '../report/rejects-writer.js';
+import type { ReportWriter } from '../report/report-writer.js';
+import type { FileSummary } from '../report/summary.js';
+import type { CsvSource } from '../source/csv-source.js';
+import type { Classification } from '../sync/index.js';
+import type { PlannedRow } from './plan-rows.js';
+
+/** Where a dry run writes: the report always, rejects and payloads when asked for. */
+export interface DryRunWriters {
+  readonly report: ReportWriter;
+  readonly rejects: RejectsWriter | undefined;
+  readonly payloads: PayloadsWriter | undefined;
+}
+
+/** The file being read: what its report lines name, and its counters. */
+export interface DryRunFile {
+  readonly file: string;
+  readonly mapping: ResolvedMapping;
+  readonly source: CsvSource;
+  readonly summary: FileSummary;
+}
+
+/** One record's report line (and payload or reject); a promise only when a writer is behind. */
+export type Emit = (row: PlannedRow, c: Classification | undefined) => Promise<void> | undefined;
+
+/** The dry run's output for each record of one file, counted in its summary. */
+export function createEmitter(target: DryRunFile, writers: DryRunWriters): Emit {
+  return (row, c) => (row.status === 'valid' ? emitValid(target, writers, row, c) : emitInvalid(target, writers, row));
+}
+
+/** A valid row: its status (its sync verdict in an incremental preview), and its request when it would be sent. */
+function emitValid(
+  { file, mapping, summary }: DryRunFile,
+  { report, payloads }: DryRunWriters,
+  row: Extract<PlannedRow, { status: 'valid' }>,
+  c: Classification | undefined,
+): Promise<void> | undefined {
+  const status = c?.status ?? 'valid';
+  const send = c?.send ?? true;
+  summary.counts[status]++;
+  if (send) summary.requests++;
+  const message = c?.message ?? row.notes?.join('; ');
+  const wait = report.write({
+    file,
+    line: row.line,
+    resource: mapping.resource,
+    key: row.key,
+    status,
+    ...(message !== undefined ? { message } : {}),
+  });
+  if (!payloads || !send) return wait;
+  const call = row.call;
+  return (async () => {
+    if (wait) await wait;
+    await payloads.write({
+      file,
+      line: row.line,
+      method: call.method,
+      path: `/${call.path}`,
+      body: call.body,
+    });
+  })();
+}
+
+/** An invalid row: its errors in the report, and the record as read in the rejects. */
+function emitInvalid(
+  { file, mapping, source, summary }: DryRunFile,
+  { report, rejects }: DryRunWriters,
+  row: Extract<PlannedRow, { status: 'invalid' }>,
+): Promise<void> | undefined {
+  summary.counts.invalid++;
+  summary.errors.add('invalid', row.line, row.message);
+  const wait = report.write({
+    file,
+    line: row.line,
+    resource: mapping.resource,
+    key: row.key,
+    status: 'invalid',
+    message: row.message,
+  });
+  if (!rejects) return wait;
+  return (async () => {
+    if (wait) await wait;
+    await rejects.write(mapping, source, row.fields, row.message, row.line, row.raw);
+  })();
+}
