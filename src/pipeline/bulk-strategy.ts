@@ -50,7 +50,8 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
   };
   const queue = new BatchQueue(run);
   const sendPerRow: Send = (row, before) => sendOnePerRow(stage, deps, perRow, row, before);
-  const sendToChunk: Send = (row, before) => toChunk({ run, queue, stats, sendPerRow }, row, before);
+  const into: ChunkSending = { run, queue, stats, sendPerRow };
+  const sendToChunk: Send = (row, before) => toChunk(into, row, before);
 
   // Products are created per row: a later row with a custom_id already in the stage is not uploaded.
   const send =
