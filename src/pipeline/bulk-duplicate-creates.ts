@@ -19,6 +19,8 @@ import type { LedgerEntry } from '../ledger/index.js';
 
 type Send = (row: SendableRow, before: LedgerEntry | undefined) => Promise<Settled>;
 
+type RefusalDeps = Pick<SendDeps, 'ledger' | 'state' | 'cascade' | 'reject'>;
+
 /** The line of the stage's row that created the record, or undefined when none did (yet). */
 type Creator = number | undefined;
 
@@ -29,7 +31,7 @@ type Creator = number | undefined;
  */
 export function withDuplicateCreates(
   stage: StageInfo,
-  deps: Pick<SendDeps, 'ledger' | 'state' | 'cascade' | 'reject'>,
+  deps: RefusalDeps,
   keyOf: (row: SendableRow) => string | undefined,
   toChunk: Send,
   perRow: Send,
@@ -63,7 +65,7 @@ export function withDuplicateCreates(
       return answer;
     }
     const answer = Promise.resolve(earlier).then((created) =>
-      created === undefined ? perRow(row, before) : refused(row, created),
+      created === undefined ? perRow(row, before) : refused(stage, deps, row, created),
     );
     // A record created by an earlier row stays created, whatever this row comes to.
     track(
@@ -72,20 +74,20 @@ export function withDuplicateCreates(
     );
     return answer;
   };
+}
 
-  /** The row a per-row create would have seen refused: recorded, rejected and reported as such, not sent. */
-  async function refused(row: SendableRow, creator: number): Promise<Settled> {
-    const base = baseLine(stage, row);
-    if (deps.state.stopReason !== undefined)
-      return settled({ ...base, status: 'not_sent', message: deps.state.stopReason });
-    const message = `custom_id: product with this custom id already exists. (line ${creator} of this file created it in this run; a second create is refused, so this row was not uploaded)`;
-    let note = '';
-    try {
-      await deps.ledger.recordOutcome(stage.index, row.line, { state: 'failed', message });
-    } catch (error) {
-      note = ` (the run's ledger could not record this answer: ${deps.state.ledgerBroke(error)})`;
-    }
-    await deps.reject(row, message);
-    return settled({ ...base, status: 'failed', message: message + note }, deps.cascade.failed(row, 'failed'));
+/** The row a per-row create would have seen refused: recorded, rejected and reported as such, not sent. */
+async function refused(stage: StageInfo, deps: RefusalDeps, row: SendableRow, creator: number): Promise<Settled> {
+  const base = baseLine(stage, row);
+  if (deps.state.stopReason !== undefined)
+    return settled({ ...base, status: 'not_sent', message: deps.state.stopReason });
+  const message = `custom_id: product with this custom id already exists. (line ${creator} of this file created it in this run; a second create is refused, so this row was not uploaded)`;
+  let note = '';
+  try {
+    await deps.ledger.recordOutcome(stage.index, row.line, { state: 'failed', message });
+  } catch (error) {
+    note = ` (the run's ledger could not record this answer: ${deps.state.ledgerBroke(error)})`;
   }
+  await deps.reject(row, message);
+  return settled({ ...base, status: 'failed', message: message + note }, deps.cascade.failed(row, 'failed'));
 }

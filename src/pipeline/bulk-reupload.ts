@@ -75,16 +75,8 @@ export function reuploader(deps: ReuploadDeps): Reuploader {
     if (known?.importId != null) return noted(await deps.waitFor(known.importId));
 
     const sub = deps.subFile();
-    try {
-      await access(deps.file);
-      await writeSubChunk(deps.file, positions, sub);
-    } catch (error) {
-      return {
-        kind: 'given_up',
-        message: `the chunk file to upload again is gone: ${(error as Error).message}`,
-        importId: undefined,
-      };
-    }
+    const gone = await cutSubChunk(deps.file, positions, sub);
+    if (gone !== undefined) return gone;
     let number: number;
     try {
       // The set's rows are committed before its upload leaves.
@@ -108,6 +100,25 @@ export function reuploader(deps: ReuploadDeps): Reuploader {
   }
 
   return { uploadAndWait, interrupted: () => interrupted };
+}
+
+/** Writes the set's rows from the chunk file to `sub`; answers why not when the chunk file is gone. */
+async function cutSubChunk(
+  file: string,
+  positions: readonly number[],
+  sub: string,
+): Promise<ImportAttempt | undefined> {
+  try {
+    await access(file);
+    await writeSubChunk(file, positions, sub);
+    return undefined;
+  } catch (error) {
+    return {
+      kind: 'given_up',
+      message: `the chunk file to upload again is gone: ${(error as Error).message}`,
+      importId: undefined,
+    };
+  }
 }
 
 function notUploaded(why: string): ImportAttempt {

@@ -1,0 +1,118 @@
+/**
+ * The import of one batch, once its turn comes: a fresh chunk's file is uploaded (its import id
+ * recorded as soon as it is known), a resumed chunk's recorded import is polled, not uploaded
+ * again; then the chunk is settled (failures the import did not list are found by uploading the
+ * unknown rows again in smaller chunks, `bulk-reupload.ts`) and each member answered.
+ */
+import { settleChunk, type RowSettlement } from '../bulk/settle-chunk.js';
+import { answerEach, type ChunkFileNames, type FreshBatch, type Member, type ResumedBatch } from './bulk-batch.js';
+import type { BulkDeps } from './bulk-deps.js';
+import { uploadAndWait, waitForImport, type ImportAttempts } from './bulk-import-attempt.js';
+import { reuploader, type WaitedAttempt } from './bulk-reupload.js';
+import { settleRows } from './bulk-settle-rows.js';
+import { settled } from './report-window.js';
+import { baseLine } from './send-row.js';
+import type { StageInfo } from './stage-strategy.js';
+
+/** What importing a batch needs from the stage. */
+export interface BatchRun {
+  readonly stage: StageInfo;
+  readonly deps: BulkDeps;
+  readonly imports: ImportAttempts;
+  readonly names: ChunkFileNames;
+}
+
+const NOT_IN_CHUNK: RowSettlement = { kind: 'unknown', message: 'not in its chunk', importId: undefined };
+
+/** Uploads a fresh chunk once it is recorded (`recorded`: its number, or undefined when it is not to be sent). */
+export async function runFresh(
+  run: BatchRun,
+  batch: FreshBatch,
+  recorded: Promise<number | undefined>,
+  imported: () => void,
+): Promise<void> {
+  const { stage, deps } = run;
+  const { members } = batch;
+  const chunk = await recorded;
+  if (chunk === undefined)
+    return answerEach(members, (m) =>
+      settled({ ...baseLine(stage, m.row), status: 'not_sent', message: deps.state.stopReason }),
+    );
+  const first = await uploadAndWait(run.imports, batch.file, (importId) => deps.chunks.recordImport(chunk, importId));
+  if (first === 'not_sent') {
+    await Promise.all(members.map((m) => deps.ledger.forget(stage.index, m.row.line).catch(() => undefined)));
+    return answerEach(members, (m) =>
+      settled({
+        ...baseLine(stage, m.row),
+        status: 'not_sent',
+        message: deps.state.stopReason ?? 'the upload did not leave',
+      }),
+    );
+  }
+  await settleAll(run, chunk, batch.file, batch.keyList, first, members, imported);
+}
+
+export async function runResumed(run: BatchRun, batch: ResumedBatch, imported: () => void): Promise<void> {
+  const { record, members } = batch;
+  const importId = record.importId!;
+  const first = await waitForImport(run.imports, importId);
+  await settleAll(
+    run,
+    record.chunk,
+    record.file,
+    record.keys.map((k) => k ?? undefined),
+    first,
+    members,
+    imported,
+  );
+}
+
+/**
+ * Settles the chunk's rows (bisecting unnamed failures), then records and reports each member;
+ * `imported` is called in between, once no more import of this chunk is to come.
+ */
+async function settleAll(
+  run: BatchRun,
+  chunk: number,
+  file: string,
+  keys: readonly (string | undefined)[],
+  first: WaitedAttempt,
+  members: readonly Member[],
+  imported: () => void,
+): Promise<void> {
+  const { stage, deps } = run;
+  if (first.kind === 'given_up' && first.stopped) {
+    // Interrupted while waiting: the intents stay, so a resume polls this import.
+    return answerEach(members, (m) =>
+      settled({ ...baseLine(stage, m.row), status: 'unknown', message: `${first.message}; resume to wait for it` }),
+    );
+  }
+  const again = reuploader({
+    chunks: deps.chunks,
+    chunk,
+    file,
+    subFile: () => run.names.subChunkOf(file),
+    upload: (sub, onImportId) => uploadAndWait(run.imports, sub, onImportId),
+    waitFor: (importId) => waitForImport(run.imports, importId),
+    ledgerBroke: (error) => deps.state.ledgerBroke(error),
+    stopReason: () => deps.state.stopReason,
+  });
+  const outcomes = await settleChunk(
+    keys.map((key) => ({ key })),
+    first,
+    { keyFields: deps.plan.keyFields, uploadAndWait: again.uploadAndWait },
+  );
+  if (again.interrupted()) {
+    // A re-upload's wait was interrupted (or the run stopped before one left): the intents stay,
+    // so a resume polls the recorded imports and uploads only the sets not yet started.
+    return answerEach(members, (m) =>
+      settled({
+        ...baseLine(stage, m.row),
+        status: 'unknown',
+        message: `the bulk import of this row's chunk was interrupted while its failures were named; resume to wait for it`,
+      }),
+    );
+  }
+  imported();
+  await settleRows(stage, deps, members, (m) => outcomes[m.position] ?? NOT_IN_CHUNK);
+}

@@ -1,0 +1,109 @@
+/**
+ * A bulk stage's open batches, in input order, and their imports one after the other: the chunk
+ * being filled, the resumed chunk being joined again, and the closed ones still importing or
+ * being settled. The oldest open batch holds the report window's head.
+ */
+import { mkdir } from 'node:fs/promises';
+import { headerLine } from '../bulk/chunk-csv.js';
+import type { BulkChunkRecord } from '../ledger/bulk-chunks.js';
+import {
+  answerEach,
+  closesBefore,
+  freshBatch,
+  prepare,
+  resumedBatch,
+  type Batch,
+  type FreshBatch,
+  type ResumedBatch,
+} from './bulk-batch.js';
+import { runFresh, runResumed, type BatchRun } from './bulk-batch-import.js';
+import { settled } from './report-window.js';
+import { baseLine } from './send-row.js';
+
+export class BatchQueue {
+  readonly #run: BatchRun;
+  readonly #header: string;
+  readonly #open: Batch[] = [];
+  #filling: FreshBatch | undefined;
+  #resuming: ResumedBatch | undefined;
+  #chain: Promise<void>;
+
+  constructor(run: BatchRun) {
+    this.#run = run;
+    this.#header = headerLine(run.deps.plan.columns);
+    this.#chain = mkdir(run.deps.dir, { recursive: true }).then(() => undefined);
+  }
+
+  /** The batch of the recorded chunk a row in flight at a crash joins again; a different chunk's batch is closed first. */
+  resuming(record: BulkChunkRecord): ResumedBatch {
+    if (this.#resuming !== undefined && this.#resuming.record.chunk !== record.chunk) this.close(this.#resuming);
+    if (this.#resuming === undefined) {
+      this.#resuming = resumedBatch(record);
+      this.#open.push(this.#resuming);
+    }
+    return this.#resuming;
+  }
+
+  /** The chunk a row with this key and CSV line goes in: a new one when the one being filled cannot take it. */
+  filling(key: string | undefined, text: string): FreshBatch {
+    if (this.#filling !== undefined && closesBefore(this.#filling, key, text)) this.close(this.#filling);
+    if (this.#filling === undefined) {
+      this.#filling = freshBatch(this.#run.names.chunk(), this.#header);
+      this.#open.push(this.#filling);
+    }
+    return this.#filling;
+  }
+
+  /**
+   * Starts a batch's upload or poll after the batches before it: one import at a time. A fresh
+   * chunk's file is closed and its rows recorded at once, while the import before it may still
+   * run, so that its upload can leave as soon as its turn comes; and the next batch's turn comes
+   * once this one's imports have ended, while its rows' outcomes are still being recorded.
+   */
+  close(batch: Batch): void {
+    if (batch === this.#filling) this.#filling = undefined;
+    if (batch === this.#resuming) this.#resuming = undefined;
+    if (batch.done !== undefined) return;
+    const run = this.#run;
+    const recorded = batch.kind === 'fresh' ? prepare(run.stage, run.deps, batch) : undefined;
+    // Awaited in its turn; a failure then stops the run there, as any other in `runFresh`.
+    recorded?.catch(() => undefined);
+    let imported: () => void = () => undefined;
+    const importsEnded = new Promise<void>((resolve) => {
+      imported = resolve;
+    });
+    const work = this.#chain
+      .then(() =>
+        batch.kind === 'fresh' ? runFresh(run, batch, recorded!, imported) : runResumed(run, batch, imported),
+      )
+      .catch((error: unknown) => {
+        // A bug: stop the run; rows not yet answered say so (an answered row keeps its line).
+        run.deps.state.stop({ kind: 'bug', error });
+        answerEach(batch.members, (m) =>
+          settled({
+            ...baseLine(run.stage, m.row),
+            status: 'unknown',
+            message: `stopped on an error while this row's bulk import was handled: ${error instanceof Error ? error.message : String(error)}`,
+          }),
+        );
+      });
+    batch.done = work.finally(() => this.#open.splice(this.#open.indexOf(batch), 1));
+    this.#chain = Promise.race([importsEnded, work]);
+  }
+
+  /** At the stage's end, every batch is closed and waited for; when the window is full, the oldest. */
+  async flush(reason: 'window_full' | 'stage_end'): Promise<void> {
+    if (reason === 'stage_end') {
+      if (this.#resuming !== undefined) this.close(this.#resuming);
+      if (this.#filling !== undefined) this.close(this.#filling);
+      while (this.#open.length > 0) await this.#open[0]!.done;
+      await this.#chain;
+      return;
+    }
+    // The oldest open batch holds the window's head: start it if it is still filling, wait for it.
+    const oldest = this.#open[0];
+    if (oldest === undefined) return;
+    this.close(oldest);
+    await oldest.done;
+  }
+}

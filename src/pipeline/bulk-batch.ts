@@ -1,0 +1,177 @@
+/**
+ * A batch of a bulk stage: the chunk being filled (its rows, their keys, its chunk file), or the
+ * rows of a chunk a killed run recorded with its import id, which join it again on a resume. Each
+ * row waits as a member of its batch until the batch's import is settled.
+ */
+import { randomBytes } from 'node:crypto';
+import { basename, join } from 'node:path';
+import { createChunkFileWriter, type ChunkFileWriter } from '../bulk/chunk-file.js';
+import type { BulkChunkRecord } from '../ledger/bulk-chunks.js';
+import type { OutboxKey } from '../ledger/index.js';
+import type { BulkDeps } from './bulk-deps.js';
+import type { Settled } from './report-window.js';
+import type { SendableRow, StageInfo } from './stage-strategy.js';
+
+/**
+ * What a chunk keeps of a row until its import is settled: its report line's names, its CSV
+ * fields (for the rejects file), its payload (the cascade's identity) and its sync key. Not the
+ * request or the rest of the planned row: two chunks' rows are held at once (see `holds`).
+ */
+export interface HeldRow {
+  readonly file: string;
+  readonly line: number;
+  readonly key: string;
+  readonly fields: readonly string[];
+  readonly payload: Readonly<Record<string, unknown>>;
+  readonly sync: OutboxKey | undefined;
+}
+
+export interface Member {
+  readonly row: HeldRow;
+  readonly position: number;
+  readonly resolve: (s: Settled) => void;
+}
+
+export interface FreshBatch {
+  readonly kind: 'fresh';
+  readonly file: string;
+  readonly writer: ChunkFileWriter;
+  readonly members: Member[];
+  readonly keys: Set<string>;
+  readonly keyList: (string | undefined)[];
+  done?: Promise<void>;
+}
+
+export interface ResumedBatch {
+  readonly kind: 'resumed';
+  readonly record: BulkChunkRecord;
+  readonly members: Member[];
+  done?: Promise<void>;
+}
+
+export type Batch = FreshBatch | ResumedBatch;
+
+/** The names of a stage's chunk files, and of the sub-chunk files cut from them. */
+export class ChunkFileNames {
+  #files = 0;
+  // This process's chunk files have their own names: a resume's new chunk never overwrites the
+  // file of a chunk the killed run recorded, from which that chunk's re-uploads are cut.
+  readonly #session = randomBytes(4).toString('hex');
+
+  readonly #dir: string;
+  readonly #stageIndex: number;
+  readonly #runId: string;
+
+  constructor(dir: string, stageIndex: number, runId: string) {
+    this.#dir = dir;
+    this.#stageIndex = stageIndex;
+    this.#runId = runId;
+  }
+
+  chunk(): string {
+    const number = String(++this.#files).padStart(5, '0');
+    return join(this.#dir, `${this.#stageIndex}-${number}-${this.#runId}-${this.#session}.csv`);
+  }
+
+  subChunkOf(file: string): string {
+    return join(this.#dir, `${basename(file, '.csv')}-${this.#session}-${++this.#files}.csv`);
+  }
+}
+
+export function freshBatch(file: string, header: string): FreshBatch {
+  return {
+    kind: 'fresh',
+    file,
+    writer: createChunkFileWriter(file, header),
+    members: [],
+    keys: new Set(),
+    keyList: [],
+  };
+}
+
+export function resumedBatch(record: BulkChunkRecord): ResumedBatch {
+  return { kind: 'resumed', record, members: [] };
+}
+
+/** A row whose key is already in the chunk, or whose line the file cannot take, closes the chunk first. */
+export function closesBefore(batch: FreshBatch, key: string | undefined, text: string): boolean {
+  return (key !== undefined && batch.keys.has(key)) || !batch.writer.fits(text);
+}
+
+/** Adds a row to the chunk being filled; answers once the chunk's import is settled. */
+export function addRow(batch: FreshBatch, row: SendableRow, key: string | undefined, text: string): Promise<Settled> {
+  if (key !== undefined) batch.keys.add(key);
+  batch.keyList.push(key);
+  // Written now, in input order; the stream buffers, and the report window bounds how much.
+  void batch.writer.write(text)?.catch(() => undefined);
+  return member(batch, row, batch.members.length);
+}
+
+/** Adds a row in flight at a crash to its recorded chunk's batch, at its row in the chunk file. */
+export function rejoin(batch: ResumedBatch, row: SendableRow): Promise<Settled> {
+  return member(batch, row, positionIn(batch.record, row.line));
+}
+
+function member(batch: Batch, row: SendableRow, position: number): Promise<Settled> {
+  return new Promise<Settled>((resolve) => {
+    const held: HeldRow = {
+      file: row.file,
+      line: row.line,
+      key: row.key,
+      fields: row.fields,
+      payload: row.payload,
+      sync: row.sync?.key,
+    };
+    batch.members.push({ row: held, position, resolve });
+  });
+}
+
+/** Answers every member with the line it is given. */
+export function answerEach(members: readonly Member[], line: (m: Member) => Settled): void {
+  for (const m of members) m.resolve(line(m));
+}
+
+/**
+ * Closes a chunk's file and records the chunk, then its rows' intents (committed before the
+ * upload leaves). Answers the chunk's number, or undefined when the run stopped first or the
+ * ledger failed (the rows are then not sent).
+ */
+export async function prepare(
+  stage: StageInfo,
+  deps: Pick<BulkDeps, 'chunks' | 'ledger' | 'state'>,
+  batch: FreshBatch,
+): Promise<number | undefined> {
+  const { chunks, ledger, state } = deps;
+  await batch.writer.close();
+  const { members } = batch;
+  if (state.stopReason !== undefined) return undefined;
+  try {
+    const chunk = chunks.recordChunk(
+      stage.index,
+      batch.file,
+      members.map((m) => m.row.line),
+      batch.keyList,
+    );
+    await ledger.recordIntents(
+      stage.index,
+      members.map((m) => m.row.line),
+    );
+    return chunk;
+  } catch (error) {
+    state.ledgerBroke(error);
+    await Promise.all(members.map((m) => ledger.forget(stage.index, m.row.line).catch(() => undefined)));
+    return undefined;
+  }
+}
+
+const positions = new WeakMap<BulkChunkRecord, Map<number, number>>();
+
+/** A line's position in a recorded chunk (its row in the chunk file). */
+function positionIn(record: BulkChunkRecord, line: number): number {
+  let map = positions.get(record);
+  if (map === undefined) {
+    map = new Map(record.lines.map((l, i) => [l, i]));
+    positions.set(record, map);
+  }
+  return map.get(line) ?? -1;
+}

@@ -1,0 +1,99 @@
+/**
+ * One import of a chunk file (or of a sub-chunk cut from it): its upload, then the wait for its
+ * report, answered as a `WaitedAttempt` that settling the chunk reads. An import already started
+ * (its id recorded before a crash) is only waited for.
+ */
+import { openAsBlob } from 'node:fs';
+import { basename } from 'node:path';
+import { HttpError } from '../errors.js';
+import { createBulkClient, type BulkClient, type UploadOutcome, type WaitOutcome } from '../transport/bulk-client.js';
+import type { Transport } from '../transport/index.js';
+import type { BulkPlan } from './bulk-choice.js';
+import type { BulkDeps } from './bulk-deps.js';
+import type { WaitedAttempt } from './bulk-reupload.js';
+import type { RunState } from './run-state.js';
+
+/** What an upload and a wait need: the stage's bulk client and the run they may stop. */
+export interface ImportAttempts {
+  readonly client: BulkClient;
+  readonly kind: BulkPlan['kind'];
+  readonly state: RunState;
+  readonly transport: Transport;
+  /** Counts the imports the service accepted. */
+  readonly stats: { imports: number };
+}
+
+export function importAttempts(deps: BulkDeps, stats: { imports: number }): ImportAttempts {
+  const { options } = deps;
+  const client = createBulkClient({
+    transport: deps.transport,
+    timeoutMs: options.timeoutMs,
+    ...(options.pollDelaysMs && { pollDelaysMs: options.pollDelaysMs }),
+    ...(options.sleep && { sleep: options.sleep }),
+    ...(options.now && { now: options.now }),
+    ...(deps.signal && { signal: deps.signal }),
+  });
+  return { client, kind: deps.plan.kind, state: deps.state, transport: deps.transport, stats };
+}
+
+/** Uploads one file and waits for its import; its import id is recorded (`onImportId`) as soon as it is known. */
+export async function uploadAndWait(
+  imports: ImportAttempts,
+  file: string,
+  onImportId: (importId: string) => void,
+): Promise<WaitedAttempt | 'not_sent'> {
+  const { state } = imports;
+  if (state.stopReason !== undefined) return 'not_sent';
+  let answer: UploadOutcome;
+  try {
+    answer = await imports.client.upload({
+      kind: imports.kind,
+      file: await openAsBlob(file),
+      fileName: basename(file),
+    });
+  } catch (error) {
+    // 401 and the other answers no request can get past: the file was refused, nothing imported.
+    if (!(error instanceof HttpError)) throw error;
+    state.stop({ kind: 'api', message: error.message });
+    return 'not_sent';
+  }
+  const stopped = imports.transport.stopped();
+  if (stopped !== undefined) state.stop({ kind: 'api', message: stopped.message });
+  switch (answer.kind) {
+    case 'refused':
+      return { kind: 'refused', message: answer.message };
+    case 'unknown':
+      return { kind: 'given_up', message: answer.message, importId: undefined };
+    case 'not_sent':
+      return answer.mayHaveApplied
+        ? {
+            kind: 'given_up',
+            message: `${answer.message}; the upload may have created an import`,
+            importId: undefined,
+          }
+        : 'not_sent';
+    case 'accepted':
+      imports.stats.imports++;
+      try {
+        onImportId(answer.importId);
+      } catch (error) {
+        state.ledgerBroke(error);
+      }
+      return waitForImport(imports, answer.importId);
+  }
+}
+
+/** Polls an import already started until it ends, the wait gives up, or the run is interrupted. */
+export async function waitForImport(imports: ImportAttempts, importId: string): Promise<WaitedAttempt> {
+  let wait: WaitOutcome;
+  try {
+    wait = await imports.client.waitForImport(importId);
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    imports.state.stop({ kind: 'api', message: error.message });
+    return { kind: 'given_up', message: `import ${importId}: ${error.message}`, importId, stopped: true };
+  }
+  if (wait.kind === 'ended') return { kind: 'ended', importId, report: wait.report };
+  const message = wait.message.includes(importId) ? wait.message : `import ${importId}: ${wait.message}`;
+  return { kind: 'given_up', message, importId, stopped: wait.kind === 'stopped' };
+}
