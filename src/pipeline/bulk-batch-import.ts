@@ -7,7 +7,7 @@
 import { settleChunk, type RowSettlement } from '../bulk/settle-chunk.js';
 import { answerEach, type ChunkFileNames, type FreshBatch, type Member, type ResumedBatch } from './bulk-batch.js';
 import type { BulkDeps } from './bulk-deps.js';
-import { uploadAndWait, waitForImport, type ImportAttempts } from './bulk-import-attempt.js';
+import { awaitRecordedImport, uploadFileAndWait, type BulkImporter } from './bulk-import-attempt.js';
 import { reuploader, type WaitedAttempt } from './bulk-reupload.js';
 import { settleRows } from './bulk-settle-rows.js';
 import { settled } from './report-window.js';
@@ -15,10 +15,10 @@ import { baseLine } from './send-row.js';
 import type { StageInfo } from './stage-strategy.js';
 
 /** What importing a batch needs from the stage. */
-export interface BatchRun {
+export interface StageBulk {
   readonly stage: StageInfo;
   readonly deps: BulkDeps;
-  readonly imports: ImportAttempts;
+  readonly imports: BulkImporter;
   readonly names: ChunkFileNames;
 }
 
@@ -26,7 +26,7 @@ const NOT_IN_CHUNK: RowSettlement = { kind: 'unknown', message: 'not in its chun
 
 /** Uploads a fresh chunk once it is recorded (`recorded`: its number, or undefined when it is not to be sent). */
 export async function runFresh(
-  run: BatchRun,
+  run: StageBulk,
   batch: FreshBatch,
   recorded: Promise<number | undefined>,
   imported: () => void,
@@ -38,7 +38,9 @@ export async function runFresh(
     return answerEach(members, (m) =>
       settled({ ...baseLine(stage, m.row), status: 'not_sent', message: deps.state.stopReason }),
     );
-  const first = await uploadAndWait(run.imports, batch.file, (importId) => deps.chunks.recordImport(chunk, importId));
+  const first = await uploadFileAndWait(run.imports, batch.file, (importId) =>
+    deps.chunks.recordImport(chunk, importId),
+  );
   if (first === 'not_sent') {
     await Promise.all(members.map((m) => deps.ledger.forget(stage.index, m.row.line).catch(() => undefined)));
     return answerEach(members, (m) =>
@@ -52,10 +54,10 @@ export async function runFresh(
   await settleAll(run, chunk, batch.file, batch.keyList, first, members, imported);
 }
 
-export async function runResumed(run: BatchRun, batch: ResumedBatch, imported: () => void): Promise<void> {
+export async function runResumed(run: StageBulk, batch: ResumedBatch, imported: () => void): Promise<void> {
   const { record, members } = batch;
   const importId = record.importId!;
-  const first = await waitForImport(run.imports, importId);
+  const first = await awaitRecordedImport(run.imports, importId);
   await settleAll(
     run,
     record.chunk,
@@ -72,7 +74,7 @@ export async function runResumed(run: BatchRun, batch: ResumedBatch, imported: (
  * `imported` is called in between, once no more import of this chunk is to come.
  */
 async function settleAll(
-  run: BatchRun,
+  run: StageBulk,
   chunk: number,
   file: string,
   keys: readonly (string | undefined)[],
@@ -92,8 +94,8 @@ async function settleAll(
     chunk,
     file,
     subFile: () => run.names.subChunkOf(file),
-    upload: (sub, onImportId) => uploadAndWait(run.imports, sub, onImportId),
-    waitFor: (importId) => waitForImport(run.imports, importId),
+    upload: (sub, onImportId) => uploadFileAndWait(run.imports, sub, onImportId),
+    waitFor: (importId) => awaitRecordedImport(run.imports, importId),
     ledgerBroke: (error) => deps.state.ledgerBroke(error),
     stopReason: () => deps.state.stopReason,
   });

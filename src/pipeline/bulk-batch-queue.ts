@@ -10,32 +10,32 @@ import {
   answerEach,
   closesBefore,
   freshBatch,
-  prepare,
+  recordBatch,
   resumedBatch,
   type Batch,
   type FreshBatch,
   type ResumedBatch,
 } from './bulk-batch.js';
-import { runFresh, runResumed, type BatchRun } from './bulk-batch-import.js';
+import { runFresh, runResumed, type StageBulk } from './bulk-batch-import.js';
 import { settled } from './report-window.js';
 import { baseLine } from './send-row.js';
 
 export class BatchQueue {
-  readonly #run: BatchRun;
+  readonly #run: StageBulk;
   readonly #header: string;
   readonly #open: Batch[] = [];
   #filling: FreshBatch | undefined;
   #resuming: ResumedBatch | undefined;
   #chain: Promise<void>;
 
-  constructor(run: BatchRun) {
+  constructor(run: StageBulk) {
     this.#run = run;
     this.#header = headerLine(run.deps.plan.columns);
     this.#chain = mkdir(run.deps.dir, { recursive: true }).then(() => undefined);
   }
 
   /** The batch of the recorded chunk a row in flight at a crash joins again; a different chunk's batch is closed first. */
-  resuming(record: BulkChunkRecord): ResumedBatch {
+  resumedBatchOf(record: BulkChunkRecord): ResumedBatch {
     if (this.#resuming !== undefined && this.#resuming.record.chunk !== record.chunk) this.close(this.#resuming);
     if (this.#resuming === undefined) {
       this.#resuming = resumedBatch(record);
@@ -45,7 +45,7 @@ export class BatchQueue {
   }
 
   /** The chunk a row with this key and CSV line goes in: a new one when the one being filled cannot take it. */
-  filling(key: string | undefined, text: string): FreshBatch {
+  batchFor(key: string | undefined, text: string): FreshBatch {
     if (this.#filling !== undefined && closesBefore(this.#filling, key, text)) this.close(this.#filling);
     if (this.#filling === undefined) {
       this.#filling = freshBatch(this.#run.names.chunk(), this.#header);
@@ -65,7 +65,7 @@ export class BatchQueue {
     if (batch === this.#resuming) this.#resuming = undefined;
     if (batch.done !== undefined) return;
     const run = this.#run;
-    const recorded = batch.kind === 'fresh' ? prepare(run.stage, run.deps, batch) : undefined;
+    const recorded = batch.kind === 'fresh' ? recordBatch(run.stage, run.deps, batch) : undefined;
     // Awaited in its turn; a failure then stops the run there, as any other in `runFresh`.
     recorded?.catch(() => undefined);
     let imported: () => void = () => undefined;

@@ -1,7 +1,9 @@
 /**
  * A batch of a bulk stage: the chunk being filled (its rows, their keys, its chunk file), or the
  * rows of a chunk a killed run recorded with its import id, which join it again on a resume. Each
- * row waits as a member of its batch until the batch's import is settled.
+ * row waits as a member of its batch until the batch's import is settled. Also here: the names of
+ * a stage's chunk files (`ChunkFileNames`) and recording a closed chunk in the ledger
+ * (`recordBatch`: its rows, then their intents, before its upload).
  */
 import { randomBytes } from 'node:crypto';
 import { basename, join } from 'node:path';
@@ -15,7 +17,7 @@ import type { SendableRow, StageInfo } from './stage-strategy.js';
 /**
  * What a chunk keeps of a row until its import is settled: its report line's names, its CSV
  * fields (for the rejects file), its payload (the cascade's identity) and its sync key. Not the
- * request or the rest of the planned row: two chunks' rows are held at once (see `holds`).
+ * request or the rest of the planned row: two chunks' rows are held at once (see `holds` in bulk-strategy.ts).
  */
 export interface HeldRow {
   readonly file: string;
@@ -93,7 +95,7 @@ export function resumedBatch(record: BulkChunkRecord): ResumedBatch {
   return { kind: 'resumed', record, members: [] };
 }
 
-/** A row whose key is already in the chunk, or whose line the file cannot take, closes the chunk first. */
+/** Whether a row must close the chunk before it goes in: its key is already there, or the file cannot take its line. */
 export function closesBefore(batch: FreshBatch, key: string | undefined, text: string): boolean {
   return (key !== undefined && batch.keys.has(key)) || !batch.writer.fits(text);
 }
@@ -136,7 +138,7 @@ export function answerEach(members: readonly Member[], line: (m: Member) => Sett
  * upload leaves). Answers the chunk's number, or undefined when the run stopped first or the
  * ledger failed (the rows are then not sent).
  */
-export async function prepare(
+export async function recordBatch(
   stage: StageInfo,
   deps: Pick<BulkDeps, 'chunks' | 'ledger' | 'state'>,
   batch: FreshBatch,

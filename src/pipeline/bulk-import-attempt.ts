@@ -14,7 +14,7 @@ import type { WaitedAttempt } from './bulk-reupload.js';
 import type { RunState } from './run-state.js';
 
 /** What an upload and a wait need: the stage's bulk client and the run they may stop. */
-export interface ImportAttempts {
+export interface BulkImporter {
   readonly client: BulkClient;
   readonly kind: BulkPlan['kind'];
   readonly state: RunState;
@@ -23,7 +23,7 @@ export interface ImportAttempts {
   readonly stats: { imports: number };
 }
 
-export function importAttempts(deps: BulkDeps, stats: { imports: number }): ImportAttempts {
+export function bulkImporter(deps: BulkDeps, stats: { imports: number }): BulkImporter {
   const { options } = deps;
   const client = createBulkClient({
     transport: deps.transport,
@@ -37,8 +37,8 @@ export function importAttempts(deps: BulkDeps, stats: { imports: number }): Impo
 }
 
 /** Uploads one file and waits for its import; its import id is recorded (`onImportId`) as soon as it is known. */
-export async function uploadAndWait(
-  imports: ImportAttempts,
+export async function uploadFileAndWait(
+  imports: BulkImporter,
   file: string,
   onImportId: (importId: string) => void,
 ): Promise<WaitedAttempt | 'not_sent'> {
@@ -79,12 +79,12 @@ export async function uploadAndWait(
       } catch (error) {
         state.ledgerBroke(error);
       }
-      return waitForImport(imports, answer.importId);
+      return awaitRecordedImport(imports, answer.importId);
   }
 }
 
 /** Polls an import already started until it ends, the wait gives up, or the run is interrupted. */
-export async function waitForImport(imports: ImportAttempts, importId: string): Promise<WaitedAttempt> {
+export async function awaitRecordedImport(imports: BulkImporter, importId: string): Promise<WaitedAttempt> {
   let wait: WaitOutcome;
   try {
     wait = await imports.client.waitForImport(importId);

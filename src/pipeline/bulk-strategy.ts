@@ -21,17 +21,18 @@
  * The pieces: `bulk-batch.ts` (a batch and its members, the chunk file, recording a chunk),
  * `bulk-batch-queue.ts` (the open batches, one import at a time), `bulk-batch-import.ts` (one
  * batch's import and settling), `bulk-import-attempt.ts` (one upload and wait) and
- * `bulk-settle-rows.ts` (each row's ledger outcome and report line).
+ * `bulk-settle-rows.ts` (each row's ledger outcome and report line); `bulk-deps.ts` holds what
+ * the strategy is given and its counters.
  */
 import { payloadLine } from '../bulk/chunk-csv.js';
 import type { LedgerEntry } from '../ledger/index.js';
 import { IN_DOUBT_MESSAGE } from '../transport/in-doubt.js';
 import { addRow, ChunkFileNames, rejoin } from './bulk-batch.js';
-import type { BatchRun } from './bulk-batch-import.js';
+import type { StageBulk } from './bulk-batch-import.js';
 import { BatchQueue } from './bulk-batch-queue.js';
 import type { BulkDeps, BulkStats } from './bulk-deps.js';
 import { withDuplicateCreates } from './bulk-duplicate-creates.js';
-import { importAttempts } from './bulk-import-attempt.js';
+import { bulkImporter } from './bulk-import-attempt.js';
 import { settled, type Settled } from './report-window.js';
 import { baseLine, sendEachRow } from './send-row.js';
 import type { SendableRow, StageInfo, StageStrategy } from './stage-strategy.js';
@@ -42,16 +43,16 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
   const { plan, options } = deps;
   const perRow = sendEachRow(stage, deps);
   const stats = { rows: 0, imports: 0 };
-  const run: BatchRun = {
+  const run: StageBulk = {
     stage,
     deps,
-    imports: importAttempts(deps, stats),
+    imports: bulkImporter(deps, stats),
     names: new ChunkFileNames(deps.dir, stage.index, deps.ledger.runId),
   };
   const queue = new BatchQueue(run);
   const sendPerRow: Send = (row, before) => sendOnePerRow(stage, deps, perRow, row, before);
-  const into: ChunkSending = { run, queue, stats, sendPerRow };
-  const sendToChunk: Send = (row, before) => toChunk(into, row, before);
+  const chunking: Chunking = { run, queue, stats, sendPerRow };
+  const sendToChunk: Send = (row, before) => toChunk(chunking, row, before);
 
   // Products are created per row: a later row with a custom_id already in the stage is not uploaded.
   const send =
@@ -61,7 +62,7 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
 
   return {
     // One chunk's rows wait for their import while the next chunk is read, written and recorded,
-    // so the client's work overlaps the service's; a held row is small (`HeldRow`).
+    // so the client's work overlaps the service's; a held row is small (`HeldRow`, bulk-batch.ts).
     holds: 2 * options.chunkRows + 256,
     upsert: true,
     stats,
@@ -70,32 +71,32 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
   };
 }
 
-interface ChunkSending {
-  readonly run: BatchRun;
+interface Chunking {
+  readonly run: StageBulk;
   readonly queue: BatchQueue;
   readonly stats: { rows: number };
   readonly sendPerRow: Send;
 }
 
 /** A row into its batch: the recorded chunk it was in at a crash, or the chunk being filled. */
-function toChunk(to: ChunkSending, row: SendableRow, before: LedgerEntry | undefined): Promise<Settled> {
-  const { stage, deps } = to.run;
+function toChunk(chunking: Chunking, row: SendableRow, before: LedgerEntry | undefined): Promise<Settled> {
+  const { stage, deps } = chunking.run;
   if (before?.state === 'intent') {
     const record = deps.chunks.chunkOf(stage.index, row.line);
     if (record?.importId != null) {
       // In flight at a crash, its import known: wait for that import, never upload again.
-      const batch = to.queue.resuming(record);
-      to.stats.rows++;
+      const batch = chunking.queue.resumedBatchOf(record);
+      chunking.stats.rows++;
       return rejoin(batch, row);
     }
   }
   const line = payloadLine(deps.plan.columns, row.payload);
-  if (!line.ok) return to.sendPerRow(row, before);
+  if (!line.ok) return chunking.sendPerRow(row, before);
   const key = deps.plan.keyOf(row.payload);
-  const batch = to.queue.filling(key, line.text);
+  const batch = chunking.queue.batchFor(key, line.text);
   const answer = addRow(batch, row, key, line.text);
-  to.stats.rows++;
-  if (batch.members.length >= deps.options.chunkRows) to.queue.close(batch);
+  chunking.stats.rows++;
+  if (batch.members.length >= deps.options.chunkRows) chunking.queue.close(batch);
   return answer;
 }
 

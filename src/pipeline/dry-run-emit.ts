@@ -1,3 +1,4 @@
+/** A dry run's output for one record: its report line, and its payload or reject when those files are written. */
 import type { ResolvedMapping } from '../config/mapping-schema.js';
 import type { PayloadsWriter } from '../report/payloads-writer.js';
 import type { RejectsWriter } from '../report/rejects-writer.js';
