@@ -36,10 +36,11 @@ export const DEFAULTS = {
    *   an upload and a few polls; below that the saving is under about a minute and a half, while
    *   per-row report lines carry each row's record id and HTTP status.
    * - 5,000 rows a chunk: about 11 s of service time at the documented 450 rows/s
-   *   (docs/api-contract.md R-BULK-10); the polls (1, 2, 4, 8, then 15 s) see it ended at 15 s, the
-   *   same 35 % overshoot as a 10,000-row chunk (22 s, seen at 30 s), while the client holds half as
-   *   many rows: it reads and writes the next chunk while an import runs, so two chunks' rows are
-   *   held (peak RSS of the 100,000-contact bench: 343 MB at 10,000 rows a chunk, 280 MB at 5,000).
+   *   (docs/api-contract.md R-BULK-10), seen ended at 11.5 s by the polls (their backoff shortened
+   *   by the import's progress): a million rows take the same 38 minutes of imports as in
+   *   10,000-row chunks (22.2 s, seen at 23 s), while the client holds half as many rows: it
+   *   reads and writes the next chunk while an import runs, so two chunks' rows are held (peak
+   *   RSS of the 100,000-contact bench: 343 MB at 10,000 rows a chunk, 261 to 277 MB at 5,000).
    *   A 5,000-contact file is a few hundred KB, far under the 200 MB limit (the chunk writer also
    *   counts bytes); a bisection re-uploads little.
    * - 30 minutes per chunk: over 150 times the service time of a full chunk.

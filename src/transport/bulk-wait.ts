@@ -1,8 +1,9 @@
 /**
- * Waiting for one bulk import: poll its status with backoff until it ends, the timeout passes, or
- * the run stops. The polls go through the run's transport (rate limit, 429 pauses, retries).
+ * Waiting for one bulk import: poll its status with backoff, sooner when its progress says it
+ * ends sooner (`bulk-poll-pause.ts`), until it ends, the timeout passes, or the run stops. The polls go through the run's transport (rate limit, 429 pauses, retries).
  */
 import { parseImportStatus, type ImportStatusReport } from './bulk-answers.js';
+import { pauseBeforePoll } from './bulk-poll-pause.js';
 import type { Transport } from './types.js';
 
 /**
@@ -45,7 +46,8 @@ export async function waitForImport(wait: ImportWait, importId: string): Promise
     if (elapsed >= timeoutMs)
       return { kind: 'timeout', message: timeoutMessage(importId, timeoutMs, last), last, polls };
     try {
-      await sleep(Math.min(delays[Math.min(round, delays.length - 1)]!, timeoutMs - elapsed), signal);
+      const backoff = delays[Math.min(round, delays.length - 1)]!;
+      await sleep(Math.min(pauseBeforePoll(backoff, elapsed, last), timeoutMs - elapsed), signal);
     } catch (error) {
       if (signal?.aborted) return { kind: 'stopped', message: `stopped while waiting for import ${importId}`, polls };
       throw error;

@@ -162,6 +162,24 @@ describe('waitForImport', () => {
     expect(clock.sleeps.filter((ms) => ms >= 1000)).toEqual([1000, 2000, 4000, 8000, 15_000, 15_000]);
   });
 
+  it("an import that reports its progress is seen ended when that progress says, not at the backoff's next poll", async () => {
+    // 5,000 rows at 450 rows/s end at 11.1 s: the backoff alone (1, 3, 7, 15 s) sees that at 15 s.
+    const { client, clock } = make();
+    nock(ORIGIN)
+      .get(statusPath)
+      .times(10)
+      .reply(() => {
+        const done = Math.min(5000, Math.floor((450 * clock.now()) / 1000));
+        return [200, status(done === 5000 ? 'finished' : 'running', { total_count: 5000, succeeded: done })];
+      });
+    const outcome = await client.waitForImport(ID);
+    expect(outcome).toMatchObject({ kind: 'ended', polls: 4, report: { state: 'finished', succeeded: 5000 } });
+    const pauses = clock.sleeps.filter((ms) => ms >= 500);
+    expect(pauses.slice(0, 3)).toEqual([1000, 2000, 4000]);
+    expect(clock.now()).toBeGreaterThanOrEqual(11_112);
+    expect(clock.now()).toBeLessThan(12_000);
+  });
+
   it('a status poll answered 429 waits retry-after (shared pause) and asks again', async () => {
     nock(ORIGIN)
       .get(statusPath)
