@@ -23,9 +23,8 @@ import { createWriteStream, mkdirSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import { rm } from 'node:fs/promises';
-import type { ImportStatusReport } from '../src/transport/bulk-answers.js';
 import { DEFAULT_POLL_DELAYS_MS } from '../src/transport/bulk-client.js';
-import { pauseBeforePoll } from '../src/transport/bulk-poll-pause.js';
+import { pollsToSeeEnd } from '../src/transport/bulk-poll-pause.js';
 
 const DIR = 'bench-data/bulk';
 const ROWS = Number(process.env.ROWS ?? 100_000);
@@ -124,30 +123,6 @@ async function writeData(): Promise<void> {
   writeFileSync(`${DIR}/fixtures.json`, JSON.stringify({ userAttributes: ['tier'] }));
 }
 
-/**
- * When the client sees an import of `rows` end, the service doing `rate` rows/s from the upload's
- * answer: the client's own poll schedule (`DEFAULT_POLL_DELAYS_MS`, `pauseBeforePoll`) replayed.
- */
-function seenEndedAt(rows: number, rate: number): { seconds: number; polls: number } {
-  let ms = 0;
-  let last: ImportStatusReport | undefined;
-  for (let round = 0; ; round++) {
-    const backoff = DEFAULT_POLL_DELAYS_MS[Math.min(round, DEFAULT_POLL_DELAYS_MS.length - 1)]!;
-    ms += pauseBeforePoll(backoff, ms, last);
-    const done = Math.min(rows, Math.floor((rate * ms) / 1000));
-    if (done >= rows) return { seconds: ms / 1000, polls: round + 1 };
-    last = {
-      importId: '',
-      status: 'running',
-      state: 'running',
-      totalCount: rows,
-      succeeded: done,
-      failed: 0,
-      rowsWithErrors: [],
-    };
-  }
-}
-
 const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { maximumFractionDigits: d, minimumFractionDigits: d });
 const minutes = (s: number) => `${fmt(s / 60, 1)} min`;
 
@@ -222,7 +197,9 @@ console.log(
     // 4. Projection: per chunk, the service time at 450 rows/s, when the client's own polls see it
     // end (its backoff, shortened by the import's progress), and this run's client work.
     const chunkService = CHUNK / 450;
-    const { seconds: seen, polls: chunkPolls } = seenEndedAt(CHUNK, 450);
+    const replay = pollsToSeeEnd(CHUNK, 450, DEFAULT_POLL_DELAYS_MS);
+    const seen = replay.ms / 1000;
+    const chunkPolls = replay.polls;
     const chunks = Math.ceil(1_000_000 / CHUNK);
     const bulkS = chunks * seen + 1_000_000 / ownRate;
     console.log(

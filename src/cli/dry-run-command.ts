@@ -4,12 +4,13 @@ import type { CliIo } from './command.js';
 import type { JobArgs } from './common-options.js';
 import { EXIT } from './exit-codes.js';
 import { openPreview, type PreviewArgs } from './incremental-preview.js';
+import { bulkOptionsOf, type BulkChoiceArgs } from './live-options.js';
 import { outputPath } from './output-args.js';
 import { printSummary } from './print-summary.js';
 
 /** `validate` and `import --dry-run`: every row checked locally, nothing sent. */
 export async function runDryRunCommand(
-  args: JobArgs & Partial<PreviewArgs> & { payloads?: string | undefined },
+  args: JobArgs & Partial<PreviewArgs> & Partial<BulkChoiceArgs> & { payloads?: string | undefined },
   io: CliIo,
 ): Promise<number> {
   const job = await loadJob(args.job, { cwd: io.cwd, ...(args.input !== undefined ? { input: args.input } : {}) });
@@ -24,9 +25,17 @@ export async function runDryRunCommand(
     rate: args.rate,
     dealUpdateMethod: args['deal-update-method'],
     classifier: preview?.classifier,
+    bulk: bulkChoiceOf(args),
     signal: io.signal,
   }).finally(() => preview?.close());
   printSummary(summary, io, args);
   if (summary.aborted !== undefined) return io.signal.reason === 'SIGTERM' ? EXIT.SIGTERM : EXIT.SIGINT;
   return summary.totals.invalid > 0 ? EXIT.ROWS_NOT_OK : EXIT.OK;
+}
+
+/** The live import's bulk choice, which the estimate follows (both commands give the options, with their defaults). */
+function bulkChoiceOf(args: Partial<BulkChoiceArgs>) {
+  const { bulk, 'bulk-min-rows': minRows, 'bulk-chunk-rows': chunkRows } = args;
+  if (bulk === undefined || minRows === undefined || chunkRows === undefined) return undefined;
+  return bulkOptionsOf({ bulk, 'bulk-min-rows': minRows, 'bulk-chunk-rows': chunkRows });
 }

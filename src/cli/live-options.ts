@@ -5,62 +5,12 @@ import { withAlertOptions } from './alert-options.js';
 import type { NoOptions, OptionsOf } from './command.js';
 import { positiveNumber, wholeNumber } from './number-options.js';
 
-/** Options of the live import and resume: connection, pacing, retries, state. */
-export function withLiveOptions<T>(y: Argv<T>) {
-  return withAlertOptions(y)
-    .option('base-url', {
-      type: 'string',
-      describe: "The account's API root, e.g. https://acme.example.com/api/public/ (or ENGAGE_BASE_URL)",
-    })
-    .option('api-key-file', {
-      type: 'string',
-      describe: 'File holding the API key (or ENGAGE_API_KEY). Never pass the key itself on the command line',
-    })
-    .option('concurrency', {
-      type: 'number',
-      default: DEFAULTS.concurrency,
-      coerce: wholeNumber('--concurrency', 1),
-      describe: `Requests in flight at once (${DEFAULTS.concurrency} holds ${DEFAULTS.rate} req/s at 300 ms latency)`,
-    })
-    .option('max-attempts', {
-      type: 'number',
-      default: DEFAULTS.maxAttempts,
-      coerce: wholeNumber('--max-attempts', 1),
-      describe: 'Attempts per request on 5xx and network errors (requests that never left, and idempotent ones)',
-    })
-    .option('in-doubt', {
-      choices: ['unknown', 'resend'] as const,
-      describe:
-        'Non-idempotent rows (events, product events, deal and product create) whose request may have been applied (a 5xx, a lost answer): unknown (default) = never resent, reported unknown, at most once, check them then resume --resend-unknown; resend = sent again at once, at least once: the API may apply them twice',
-    })
-    .option('unsafe-retries', {
-      choices: ['safe', 'never', 'always'] as const,
-      hidden: true,
-      describe: 'Deprecated: use --in-doubt (always = --in-doubt resend; safe and never = --in-doubt unknown)',
-    })
-    .option('max-pause', {
-      type: 'number',
-      default: DEFAULTS.maxPauseSeconds,
-      coerce: positiveNumber('--max-pause'),
-      describe: 'Longest 429 pause (seconds) the run waits; a longer one stops the run (exit 3) to resume later',
-    })
-    .option('request-timeout', {
-      type: 'number',
-      default: DEFAULTS.requestTimeoutSeconds,
-      coerce: positiveNumber('--request-timeout'),
-      describe: 'Seconds to wait for an answer; 3 timeouts in a row stop the run (exit 3)',
-    })
-    .option('fail-on-invalid', { type: 'boolean', default: false, describe: 'Send nothing when any row is invalid' })
-    .option('state-dir', {
-      type: 'string',
-      describe: `Where run ledgers are kept, one folder per run (default: ${DEFAULTS.stateDir} beside the job file; for \`resume\` without a job, in the current folder)`,
-    })
-    .option('resend-unknown', {
-      type: 'boolean',
-      default: false,
-      describe:
-        'On resume, resend rows in doubt (in flight at a crash, or unknown): check the account first, a resend may duplicate them',
-    })
+/**
+ * Which stages go by bulk import, and in chunks of how many rows: the live import's choice, which
+ * a dry run (`validate`, `import --dry-run`) makes too, to estimate the live import's requests.
+ */
+export function withBulkChoiceOptions<T>(y: Argv<T>) {
+  return y
     .option('bulk', {
       choices: ['auto', 'always', 'never'] as const,
       default: DEFAULTS.bulk,
@@ -78,13 +28,74 @@ export function withLiveOptions<T>(y: Argv<T>) {
       default: DEFAULTS.bulkChunkRows,
       coerce: wholeNumber('--bulk-chunk-rows', 1),
       describe: 'Rows per bulk upload (a file also stays under the 200 MB limit)',
-    })
-    .option('bulk-timeout', {
-      type: 'number',
-      default: DEFAULTS.bulkTimeoutMinutes,
-      coerce: positiveNumber('--bulk-timeout'),
-      describe: 'Minutes one bulk import is waited for; then its rows are unknown (the message names the import id)',
     });
+}
+
+export type BulkChoiceArgs = OptionsOf<typeof withBulkChoiceOptions<NoOptions>>;
+
+/** Options of the live import and resume: connection, pacing, retries, state. */
+export function withLiveOptions<T>(y: Argv<T>) {
+  return withBulkChoiceOptions(
+    withAlertOptions(y)
+      .option('base-url', {
+        type: 'string',
+        describe: "The account's API root, e.g. https://acme.example.com/api/public/ (or ENGAGE_BASE_URL)",
+      })
+      .option('api-key-file', {
+        type: 'string',
+        describe: 'File holding the API key (or ENGAGE_API_KEY). Never pass the key itself on the command line',
+      })
+      .option('concurrency', {
+        type: 'number',
+        default: DEFAULTS.concurrency,
+        coerce: wholeNumber('--concurrency', 1),
+        describe: `Requests in flight at once (${DEFAULTS.concurrency} holds ${DEFAULTS.rate} req/s at 300 ms latency)`,
+      })
+      .option('max-attempts', {
+        type: 'number',
+        default: DEFAULTS.maxAttempts,
+        coerce: wholeNumber('--max-attempts', 1),
+        describe: 'Attempts per request on 5xx and network errors (requests that never left, and idempotent ones)',
+      })
+      .option('in-doubt', {
+        choices: ['unknown', 'resend'] as const,
+        describe:
+          'Non-idempotent rows (events, product events, deal and product create) whose request may have been applied (a 5xx, a lost answer): unknown (default) = never resent, reported unknown, at most once, check them then resume --resend-unknown; resend = sent again at once, at least once: the API may apply them twice',
+      })
+      .option('unsafe-retries', {
+        choices: ['safe', 'never', 'always'] as const,
+        hidden: true,
+        describe: 'Deprecated: use --in-doubt (always = --in-doubt resend; safe and never = --in-doubt unknown)',
+      })
+      .option('max-pause', {
+        type: 'number',
+        default: DEFAULTS.maxPauseSeconds,
+        coerce: positiveNumber('--max-pause'),
+        describe: 'Longest 429 pause (seconds) the run waits; a longer one stops the run (exit 3) to resume later',
+      })
+      .option('request-timeout', {
+        type: 'number',
+        default: DEFAULTS.requestTimeoutSeconds,
+        coerce: positiveNumber('--request-timeout'),
+        describe: 'Seconds to wait for an answer; 3 timeouts in a row stop the run (exit 3)',
+      })
+      .option('fail-on-invalid', { type: 'boolean', default: false, describe: 'Send nothing when any row is invalid' })
+      .option('state-dir', {
+        type: 'string',
+        describe: `Where run ledgers are kept, one folder per run (default: ${DEFAULTS.stateDir} beside the job file; for \`resume\` without a job, in the current folder)`,
+      })
+      .option('resend-unknown', {
+        type: 'boolean',
+        default: false,
+        describe:
+          'On resume, resend rows in doubt (in flight at a crash, or unknown): check the account first, a resend may duplicate them',
+      }),
+  ).option('bulk-timeout', {
+    type: 'number',
+    default: DEFAULTS.bulkTimeoutMinutes,
+    coerce: positiveNumber('--bulk-timeout'),
+    describe: 'Minutes one bulk import is waited for; then its rows are unknown (the message names the import id)',
+  });
 }
 
 /** The options of a live run (`import` and `resume`): connection, pacing, retries, state, alerts, bulk. */
@@ -108,9 +119,9 @@ export function withSyncModeOptions<T>(y: Argv<T>) {
 export type SyncModeArgs = OptionsOf<typeof withSyncModeOptions<NoOptions>>;
 
 /** The live run's bulk options from the command line. */
-export const bulkOptionsOf = (args: LiveArgs): BulkOptions => ({
+export const bulkOptionsOf = (args: BulkChoiceArgs & { readonly 'bulk-timeout'?: number }): BulkOptions => ({
   mode: args.bulk,
   minRows: args['bulk-min-rows'],
   chunkRows: args['bulk-chunk-rows'],
-  timeoutMs: args['bulk-timeout'] * 60_000,
+  timeoutMs: (args['bulk-timeout'] ?? DEFAULTS.bulkTimeoutMinutes) * 60_000,
 });

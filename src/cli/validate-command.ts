@@ -3,9 +3,10 @@ import { DEFAULTS } from '../defaults.js';
 import { defineCommand } from './command.js';
 import { withJobOptions } from './common-options.js';
 import { runDryRunCommand } from './dry-run-command.js';
+import { withBulkChoiceOptions } from './live-options.js';
 
 function validateOptions(y: Argv) {
-  return withJobOptions(y)
+  return withBulkChoiceOptions(withJobOptions(y))
     .option('payloads', { type: 'string', describe: 'Write the exact request each valid row would send (NDJSON)' })
     .option('incremental', {
       type: 'boolean',

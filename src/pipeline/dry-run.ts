@@ -7,6 +7,9 @@ import { createReportWriter, type ReportWriter } from '../report/report-writer.j
 import { newFileSummary, summarise, type FileSummary, type RunSummary } from '../report/summary.js';
 import { watchTimestampOrder } from '../sort/timestamp-order.js';
 import type { RunClassifier, SourceClassifier } from '../sync/index.js';
+import { checkBulkHeaders } from './bulk-choice.js';
+import { estimateBulk } from './bulk-estimate.js';
+import type { BulkOptions } from './bulk-options.js';
 import { displayPath } from './display-path.js';
 import { createEmitter, type DryRunWriters } from './dry-run-emit.js';
 import { openSources, type OpenedSource } from './open-sources.js';
@@ -35,6 +38,11 @@ export interface DryRunOptions extends RequestOptions {
    * every valid row is `valid`.
    */
   readonly classifier?: RunClassifier | undefined;
+  /**
+   * The live import's bulk options: a stage it would send by bulk import is estimated as its
+   * imports (uploads, polls and the service's time), not one request per row. Default: none.
+   */
+  readonly bulk?: BulkOptions | undefined;
   /** Aborted by the first Ctrl-C or SIGTERM: reading stops at the next record, the report keeps what was read. */
   readonly signal?: AbortSignal | undefined;
 }
@@ -44,6 +52,8 @@ export interface DryRunOptions extends RequestOptions {
  * signal stops the reading at once; the report, rejects and payloads of the rows read are kept.
  */
 export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise<RunSummary> {
+  // Deals the live import would send by bulk without their header names: refused now, as then.
+  checkBulkHeaders(job.mappings, options.bulk);
   const ordered = inDependencyOrder(job.mappings);
   const rejectsPaths = planOutputs(job, ordered, options);
   let sources: OpenedSource[] = [];
@@ -61,6 +71,7 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
     const syncs = await classifiersOf(sources, options);
     for (const [index, opened] of sources.entries()) {
       aborted = await readFile(opened, syncs[index], { report, rejects, payloads }, files, options);
+      estimateBulk(files.at(-1)!, opened.mapping, options.bulk);
       if (aborted !== undefined) break;
     }
   } finally {

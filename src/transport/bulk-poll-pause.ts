@@ -25,3 +25,31 @@ export function pauseBeforePoll(backoffMs: number, elapsedMs: number, last: Impo
   const remainingMs = ((last.totalCount - done) * elapsedMs) / done;
   return Math.min(backoffMs, Math.max(MIN_POLL_PAUSE_MS, Math.ceil(remainingMs * MARGIN)));
 }
+
+/**
+ * When the client's polls see an import of `rows` end, the service doing `rowsPerS` from the
+ * upload's answer on: this module's pauses replayed on the backoff `delays`. For estimates (a dry
+ * run's, the bulk bench's projection), not for the wait itself.
+ */
+export function pollsToSeeEnd(
+  rows: number,
+  rowsPerS: number,
+  delays: readonly number[],
+): { readonly ms: number; readonly polls: number } {
+  let ms = 0;
+  let last: ImportStatusReport | undefined;
+  for (let round = 0; ; round++) {
+    ms += pauseBeforePoll(delays[Math.min(round, delays.length - 1)]!, ms, last);
+    const done = Math.min(rows, Math.floor((rowsPerS * ms) / 1000));
+    if (done >= rows) return { ms, polls: round + 1 };
+    last = {
+      importId: '',
+      status: 'running',
+      state: 'running',
+      totalCount: rows,
+      succeeded: done,
+      failed: 0,
+      rowsWithErrors: [],
+    };
+  }
+}

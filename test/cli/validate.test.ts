@@ -153,4 +153,53 @@ describe('engage-import validate', () => {
       '{"file":"events.csv","line":2,"method":"POST","path":"/events/","body":{"user_id":7,"name":"Signed Up","timestamp":1767225600}}\n',
     );
   });
+
+  describe('the estimate follows the live import: stages it sends by bulk are counted as their imports', () => {
+    const CONTACTS = 'resource: user\nsource: { file: c.csv }\nkey: id\nfields: { custom_id: id, email: email }\n';
+    const csv = (rows: number) =>
+      `id,email\n${Array.from({ length: rows }, (_, i) => `C-${i},c${i}@example.com`).join('\n')}\n`;
+
+    it('1,200 contacts: one import (its upload and 2 polls at the documented 450 rows/s), not 1,200 requests', async () => {
+      const dir = tmpTree({ 'm.yaml': CONTACTS, 'c.csv': csv(1200) });
+      const r = await runCli(['validate', 'm.yaml', '--report', 'r.csv'], { cwd: dir });
+      expect(r.code).toBe(0);
+      expect(r.stderr).toContain('valid 1,200  (bulk: 1 import, 3 requests ≈ 3 s at 450 rows/s)');
+      expect(r.stderr).toContain('Live import: bulk: 1,200 rows in 1 import, 3 requests ≈ 3 s at 450 rows/s\n');
+    });
+
+    it('--bulk never: one request per row, as the live import would send them', async () => {
+      const dir = tmpTree({ 'm.yaml': CONTACTS, 'c.csv': csv(1200) });
+      const r = await runCli(['validate', 'm.yaml', '--report', 'r.csv', '--bulk', 'never'], { cwd: dir });
+      expect(r.stderr).toContain('Live import: 1,200 requests ≈ 2 min at 10 req/s\n');
+    });
+
+    it('--bulk-chunk-rows and --bulk-min-rows choose as they would for import --dry-run; per-row stages keep their requests', async () => {
+      const dir = tmpTree({
+        'job.yaml': 'mappings: [m.yaml, e.yaml]\n',
+        'm.yaml': CONTACTS,
+        'c.csv': csv(1200),
+        'e.yaml':
+          'resource: event\nsource: { file: e.csv }\nkey: id\nfields: { user_custom_id: u, name: n, timestamp: { column: t, type: unix } }\n',
+        'e.csv': 'id,u,n,t\n1,C-1,Signed Up,1700000000\n2,C-2,Signed Up,1700000000\n',
+      });
+      const args = ['--report', 'r.csv', '--bulk-chunk-rows', '500', '--bulk-min-rows', '1000'];
+      const validate = await runCli(['validate', 'job.yaml', ...args], { cwd: dir });
+      expect(validate.stderr).toContain(
+        'Live import: 2 requests ≈ 1 s at 10 req/s; bulk: 1,200 rows in 3 imports, 8 requests ≈ 4 s at 450 rows/s\n',
+      );
+      const dryRun = await runCli(['import', 'job.yaml', '--dry-run', ...args], { cwd: dir });
+      expect(dryRun.stderr).toContain('bulk: 1,200 rows in 3 imports, 8 requests');
+    });
+
+    it('deals the live import would send by bulk without their header names: refused before reading, as the import is', async () => {
+      const dir = tmpTree({
+        'd.yaml':
+          'resource: deal\noperation: create\nsource: { file: d.csv }\nkey: id\nfields: { name: name, pipeline_id: { column: p, type: integer }, deal_stage_id: { column: s, type: integer } }\n',
+        'd.csv': 'id,name,p,s\n1,A,1,1\n',
+      });
+      const r = await runCli(['validate', 'd.yaml', '--report', 'r.csv', '--bulk', 'always'], { cwd: dir });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain("but the deal importer's header names are not published: give `bulk_header:` for");
+    });
+  });
 });
