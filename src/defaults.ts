@@ -40,7 +40,7 @@ export const DEFAULTS = {
    *   by the import's progress): a million rows take the same 38 minutes of imports as in
    *   10,000-row chunks (22.2 s, seen at 23 s), while the client holds half as many rows: it
    *   reads and writes the next chunk while an import runs, so two chunks' rows are held (peak
-   *   RSS of the 100,000-contact bench: 343 MB at 10,000 rows a chunk, 261 to 277 MB at 5,000).
+   *   RSS of the 100,000-contact bench: 343 MB at 10,000 rows a chunk, 261 to 278 MB at 5,000).
    *   A 5,000-contact file is a few hundred KB, far under the 200 MB limit (the chunk writer also
    *   counts bytes); a bisection re-uploads little.
    * - 30 minutes per chunk: over 150 times the service time of a full chunk.
