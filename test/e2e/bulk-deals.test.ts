@@ -11,6 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tmpTree } from '../helpers/tmp.js';
+import { fastClock } from '../helpers/fast-clock.js';
 
 let sandbox: Sandbox | undefined;
 afterEach(async () => {
@@ -67,18 +68,6 @@ function writeJob(): string {
       'resource: event\nsource: { file: events.csv }\nkey: event_id\nfields:\n  user_custom_id: { column: customer_id, required: true }\n  name: event\n  timestamp: { column: occurred_at, type: unix }\n',
     'job.yaml': 'mappings: [events.yaml, deals.yaml, contacts.yaml, products.yaml]\n',
   });
-}
-
-/** Fake time for the pauses between polls (each pause yields to the sandbox's import for a moment). */
-function fastClock() {
-  let t = 0;
-  return {
-    now: () => t,
-    sleep: async (ms: number) => {
-      t += ms;
-      await new Promise((r) => setTimeout(r, 2));
-    },
-  };
 }
 
 describe('deals by bulk end to end', () => {

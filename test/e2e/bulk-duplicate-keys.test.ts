@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { mulberry32, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tmpTree } from '../helpers/tmp.js';
+import { fastClock } from '../helpers/fast-clock.js';
 
 const sandboxes: Sandbox[] = [];
 afterEach(async () => {
@@ -36,18 +37,6 @@ function writeJob(seed: number, rows: number, pool: number): string {
       'resource: product\nsource: { file: products.csv }\nkey: sku\nfields:\n  custom_id: { column: sku, required: true }\n  name: title\n  price: { column: price, type: number }\n',
     'job.yaml': 'mappings: [products.yaml]\n',
   });
-}
-
-/** Fake time for the pauses between polls (each pause yields to the sandbox's import for a moment). */
-function fastClock() {
-  let t = 0;
-  return {
-    now: () => t,
-    sleep: async (ms: number) => {
-      t += ms;
-      await new Promise((r) => setTimeout(r, 2));
-    },
-  };
 }
 
 async function run(dir: string, extra: string[], reportFile: string) {

@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tmpTree } from '../helpers/tmp.js';
+import { fastClock } from '../helpers/fast-clock.js';
 
 const sandboxes: Sandbox[] = [];
 afterEach(async () => {
@@ -52,18 +53,6 @@ function writeJob(contacts: number, refused: number, products = 30): string {
       'resource: event\nsource: { file: events.csv }\nkey: event_id\nfields:\n  user_custom_id: { column: customer_id, required: true }\n  name: event\n  timestamp: { column: occurred_at, type: unix }\n',
     'job.yaml': 'mappings: [events.yaml, contacts.yaml, products.yaml]\n',
   });
-}
-
-/** Fake time for the pauses between polls (each pause yields to the sandbox's import for a moment). */
-function fastClock() {
-  let t = 0;
-  return {
-    now: () => t,
-    sleep: async (ms: number) => {
-      t += ms;
-      await new Promise((r) => setTimeout(r, 2));
-    },
-  };
 }
 
 async function run(dir: string, extra: string[], reportFile = 'report.csv') {

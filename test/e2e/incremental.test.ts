@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tmpTree } from '../helpers/tmp.js';
+import { fastClock } from '../helpers/fast-clock.js';
 
 let sandbox: Sandbox | undefined;
 afterEach(async () => {
@@ -30,18 +31,6 @@ function jobFolder(sync = ''): { dir: string; day: (contacts: string[], events: 
     day: (contacts, events) => {
       writeFileSync(join(dir, 'contacts.csv'), ['custom_id,email', ...contacts, ''].join('\n'));
       writeFileSync(join(dir, 'events.csv'), ['row,customer,event', ...events, ''].join('\n'));
-    },
-  };
-}
-
-/** Fake time for the pauses between bulk import status polls (each yields to the sandbox for a moment). */
-function fastClock() {
-  let t = 0;
-  return {
-    now: () => t,
-    sleep: async (ms: number) => {
-      t += ms;
-      await new Promise((r) => setTimeout(r, 2));
     },
   };
 }
