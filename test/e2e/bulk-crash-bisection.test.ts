@@ -5,20 +5,16 @@
  * rows never go up again as the same set; the resume polls it), the sets not started go now, and
  * every input row ends with exactly one report line and its own status.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ledgerFile } from '../../src/ledger/run-dirs.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { exited, spawnCli } from '../helpers/spawn-cli.js';
 import { tmpTree } from '../helpers/tmp.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 const REFUSED = 'shoe_size: Custom attribute "shoe_size" does not exist in the account.';
 
 let sandbox: Sandbox | undefined;
@@ -27,14 +23,8 @@ afterEach(async () => {
   sandbox = undefined;
 });
 
-function importer(args: string[], env: NodeJS.ProcessEnv, cwd: string): ChildProcess {
-  return spawn(process.execPath, ['--import', TSX, join(ROOT, 'src/cli/bin.ts'), ...args], {
-    cwd,
-    env,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-}
-const exited = (child: ChildProcess) => new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+/** The CLI in its own process, its stderr readable. */
+const importer = (args: string[], env: NodeJS.ProcessEnv, cwd: string) => spawnCli(args, { cwd, env, stderr: 'pipe' });
 
 /** The import ids the killed run's ledger holds: the chunks' and their re-uploads'. */
 function recordedImports(stateDir: string): string[] {

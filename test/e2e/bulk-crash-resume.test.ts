@@ -3,18 +3,13 @@
  * whose id the ledger recorded is polled, not uploaded again; the chunk never uploaded goes now;
  * every input row ends with exactly one report line and its own status.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { exited, spawnCli } from '../helpers/spawn-cli.js';
 import { tmpTree } from '../helpers/tmp.js';
-
-const ROOT = resolve(import.meta.dirname, '../..');
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 let sandbox: Sandbox | undefined;
 afterEach(async () => {
@@ -22,14 +17,8 @@ afterEach(async () => {
   sandbox = undefined;
 });
 
-function importer(args: string[], env: NodeJS.ProcessEnv, cwd: string): ChildProcess {
-  return spawn(process.execPath, ['--import', TSX, join(ROOT, 'src/cli/bin.ts'), ...args], {
-    cwd,
-    env,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-}
-const exited = (child: ChildProcess) => new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+/** The CLI in its own process, its stderr readable. */
+const importer = (args: string[], env: NodeJS.ProcessEnv, cwd: string) => spawnCli(args, { cwd, env, stderr: 'pipe' });
 
 describe('bulk import: kill -9 while polling, then resume', () => {
   it('polls the recorded import instead of uploading it again, uploads the rest, reports every row once', async () => {

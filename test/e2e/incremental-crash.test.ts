@@ -1,16 +1,11 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { createRequire } from 'node:module';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
 import { mulberry32, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runCli } from '../helpers/run-cli.js';
+import { exited, spawnCli } from '../helpers/spawn-cli.js';
 import { tmpTree } from '../helpers/tmp.js';
-
-const ROOT = resolve(import.meta.dirname, '../..');
-const TSX = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href;
 
 function writeDay(dir: string, events: number, changed: boolean): void {
   const contacts = ['custom_id,email'];
@@ -46,7 +41,6 @@ const common = (dir: string, name: string) => [
 ];
 const reportOf = (dir: string, name: string) =>
   parse(readFileSync(join(dir, `${name}.csv`)), { columns: true }) as Record<string, string>[];
-const exited = (child: ChildProcess) => new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
 
 /** Events the sandbox applied, by their row. */
 function appliedEvents(sandbox: Sandbox): Map<string, number> {
@@ -84,11 +78,10 @@ describe('incremental runs: kill -9 during day 2, resume, then day 3 with the sa
         // arrived (its answer is 7 ms or more away): that event was recorded but never answered.
         writeDay(dir, 180, true);
         const killAt = afterDay1 + 5 + Math.floor(random() * 110);
-        const child = spawn(
-          process.execPath,
-          ['--import', TSX, join(ROOT, 'src/cli/bin.ts'), 'import', 'job.yaml', ...common(dir, 'day2')],
-          { cwd: dir, env: { ...process.env, ...env }, stdio: 'ignore' },
-        );
+        const child = spawnCli(['import', 'job.yaml', ...common(dir, 'day2')], {
+          cwd: dir,
+          env: { ...process.env, ...env },
+        });
         let gone = false;
         const exit = exited(child).then(() => (gone = true));
         while (!gone) {
