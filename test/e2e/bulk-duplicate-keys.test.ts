@@ -5,21 +5,17 @@
  * line the same status: the bulk path never uploads a later row with a key, and reports it failed
  * as the per-row create is, naming the line that created the product.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
-import { mulberry32, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { runCli } from '../helpers/run-cli.js';
+import { mulberry32, type Sandbox } from '../../src/sandbox/index.js';
+import { importOnNewSandbox, requestPaths, type ReportLine } from '../helpers/import-on-sandbox.js';
 import { tmpTree } from '../helpers/tmp.js';
-import { fastClock } from '../helpers/fast-clock.js';
 
 const sandboxes: Sandbox[] = [];
 afterEach(async () => {
   for (const s of sandboxes.splice(0)) await s.close();
 });
 
-type Line = Record<string, string>;
+type Line = ReportLine;
 const EXISTS = 'custom_id: product with this custom id already exists.';
 
 /** `rows` products whose SKUs are drawn from a pool of `pool` (so many repeat); about 1 in 12 has a price that is not a number (invalid here). */
@@ -39,30 +35,8 @@ function writeJob(seed: number, rows: number, pool: number): string {
   });
 }
 
-async function run(dir: string, extra: string[], reportFile: string) {
-  const sandbox = await startSandbox({ port: 0, rate: 0, bulkRowsPerS: 0 });
-  sandboxes.push(sandbox);
-  const r = await runCli(
-    [
-      'import',
-      'job.yaml',
-      '--base-url',
-      sandbox.url,
-      '--report',
-      reportFile,
-      '--state-dir',
-      `state-${reportFile}`,
-      '--rate',
-      '10000',
-      ...extra,
-    ],
-    { cwd: dir, env: { ENGAGE_API_KEY: sandbox.apiKey }, clock: fastClock() },
-  );
-  const report = parse(readFileSync(join(dir, reportFile)), { columns: true }) as Line[];
-  return { ...r, report, sandbox };
-}
-
-const paths = (s: Sandbox) => s.requests.map((q) => `${q.method} ${q.path.replace('/api/public/', '')}`);
+const run = (dir: string, extra: string[], report: string) =>
+  importOnNewSandbox(dir, extra, { opened: sandboxes, report });
 
 describe('bulk imports: one product custom_id on several rows', () => {
   for (const seed of [7, 1313, 90210]) {
@@ -99,7 +73,7 @@ describe('bulk imports: one product custom_id on several rows', () => {
       // Only the first valid row of each key went up; nothing went per row.
       const imported = bulk.sandbox.requests.filter((q) => q.method === 'IMPORT');
       expect(imported).toHaveLength(firstOk.size);
-      expect(paths(bulk.sandbox).filter((x) => x === 'POST products/')).toHaveLength(0);
+      expect(requestPaths(bulk.sandbox).filter((x) => x === 'POST products/')).toHaveLength(0);
       expect(bulk.stderr).toMatch(/products\.csv\s+product\s+bulk: /);
     }, 60_000);
   }

@@ -3,21 +3,17 @@
  * contacts by bulk, then events per row; and the invariant: on the same generated files and the
  * same sandbox fixtures, `--bulk never` and `--bulk always` give every input line the same status.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { runCli } from '../helpers/run-cli.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { importOnNewSandbox, requestPaths, type ReportLine } from '../helpers/import-on-sandbox.js';
 import { tmpTree } from '../helpers/tmp.js';
-import { fastClock } from '../helpers/fast-clock.js';
 
 const sandboxes: Sandbox[] = [];
 afterEach(async () => {
   for (const s of sandboxes.splice(0)) await s.close();
 });
 
-type Line = Record<string, string>;
+type Line = ReportLine;
 
 /** The account knows the custom attribute `tier` only: a contact that sets `shoe_size` is refused by the service alone. */
 const FIXTURES = { userAttributes: ['tier'] };
@@ -55,35 +51,8 @@ function writeJob(contacts: number, refused: number, products = 30): string {
   });
 }
 
-async function run(dir: string, extra: string[], reportFile = 'report.csv') {
-  const sandbox = await startSandbox({ port: 0, rate: 0, bulkRowsPerS: 0, fixtures: FIXTURES });
-  sandboxes.push(sandbox);
-  const r = await runCli(
-    [
-      'import',
-      'job.yaml',
-      '--base-url',
-      sandbox.url,
-      '--report',
-      reportFile,
-      '--state-dir',
-      // One state per sandbox: a sync state belongs to one target, and each run here has its own.
-      `state-${reportFile}`,
-      '--rate',
-      '10000',
-      ...extra,
-    ],
-    {
-      cwd: dir,
-      env: { ENGAGE_API_KEY: sandbox.apiKey },
-      clock: fastClock(),
-    },
-  );
-  const report = parse(readFileSync(join(dir, reportFile)), { columns: true }) as Line[];
-  return { ...r, report, sandbox };
-}
-
-const paths = (s: Sandbox) => s.requests.map((q) => `${q.method} ${q.path.replace('/api/public/', '')}`);
+const run = (dir: string, extra: string[], report = 'report.csv') =>
+  importOnNewSandbox(dir, extra, { opened: sandboxes, report, sandbox: { fixtures: FIXTURES } });
 
 describe('bulk imports end to end', () => {
   it('products and contacts by bulk, then events per row: more than 50 service-side failures in one chunk each on its own line with its message', async () => {
@@ -107,7 +76,7 @@ describe('bulk imports end to end', () => {
     expect(events.filter((l) => l.status === 'ok')).toHaveLength(322);
     expect(events.filter((l) => l.status === 'failed' && l.http_status === '404')).toHaveLength(8);
     // Order: every import finished (its last status poll answered) before the first event left.
-    const p = paths(r.sandbox);
+    const p = requestPaths(r.sandbox);
     expect(p.findIndex((x) => x.startsWith('POST') && x.endsWith('events/'))).toBeGreaterThan(0);
     expect(
       p.findLastIndex((x) => x.startsWith('POST users/import/') || x.startsWith('GET import/status/')),
@@ -134,7 +103,9 @@ describe('bulk imports end to end', () => {
     expect(new Set(bulk.report.map((l) => l.status))).toEqual(new Set(['ok', 'failed', 'skipped', 'invalid']));
     const records = (s: Sandbox) => s.state.users().map(({ created_at: _c, updated_at: _u, id: _i, ...u }) => u);
     expect(records(bulk.sandbox)).toEqual(records(perRow.sandbox));
-    expect(paths(bulk.sandbox).filter((x) => x.startsWith('POST users/import/')).length).toBeGreaterThanOrEqual(5);
+    expect(requestPaths(bulk.sandbox).filter((x) => x.startsWith('POST users/import/')).length).toBeGreaterThanOrEqual(
+      5,
+    );
   }, 60_000);
 
   it('a chunk fills with the rows to send however many lines settled at once sit between them: one import', async () => {
@@ -149,7 +120,7 @@ describe('bulk imports end to end', () => {
       'job.yaml': 'mappings: [contacts.yaml]\n',
     });
     const r = await run(dir, ['--bulk', 'always', '--bulk-chunk-rows', '100']);
-    expect(paths(r.sandbox).filter((x) => x.startsWith('POST users/import/'))).toHaveLength(1);
+    expect(requestPaths(r.sandbox).filter((x) => x.startsWith('POST users/import/'))).toHaveLength(1);
     expect(r.report.map((l) => Number(l.line))).toEqual(Array.from({ length: 2000 }, (_, i) => i + 2));
     r.report.forEach((l, i) => {
       expect(l.status).toBe(i % 25 === 3 ? 'ok' : 'invalid');
@@ -162,7 +133,7 @@ describe('bulk imports end to end', () => {
   it('--bulk auto: stages under --bulk-min-rows go per row', async () => {
     const dir = writeJob(40, 5, 5);
     const r = await run(dir, ['--bulk-min-rows', '30']);
-    const p = paths(r.sandbox);
+    const p = requestPaths(r.sandbox);
     expect(p.some((x) => x.startsWith('POST users/import/'))).toBe(true);
     expect(p.some((x) => x.startsWith('POST products/import/'))).toBe(false);
     expect(p.filter((x) => x.startsWith('POST products/'))).toHaveLength(5);
