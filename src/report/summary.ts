@@ -96,6 +96,8 @@ export function totalsOf(files: readonly FileSummary[]): Record<RowStatus, numbe
 }
 
 const number = new Intl.NumberFormat('en-US');
+/** `1 import`, `1,234 requests`. */
+const plural = (n: number, word: string) => `${number.format(n)} ${word}${n === 1 ? '' : 's'}`;
 
 /** `20 min 35 s`, `1 h 2 min 3 s`, `4 s`: rounded up, so an estimate is never optimistic. */
 export function formatDuration(seconds: number): string {
@@ -110,10 +112,8 @@ export function formatDuration(seconds: number): string {
 
 /** `12,345 requests ≈ 20 min 35 s at 10 req/s` */
 export function formatEstimate(requests: number, rate: number): string {
-  return `${number.format(requests)} request${requests === 1 ? '' : 's'} ≈ ${formatDuration(requests / rate)} at ${number.format(rate)} req/s`;
+  return `${plural(requests, 'request')} ≈ ${formatDuration(requests / rate)} at ${number.format(rate)} req/s`;
 }
-
-const plural = (n: number, word: string) => `${number.format(n)} ${word}${n === 1 ? '' : 's'}`;
 
 /**
  * A dry run's estimate of the live import: its per-row requests at the rate, and the stages it
@@ -148,7 +148,7 @@ export function formatSummary(summary: RunSummary): string {
     if (summary.mode === 'live' && f.bulk !== undefined) {
       // `contacts.csv  user  bulk: 100,000 rows in 10 imports, ok 99,880, failed 120, 23 requests, 3 min 42 s`
       const rows = ROW_STATUSES.reduce((n, s) => n + f.counts[s], 0);
-      const imports = `${number.format(f.bulk.imports)} import${f.bulk.imports === 1 ? '' : 's'}`;
+      const imports = plural(f.bulk.imports, 'import');
       lines.push(
         `  ${f.file.padEnd(width)}  ${f.resource.padEnd(16)}  bulk: ${number.format(rows)} rows in ${imports}, ${[...counts, `${number.format(f.requests)} requests`, formatDuration(f.elapsedMs / 1000)].join(', ')}`,
       );
@@ -165,9 +165,7 @@ export function formatSummary(summary: RunSummary): string {
   const totals = ROW_STATUSES.filter((s) => t[s] > 0)
     .map((s) => `${s} ${number.format(t[s])}`)
     .join(', ');
-  lines.unshift(
-    `${head}: ${number.format(rows)} row${rows === 1 ? '' : 's'} in ${summary.files.length} file${summary.files.length === 1 ? '' : 's'}: ${totals || 'no rows'}`,
-  );
+  lines.unshift(`${head}: ${plural(rows, 'row')} in ${plural(summary.files.length, 'file')}: ${totals || 'no rows'}`);
   if (summary.limit !== undefined)
     lines.push(`  (--limit: at most ${number.format(summary.limit)} rows read per file)`);
   if (summary.mode === 'dry-run') lines.push(`Live import: ${liveEstimate(summary)}`);
