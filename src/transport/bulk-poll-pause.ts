@@ -4,7 +4,9 @@
  * is seen at 15 s. The status answer carries the import's progress (`total_count`, `succeeded`,
  * `failed`), so the pause is shortened to when that progress says the import ends. It is never
  * longer than the backoff's: an answer without progress, or an estimate that is wrong, polls as
- * the backoff does.
+ * the backoff does. An import that has done every row but still says it runs is closing: it is
+ * asked again after a tenth of its time so far (never sooner than the floor), so a service that
+ * takes long to close is asked less and less often.
  */
 import type { ImportStatusReport } from './bulk-answers.js';
 
@@ -12,6 +14,8 @@ import type { ImportStatusReport } from './bulk-answers.js';
 const MARGIN = 1.1;
 /** Never poll sooner than this after the last poll: the polls share the rate limit with the run. */
 export const MIN_POLL_PAUSE_MS = 500;
+/** An import with every row done is asked again after this share of its time so far. */
+const CLOSING_SHARE = 0.1;
 
 /**
  * The pause before the next poll: the backoff's, or less when the last status shows the import's
@@ -21,7 +25,9 @@ export const MIN_POLL_PAUSE_MS = 500;
 export function pauseBeforePoll(backoffMs: number, elapsedMs: number, last: ImportStatusReport | undefined): number {
   if (last === undefined || last.state !== 'running' || last.totalCount === undefined) return backoffMs;
   const done = (last.succeeded ?? 0) + (last.failed ?? 0);
-  if (done <= 0 || done >= last.totalCount || elapsedMs <= 0) return backoffMs;
+  if (done <= 0 || elapsedMs <= 0) return backoffMs;
+  if (done >= last.totalCount)
+    return Math.min(backoffMs, Math.max(MIN_POLL_PAUSE_MS, Math.ceil(elapsedMs * CLOSING_SHARE)));
   const remainingMs = ((last.totalCount - done) * elapsedMs) / done;
   return Math.min(backoffMs, Math.max(MIN_POLL_PAUSE_MS, Math.ceil(remainingMs * MARGIN)));
 }
