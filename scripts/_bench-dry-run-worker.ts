@@ -1,7 +1,11 @@
 /** One measured pass, in its own process so that its peak RSS is its own (see bench-dry-run.ts). */
 import { PassThrough } from 'node:stream';
+import { tuneV8Memory } from '../src/cli/v8-memory.js';
 import { main } from '../src/cli/main.js';
 import { bareParse } from './_bare-parse.js';
+
+// As the CLI's entry point (src/cli/bin.ts) does before running a command.
+tuneV8Memory();
 
 const [mode, csv, map] = process.argv.slice(2) as [string, string, string];
 const started = performance.now();

@@ -3,7 +3,11 @@
  * process so that peak RSS and CPU time are the command's own.
  */
 import { PassThrough } from 'node:stream';
+import { tuneV8Memory } from '../src/cli/v8-memory.js';
 import { main } from '../src/cli/main.js';
+
+// As the CLI's entry point (src/cli/bin.ts) does before running a command.
+tuneV8Memory();
 
 export interface MeasuredRun {
   readonly code: number;

@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 import { logFormatOf, withLogFormat } from '../log/cli-logger.js';
+import { tuneV8Memory } from './v8-memory.js';
 import { main } from './main.js';
+
+tuneV8Memory();
 
 /** In-flight requests get this long to finish after the first signal. */
 const DRAIN_TIMEOUT_MS = 30_000;
