@@ -149,8 +149,9 @@ describe('waitForImport', () => {
 
   it('polls with backoff 1, 2, 4, 8, 15, 15 s until finished; an unknown running status is waited out', async () => {
     const scope = nock(ORIGIN);
+    // No row done yet: nothing to shorten the backoff with.
     for (const s of ['running', 'processing', 'queued', 'running', 'running'])
-      scope.get(statusPath).reply(200, status(s));
+      scope.get(statusPath).reply(200, status(s, { succeeded: 0 }));
     scope.get(statusPath).reply(200, status('finished', { finished_at: 'b' }));
     const { client, clock } = make();
     const outcome = await client.waitForImport(ID);
