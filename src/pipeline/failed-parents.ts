@@ -1,7 +1,7 @@
 import type { EntityRef } from '../resources/index.js';
 
 /** Where a parent row failed, for the message of the rows that depend on it. */
-interface Failure {
+export interface Failure {
   readonly file: string;
   readonly line: number;
   /** `failed`, `invalid` or `skipped` (a failure further up the chain). */
@@ -21,7 +21,12 @@ export class FailedParents {
   private readonly failures = new Map<string, Failure>();
 
   fail(identity: readonly EntityRef[], failure: Failure): void {
-    for (const ref of identity) this.failures.set(keyOf(ref), failure);
+    this.failKeys(identity.map(keyOf), failure);
+  }
+
+  /** `fail` by the entities' keys (`keyOf`). */
+  failKeys(keys: readonly string[], failure: Failure): void {
+    for (const key of keys) this.failures.set(key, failure);
   }
 
   succeed(identity: readonly EntityRef[]): void {

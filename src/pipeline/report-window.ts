@@ -1,21 +1,34 @@
 import type { ReportLine } from '../report/report-line.js';
+import type { CascadeEffect } from './cascade.js';
+import { SpillFile } from './spill-file.js';
 
 /**
- * A report line, and what it tells the cascade. The effect runs when the line is written, in
- * input order, as a resumed run replays the ledger: which of two rows of one key answered first
- * must not decide whether their children are sent.
+ * A report line, and what it tells the cascade. The effect is applied when the line is written,
+ * in input order, as a resumed run replays the ledger: which of two rows of one key answered
+ * first must not decide whether their children are sent.
  */
 export interface Settled {
   readonly line: ReportLine;
-  readonly effect?: (() => void) | undefined;
+  readonly effect?: CascadeEffect | undefined;
 }
 
-export const settled = (line: ReportLine, effect?: () => void): Settled => ({ line, effect });
+export const settled = (line: ReportLine, effect?: CascadeEffect): Settled => ({ line, effect });
 
 /** A line that settles later (a row in flight); `done` is set once it has. */
 class Waiting {
   done: Settled | undefined;
   constructor(readonly answer: Promise<Settled>) {}
+}
+
+/** Consecutive settled lines that wait in the spill file; `count` of them are left. */
+class Spilled {
+  constructor(public count: number) {}
+}
+
+/** Settled lines held beyond `inMemory` go to `file` (see `SpillFile`). */
+export interface SpillOptions {
+  readonly inMemory: number;
+  readonly file: string;
 }
 
 /**
@@ -27,40 +40,52 @@ class Waiting {
  * - `held` counts every line not yet written: settled lines are small (a line and an effect
  *   that keeps only entity refs) but one slow row can hold many of them back.
  * Either bound reached makes the window `full`: the stage writes the oldest line, after asking a
- * batching strategy to settle it when it still waits.
+ * batching strategy to settle it when it still waits. With `spill`, settled lines held beyond
+ * `spill.inMemory` wait on disk, so `held` can be large (a bulk chunk that fills only when few
+ * rows change) without the heap growing with it.
  */
 export class ReportWindow {
   /** Lines not yet written, oldest first from `#head` (a head index: shifting a long array costs). */
-  #lines: (Settled | Waiting | undefined)[] = [];
+  #lines: (Settled | Waiting | Spilled | undefined)[] = [];
   #head = 0;
+  /** Lines not yet written, in memory or spilled. */
+  #count = 0;
   #waiting = 0;
   readonly #size: number;
   readonly #held: number;
   readonly #write: (s: Settled) => Promise<void>;
+  readonly #spillAfter: number;
+  readonly #spill: SpillFile | undefined;
 
   /**
    * `write` gets each line in input order, once every line before it is written. `size` bounds
    * the lines waiting for an answer, `held` (default `size`) every line not yet written.
    */
-  constructor(size: number, write: (s: Settled) => Promise<void>, held: number = size) {
+  constructor(size: number, write: (s: Settled) => Promise<void>, held: number = size, spill?: SpillOptions) {
     this.#size = size;
     this.#held = Math.max(held, size);
     this.#write = write;
+    this.#spillAfter = spill?.inMemory ?? Number.POSITIVE_INFINITY;
+    this.#spill = spill === undefined ? undefined : new SpillFile(spill.file);
   }
 
   get full(): boolean {
-    return this.#waiting >= this.#size || this.#lines.length - this.#head >= this.#held;
+    return this.#waiting >= this.#size || this.#count >= this.#held;
   }
 
   /** Lines not yet written (settled or not). */
   get length(): number {
-    return this.#lines.length - this.#head;
+    return this.#count;
   }
 
   /** A line known now, or one that settles later (a row in flight). */
   push(line: Settled | Promise<Settled>): void {
+    this.#count++;
     if (!(line instanceof Promise)) {
-      this.#lines.push(this.#waiting > 0 ? compact(line) : line);
+      if (this.#waiting === 0) this.#lines.push(line);
+      else if (this.#spill === undefined || this.#count - this.#spill.count <= this.#spillAfter)
+        this.#lines.push(compact(line));
+      else this.#spillLine(line);
       return;
     }
     const waiting = new Waiting(line);
@@ -88,18 +113,43 @@ export class ReportWindow {
   async writeHead(): Promise<void> {
     const head = this.#lines[this.#head];
     if (head === undefined) return;
-    this.#lines[this.#head] = undefined;
-    this.#head++;
-    if (this.#head >= 1024 && this.#head * 2 >= this.#lines.length) {
-      this.#lines = this.#lines.slice(this.#head);
-      this.#head = 0;
+    this.#count--;
+    if (head instanceof Spilled) {
+      // One line of the segment; the segment stays at the head until its last line is read.
+      head.count--;
+      const line = this.#spill!.next() as Settled;
+      if (head.count === 0) this.#advance();
+      await this.#write(line);
+      return;
     }
+    this.#advance();
     await this.#write(head instanceof Waiting ? (head.done ?? (await head.answer)) : head);
   }
 
   /** Writes every line. */
   async drain(): Promise<void> {
     while (this.length > 0) await this.writeHead();
+  }
+
+  /** Deletes the spill file, if any; the lines still in it are not written. */
+  close(): void {
+    this.#spill?.close();
+  }
+
+  #advance(): void {
+    this.#lines[this.#head] = undefined;
+    this.#head++;
+    if (this.#head >= 1024 && this.#head * 2 >= this.#lines.length) {
+      this.#lines = this.#lines.slice(this.#head);
+      this.#head = 0;
+    }
+  }
+
+  #spillLine(line: Settled): void {
+    this.#spill!.append(line);
+    const last = this.#lines.at(-1);
+    if (last instanceof Spilled && this.#lines.length > this.#head) last.count++;
+    else this.#lines.push(new Spilled(1));
   }
 }
 

@@ -1,3 +1,4 @@
+import { join } from 'node:path';
 import type { Ledger, LedgerEntry } from '../ledger/index.js';
 import type { ReportLine } from '../report/report-line.js';
 import type { FileSummary } from '../report/summary.js';
@@ -55,16 +56,30 @@ export async function runStage(run: StageRun): Promise<void> {
   const window = new ReportWindow(
     size,
     async ({ line, effect }: Settled) => {
-      effect?.();
+      if (effect !== undefined) run.cascade.apply(effect);
       run.summary.counts[line.status]++;
       run.summary.errors.add(line.status, line.line, line.message);
       run.progress.tick(line.status);
       await run.writeLine(line);
     },
     // A batching strategy's chunk fills with the rows it may send, however many lines settled at
-    // once (unchanged, skipped, invalid) sit between them; those wait behind it, up to this bound.
+    // once (unchanged, skipped, invalid) sit between them; those wait behind it, up to this bound,
+    // on disk beyond the first few thousand.
     batching ? Math.max(size, HELD_SETTLED_LINES) : size,
+    batching
+      ? { inMemory: HELD_IN_MEMORY, file: join(run.ledger.runDir, `held-lines-${run.stage.index}.ndjson`) }
+      : undefined,
   );
+  try {
+    await sendRows(run, window);
+  } finally {
+    window.close();
+  }
+}
+
+/** Every record of the stage, in input order, to the window: settled now, or through the strategy. */
+async function sendRows(run: StageRun, window: ReportWindow): Promise<void> {
+  const batching = run.strategy.holds !== undefined;
   const planned = inSendOrder(run.stage.mapping, planRows(run.stage.mapping, run.source, run.options));
   for await (const { row: plannedRow, verdict } of withSyncVerdicts(planned, run.sync)) {
     const row = { ...plannedRow, file: run.stage.file, ...(verdict && { sync: verdict }) };
@@ -96,13 +111,15 @@ export async function runStage(run: StageRun): Promise<void> {
 }
 
 /**
- * Lines a batching stage holds behind its oldest waiting row, at most. A held settled line costs
- * about 450 bytes of heap (its report line, and an effect that keeps only key strings), and the
- * heap grows a few times that between full collections: 50,000 lines are ~20 MB live. A bulk
- * chunk fills to its rows when at least 1 row in 10 is sent (a chunk of 5,000); where fewer
- * change (an incremental run), a chunk closes at this bound instead, one import per 50,000 lines.
+ * Lines a batching stage holds behind its oldest waiting row, at most. A bulk chunk fills to its
+ * rows when at least 1 row in 100 is sent (a chunk of 5,000); where fewer change (an incremental
+ * run), a chunk closes at this bound instead, one import per 500,000 lines. Beyond
+ * `HELD_IN_MEMORY` they wait on disk, in the run's folder: about 200 bytes a line there, 100 MB at
+ * this bound, against about 450 bytes of heap a line (its report line, and an effect that keeps
+ * only key strings), which the heap would hold a few times over between full collections.
  */
-const HELD_SETTLED_LINES = 50_000;
+const HELD_SETTLED_LINES = 500_000;
+const HELD_IN_MEMORY = 10_000;
 
 /** The report line of a row that is not sent now, or undefined when it goes to the strategy. */
 function decideWithoutSending(

@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -185,6 +185,39 @@ describe('incremental runs against the sandbox', () => {
       await other.close();
     }
   });
+
+  it('a sparse change under bulk imports fills one chunk: the unchanged lines wait behind it on disk, and the report keeps every line in order', async () => {
+    sandbox = await startSandbox({ rate: 0, bulkRowsPerS: 0 });
+    const { dir, day } = jobFolder();
+    const contacts = (changed: (i: number) => boolean) =>
+      Array.from({ length: 60_000 }, (_, i) => `C-${i},c${i}${changed(i) ? '.new' : ''}@example.com`);
+    day(
+      contacts(() => false),
+      [],
+    );
+    const day1 = await run(dir, ['--incremental', '--bulk', 'always']);
+    expect(day1.code).toBe(0);
+    // Day 2: 1 contact in 100 changed, spread over the whole file (600 rows).
+    day(
+      contacts((i) => i % 100 === 42),
+      [],
+    );
+    const before = sandbox.requests.length;
+    const day2 = await run(dir, ['--incremental']);
+    expect(day2.code).toBe(0);
+    expect(day2.lines.map((l) => Number(l.line))).toEqual(Array.from({ length: 60_000 }, (_, i) => i + 2));
+    const changed = day2.lines.filter((l) => l.status === 'ok');
+    expect(changed.map((l) => l.key)).toEqual(Array.from({ length: 600 }, (_, k) => `C-${k * 100 + 42}`));
+    expect(day2.lines.filter((l) => l.status === 'unchanged')).toHaveLength(59_400);
+    // One upload carried the 600 rows: the 59,400 lines between them did not close the chunk early.
+    const uploads = sandbox.requests.slice(before).filter((q) => q.method === 'POST');
+    expect(uploads.map((q) => q.path)).toEqual(['/api/public/users/import/']);
+    expect(sandbox.requests.slice(before).filter((q) => q.method === 'IMPORT')).toHaveLength(600);
+    // The lines held on disk were a run's working file, deleted at the stage's end.
+    const runs = join(dir, 'state', 'runs');
+    const left = readdirSync(runs, { recursive: true }).map(String);
+    expect(left.filter((f) => f.includes('held-lines'))).toEqual([]);
+  }, 60_000);
 
   /** A products job: day 1 sends P-1 and P-2 per row (2 rows, under --bulk-min-rows); day 2 changes P-2 and adds P-3. */
   async function productDays(day2Args: string[]) {

@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RunState, type StopReason } from '../../src/pipeline/run-state.js';
 import { ReportWindow, settled, type Settled } from '../../src/pipeline/report-window.js';
 
@@ -111,23 +114,27 @@ describe('ReportWindow: lines in input order, whatever order rows settle in', ()
     expect(window.full).toBe(full);
   });
 
-  it('writes settled lines held behind a waiting one in input order once it settles', async () => {
+  /** Writes lines and applies effects (each names its line) in the order the window gives them. */
+  function recorder() {
     const written: number[] = [];
     const effects: number[] = [];
-    const window = new ReportWindow(
-      1,
-      async (s: Settled) => {
-        s.effect?.();
-        written.push(s.line.line);
-      },
-      1000,
-    );
+    const write = async (s: Settled) => {
+      if (s.effect !== undefined && 'succeeded' in s.effect) effects.push(Number(s.effect.succeeded[0]));
+      written.push(s.line.line);
+    };
+    return { written, effects, write };
+  }
+  const withEffect = (n: number) => settled(line(n).line, { succeeded: [String(n)] });
+
+  it('writes settled lines held behind a waiting one in input order once it settles', async () => {
+    const { written, effects, write } = recorder();
+    const window = new ReportWindow(1, write, 1000);
     let answer: (s: Settled) => void = () => undefined;
     window.push(new Promise<Settled>((r) => (answer = r)));
-    for (let n = 2; n <= 500; n++) window.push(settled(line(n).line, () => effects.push(n)));
+    for (let n = 2; n <= 500; n++) window.push(withEffect(n));
     expect(window.headReady).toBe(false);
     expect(window.full).toBe(true);
-    answer(settled(line(1).line, () => effects.push(1)));
+    answer(withEffect(1));
     await Promise.resolve();
     expect(window.headReady).toBe(true);
     await window.drain();
@@ -135,5 +142,69 @@ describe('ReportWindow: lines in input order, whatever order rows settle in', ()
     expect(written).toEqual(all);
     expect(effects).toEqual(all);
     expect(window.full).toBe(false);
+  });
+
+  describe('with a spill file', () => {
+    let dir: string;
+    beforeEach(() => {
+      dir = mkdtempSync(join(tmpdir(), 'window-spill-'));
+    });
+    afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+    it('holds lines beyond its memory share on disk and writes every line, with its effect, in input order', async () => {
+      const { written, effects, write } = recorder();
+      const file = join(dir, 'held.ndjson');
+      const window = new ReportWindow(4, write, 100_000, { inMemory: 10, file });
+      // w s×3000 w s×3000 w s×3000: three rows in flight, 9,000 settled lines between and after them.
+      const answers: ((s: Settled) => void)[] = [];
+      let n = 0;
+      for (let round = 0; round < 3; round++) {
+        window.push(new Promise<Settled>((r) => answers.push(r)));
+        n++;
+        for (let i = 0; i < 3000; i++) window.push(withEffect(++n));
+      }
+      expect(window.length).toBe(9003);
+      expect(window.full).toBe(false);
+      // Lines beyond the first ten in memory wait on disk, one JSON record each (the last few
+      // KB may still be in the write buffer).
+      expect(readFileSync(file, 'utf8').split('\n').length - 1).toBeGreaterThan(8000);
+      // Rows answer out of order; lines still come out in input order.
+      answers[2]!(withEffect(6003));
+      answers[0]!(withEffect(1));
+      answers[1]!(withEffect(3002));
+      await window.drain();
+      const all = Array.from({ length: 9003 }, (_, i) => i + 1);
+      expect(written).toEqual(all);
+      expect(effects).toEqual(all);
+      window.close();
+      expect(existsSync(file)).toBe(false);
+    });
+
+    it('keeps every field of a spilled line, a message with any text and a failure effect', async () => {
+      const lines: Settled[] = [];
+      const file = join(dir, 'held.ndjson');
+      const window = new ReportWindow(1, async (s) => void lines.push(s), 100, { inMemory: 1, file });
+      let answer: (s: Settled) => void = () => undefined;
+      window.push(new Promise<Settled>((r) => (answer = r)));
+      const spilled = settled(
+        {
+          file: 'f.csv',
+          line: 3,
+          resource: 'user',
+          key: 'Zoë "Ω"',
+          status: 'failed',
+          http_status: 400,
+          message: 'a,b\nc — ünïcode',
+        },
+        { failed: ['user\u0000custom_id\u0000Zoë'], failure: { file: 'f.csv', line: 3, how: 'failed' } },
+      );
+      window.push(line(2));
+      window.push(spilled);
+      answer(line(1));
+      await window.drain();
+      expect(lines.map((s) => s.line.line)).toEqual([1, 2, 3]);
+      expect(lines[2]).toEqual(spilled);
+      window.close();
+    });
   });
 });

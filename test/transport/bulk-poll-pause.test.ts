@@ -18,9 +18,21 @@ describe('pauseBeforePoll', () => {
     ['no status read yet: the backoff', 2000, 1000, undefined, 2000],
     ['no progress field: the backoff', 2000, 1000, report({ totalCount: undefined }), 2000],
     ['nothing done yet: the backoff', 2000, 1000, report({ succeeded: 0 }), 2000],
-    ['all rows done but still running (closing): the floor', 2000, 1000, report({ succeeded: 5000 }), MIN_POLL_PAUSE_MS],
+    [
+      'all rows done but still running (closing): the floor',
+      2000,
+      1000,
+      report({ succeeded: 5000 }),
+      MIN_POLL_PAUSE_MS,
+    ],
     // Closing for long: a tenth of the 60 s so far, so polls grow sparser rather than repeat the floor.
-    ['all rows done, long import still closing: a tenth of its time', 15000, 60000, report({ succeeded: 4990, failed: 10 }), 6000],
+    [
+      'all rows done, long import still closing: a tenth of its time',
+      15000,
+      60000,
+      report({ succeeded: 4990, failed: 10 }),
+      6000,
+    ],
     ['all rows done, short backoff: never longer than it', 1000, 60000, report({ succeeded: 5000 }), 1000],
     ['an ended import: the backoff (no further poll is made)', 2000, 1000, report({ state: 'finished' }), 2000],
     // 3,150 of 5,000 done in 7 s (450 rows/s): 1,850 left = 4.11 s, stretched by 10 % = 4,523 ms.
