@@ -78,6 +78,11 @@ export class ReportWindow {
     return this.#count;
   }
 
+  /** Of those, the lines waiting on disk. */
+  get spilled(): number {
+    return this.#spill?.count ?? 0;
+  }
+
   /** A line known now, or one that settles later (a row in flight). */
   push(line: Settled | Promise<Settled>): void {
     this.#count++;

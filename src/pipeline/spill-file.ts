@@ -1,16 +1,18 @@
 import { closeSync, ftruncateSync, openSync, readSync, rmSync, writeSync } from 'node:fs';
 import { StringDecoder } from 'node:string_decoder';
 
-/** Records are written in blocks of about this many bytes, and read back in blocks of this size. */
+/** Records are written in blocks of about this many characters, and read back in blocks of this many bytes. */
 const BLOCK_BYTES = 64 * 1024;
 
 /**
  * A first-in, first-out queue of JSON records on disk, for lines a run holds behind a slow row:
  * appended as they settle, read back once, in the same order, when their turn to be written
- * comes. The file is created on the first record, emptied whenever every record has been read
- * (so it stays as large as the lines held at once, not as the run), and deleted by `close`. Its
- * content is only ever what the report will say, which the run can rebuild from its ledger: a
- * crash that leaves it behind loses nothing, and the next run with the same path starts it anew.
+ * comes. The file is created on the first record and emptied whenever every record has been
+ * read (so it stays as large as the lines held at once, not as the run). Its name is removed as
+ * soon as it is open, where the system allows it (POSIX), so that the system frees it however the
+ * process ends, a kill -9 included; elsewhere `close` deletes it, and the next run with the same
+ * path starts it anew. Its content is only ever what the report will say, which a resumed run
+ * rebuilds from its ledger: a file left behind loses nothing.
  */
 export class SpillFile {
   readonly #path: string;
@@ -32,8 +34,14 @@ export class SpillFile {
     this.#path = path;
   }
 
+  /** Records appended and not yet read back. */
   get count(): number {
     return this.#count;
+  }
+
+  /** Bytes the file holds now (records read back included, until it starts over). */
+  get bytesOnDisk(): number {
+    return this.#end;
   }
 
   append(record: unknown): void {
@@ -79,12 +87,24 @@ export class SpillFile {
 
   #flush(): void {
     if (this.#pending.length === 0) return;
-    this.#fd ??= openSync(this.#path, 'w+');
+    const fd = this.#open();
     const bytes = Buffer.from(this.#pending.join(''), 'utf8');
-    writeSync(this.#fd, bytes, 0, bytes.length, this.#end);
+    // A write may take fewer bytes than asked (a full disk throws on the next one): go on until all are in.
+    for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done, this.#end + done);
     this.#end += bytes.length;
     this.#pending = [];
     this.#pendingBytes = 0;
+  }
+
+  #open(): number {
+    if (this.#fd !== undefined) return this.#fd;
+    this.#fd = openSync(this.#path, 'w+');
+    try {
+      rmSync(this.#path);
+    } catch {
+      // Windows keeps an open file's name: `close` deletes it.
+    }
+    return this.#fd;
   }
 
   /** Every record was read back: the file starts over, empty. */
