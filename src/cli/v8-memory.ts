@@ -16,7 +16,10 @@ const HEAP_GROWING_PERCENT = 50;
  *   to WebAssembly, and V8's optimising compiler took about 30 MB of native memory for a moment
  *   around the first requests: the run's peak. Its baseline compiler (Liftoff) alone parses the
  *   few KB of an API answer fast enough for 10 requests/s; `--no-wasm-tier-up` alone was not
- *   enough (measured: the moment stayed).
+ *   enough (measured: the moment stayed). V8 calls the flag one for testing: a function the
+ *   baseline compiler cannot take is then fatal instead of handed to the optimising compiler,
+ *   so it is set only on x64 and arm64, whose baseline compiler takes them all, and
+ *   `node --no-liftoff-only` turns it off.
  *
  * V8 reads both when it needs them (the heap's next limit, the compilation of a WebAssembly
  * module), so setting them at start, before any request, works. A setting the operator gave on
@@ -25,5 +28,8 @@ const HEAP_GROWING_PERCENT = 50;
 export function tuneV8Memory(): void {
   const given = (flag: string) => process.execArgv.some((a) => a.includes(flag));
   if (!given('heap-growing-percent')) setFlagsFromString(`--heap-growing-percent=${HEAP_GROWING_PERCENT}`);
-  if (!given('liftoff') && !given('wasm-tier-up')) setFlagsFromString('--liftoff-only');
+  // Only where the baseline compiler covers every WebAssembly instruction undici's parser uses
+  // (its SIMD build included): elsewhere a function it cannot compile would stop the process.
+  const liftoffComplete = process.arch === 'x64' || process.arch === 'arm64';
+  if (liftoffComplete && !given('liftoff') && !given('wasm-tier-up')) setFlagsFromString('--liftoff-only');
 }
