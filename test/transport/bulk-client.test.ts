@@ -181,6 +181,25 @@ describe('waitForImport', () => {
     expect(clock.now()).toBeLessThan(12_000);
   });
 
+  it('an import that shows every row done but still runs is asked again soon, then less and less often', async () => {
+    // Every row done from the first poll, closing for 20 s: the pauses after the first poll are a
+    // tenth of the time so far, at least 0.5 s, never more than the backoff (2, 4, 8, 15 s).
+    const { client, clock } = make();
+    nock(ORIGIN)
+      .get(statusPath)
+      .times(40)
+      .reply(() => [200, status(clock.now() >= 20_000 ? 'finished' : 'running', { total_count: 2, succeeded: 2 })]);
+    const outcome = await client.waitForImport(ID);
+    expect(outcome).toMatchObject({ kind: 'ended', report: { state: 'finished' } });
+    const pauses = clock.sleeps.filter((ms) => ms >= 500);
+    // The floor until 5 s, then a tenth of the time so far: 24 polls in 20 s, each pause 10 % longer.
+    expect(pauses).toEqual([
+      1000, 500, 500, 500, 500, 500, 500, 500, 500, 500, 550, 605, 666, 733, 806, 886, 975, 1073, 1180, 1298, 1428,
+      1570, 1727, 1900,
+    ]);
+    expect(outcome.polls).toBe(24);
+  });
+
   it('a status poll answered 429 waits retry-after (shared pause) and asks again', async () => {
     nock(ORIGIN)
       .get(statusPath)
