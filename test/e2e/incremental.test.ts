@@ -217,7 +217,7 @@ describe('incremental runs against the sandbox', () => {
     const runs = join(dir, 'state', 'runs');
     const left = readdirSync(runs, { recursive: true }).map(String);
     expect(left.filter((f) => f.includes('held-lines'))).toEqual([]);
-  }, 60_000);
+  }, 120_000);
 
   /** A products job: day 1 sends P-1 and P-2 per row (2 rows, under --bulk-min-rows); day 2 changes P-2 and adds P-3. */
   async function productDays(day2Args: string[]) {
