@@ -3,6 +3,11 @@
  * recorded as soon as it is known), a resumed chunk's recorded import is polled, not uploaded
  * again; then the chunk is settled (failures the import did not list are found by uploading the
  * unknown rows again in smaller chunks, `bulk-reupload.ts`) and each member answered.
+ *
+ * Turns: once a batch's imports have ended, the next batch's upload may leave (`handOff`), and the
+ * batch's rows are settled only after that upload has been answered. Settling frees room in the
+ * report window, which lets the reader fill the following chunk: both are CPU work that would
+ * otherwise slow the upload down while the service has nothing to do.
  */
 import { settleChunk, type RowSettlement } from '../bulk/settle-chunk.js';
 import { answerEach, type ChunkFileNames, type FreshBatch, type Member, type ResumedBatch } from './bulk-batch.js';
@@ -24,23 +29,36 @@ export interface StageBulk {
 
 const NOT_IN_CHUNK: RowSettlement = { kind: 'unknown', message: 'not in its chunk', importId: undefined };
 
+/**
+ * A batch's turn at the service: `handOff` is called once the batch will start no more import;
+ * it lets the next batch's upload leave and answers once that upload has been answered.
+ * `uploaded` is called once this batch's own upload has been answered (or will not leave).
+ */
+export interface Turn {
+  readonly handOff: () => Promise<void>;
+  readonly uploaded: () => void;
+}
+
 /** Uploads a fresh chunk once it is recorded (`recorded`: its number, or undefined when it is not to be sent). */
 export async function runFresh(
   run: StageBulk,
   batch: FreshBatch,
   recorded: Promise<number | undefined>,
-  imported: () => void,
+  turn: Turn,
 ): Promise<void> {
   const { stage, deps } = run;
   const { members } = batch;
   const chunk = await recorded;
-  if (chunk === undefined)
+  if (chunk === undefined) {
+    turn.uploaded();
     return answerEach(members, (m) =>
       settled({ ...baseLine(stage, m.row), status: 'not_sent', message: deps.state.stopReason }),
     );
-  const first = await uploadFileAndWait(run.imports, batch.file, (importId) =>
-    deps.chunks.recordImport(chunk, importId),
-  );
+  }
+  const first = await uploadFileAndWait(run.imports, batch.file, (importId) => {
+    turn.uploaded();
+    deps.chunks.recordImport(chunk, importId);
+  }).finally(turn.uploaded);
   if (first === 'not_sent') {
     await Promise.all(members.map((m) => deps.ledger.forget(stage.index, m.row.line).catch(() => undefined)));
     return answerEach(members, (m) =>
@@ -51,10 +69,11 @@ export async function runFresh(
       }),
     );
   }
-  await settleAll(run, chunk, batch.file, batch.keyList, first, members, imported);
+  await settleAll(run, chunk, batch.file, batch.keyList, first, members, turn.handOff);
 }
 
-export async function runResumed(run: StageBulk, batch: ResumedBatch, imported: () => void): Promise<void> {
+export async function runResumed(run: StageBulk, batch: ResumedBatch, turn: Turn): Promise<void> {
+  turn.uploaded();
   const { record, members } = batch;
   const importId = record.importId!;
   const first = await awaitRecordedImport(run.imports, importId);
@@ -65,13 +84,13 @@ export async function runResumed(run: StageBulk, batch: ResumedBatch, imported: 
     record.keys.map((k) => k ?? undefined),
     first,
     members,
-    imported,
+    turn.handOff,
   );
 }
 
 /**
  * Settles the chunk's rows (bisecting unnamed failures), then records and reports each member;
- * `imported` is called in between, once no more import of this chunk is to come.
+ * `handOff` is awaited in between, once no more import of this chunk is to come.
  */
 async function settleAll(
   run: StageBulk,
@@ -80,7 +99,7 @@ async function settleAll(
   keys: readonly (string | undefined)[],
   first: WaitedAttempt,
   members: readonly Member[],
-  imported: () => void,
+  handOff: () => Promise<void>,
 ): Promise<void> {
   const { stage, deps } = run;
   if (first.kind === 'given_up' && first.stopped) {
@@ -115,6 +134,6 @@ async function settleAll(
       }),
     );
   }
-  imported();
+  await handOff();
   await settleRows(stage, deps, members, (m) => outcomes[m.position] ?? NOT_IN_CHUNK);
 }

@@ -16,7 +16,7 @@ import {
   type FreshBatch,
   type ResumedBatch,
 } from './bulk-batch.js';
-import { runFresh, runResumed, type StageBulk } from './bulk-batch-import.js';
+import { runFresh, runResumed, type StageBulk, type Turn } from './bulk-batch-import.js';
 import { settled } from './report-window.js';
 import { baseLine } from './send-row.js';
 
@@ -27,6 +27,8 @@ export class BatchQueue {
   #filling: FreshBatch | undefined;
   #resuming: ResumedBatch | undefined;
   #chain: Promise<void>;
+  /** Each closed batch's upload, answered (or not to leave): the batch before it settles after that. */
+  readonly #uploads = new Map<Batch, Promise<void>>();
 
   constructor(run: StageBulk) {
     this.#run = run;
@@ -58,7 +60,7 @@ export class BatchQueue {
    * Starts a batch's upload or poll after the batches before it: one import at a time. A fresh
    * chunk's file is closed and its rows recorded at once, while the import before it may still
    * run, so that its upload can leave as soon as its turn comes; and the next batch's turn comes
-   * once this one's imports have ended, while its rows' outcomes are still being recorded.
+   * once this one's imports have ended, before its rows' outcomes are recorded (`Turn`).
    */
   close(batch: Batch): void {
     if (batch === this.#filling) this.#filling = undefined;
@@ -68,14 +70,18 @@ export class BatchQueue {
     const recorded = batch.kind === 'fresh' ? recordBatch(run.stage, run.deps, batch) : undefined;
     // Awaited in its turn; a failure then stops the run there, as any other in `runFresh`.
     recorded?.catch(() => undefined);
-    let imported: () => void = () => undefined;
-    const importsEnded = new Promise<void>((resolve) => {
-      imported = resolve;
-    });
+    const importsEnded = signal();
+    const uploaded = signal();
+    this.#uploads.set(batch, uploaded.promise);
+    const turn: Turn = {
+      handOff: () => {
+        importsEnded.resolve();
+        return this.#nextUpload(batch);
+      },
+      uploaded: () => uploaded.resolve(),
+    };
     const work = this.#chain
-      .then(() =>
-        batch.kind === 'fresh' ? runFresh(run, batch, recorded!, imported) : runResumed(run, batch, imported),
-      )
+      .then(() => (batch.kind === 'fresh' ? runFresh(run, batch, recorded!, turn) : runResumed(run, batch, turn)))
       .catch((error: unknown) => {
         // A bug: stop the run; rows not yet answered say so (an answered row keeps its line).
         run.deps.state.stop({ kind: 'bug', error });
@@ -87,8 +93,18 @@ export class BatchQueue {
           }),
         );
       });
-    batch.done = work.finally(() => this.#open.splice(this.#open.indexOf(batch), 1));
-    this.#chain = Promise.race([importsEnded, work]);
+    batch.done = work.finally(() => {
+      uploaded.resolve();
+      this.#uploads.delete(batch);
+      this.#open.splice(this.#open.indexOf(batch), 1);
+    });
+    this.#chain = Promise.race([importsEnded.promise, work]);
+  }
+
+  /** The upload of the batch after this one, if that batch is closed already: it is next at the service. */
+  #nextUpload(batch: Batch): Promise<void> {
+    const next = this.#open[this.#open.indexOf(batch) + 1];
+    return (next !== undefined && this.#uploads.get(next)) || Promise.resolve();
   }
 
   /** At the stage's end, every batch is closed and waited for; when the window is full, the oldest. */
@@ -106,4 +122,13 @@ export class BatchQueue {
     this.close(oldest);
     await oldest.done;
   }
+}
+
+/** A promise and the function that resolves it (Node 20 has no `Promise.withResolvers`). */
+function signal(): { readonly promise: Promise<void>; readonly resolve: () => void } {
+  let resolve: () => void = () => undefined;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
 }
