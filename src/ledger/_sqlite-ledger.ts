@@ -67,6 +67,7 @@ export class SqliteLedger implements OpenLedger {
   readonly #group: GroupCommit<Write>;
   readonly #select;
   readonly #countAll;
+  readonly #firstApplied;
   /** Writes queued for the next commit, so `get` and `counts` already see them (null: forgotten). */
   readonly #pending = new Map<string, LedgerEntry | null>();
   readonly #listeners: (() => void)[] = [];
@@ -83,6 +84,10 @@ export class SqliteLedger implements OpenLedger {
     this.#lock = lock;
     this.#select = db.prepare<[number, number], RowRecord>(
       'SELECT state, status, id, message FROM rows WHERE source = ? AND line = ?',
+    );
+    // One query for a whole chunk's lines: a statement per line cost about 6 µs each.
+    this.#firstApplied = db.prepare<[number, string], { line: number }>(
+      `SELECT line FROM rows WHERE source = ? AND state = 'ok' AND line IN (SELECT value FROM json_each(?)) ORDER BY line LIMIT 1`,
     );
     this.#countAll = db.prepare<[], { state: LedgerState; n: number }>(
       'SELECT state, count(*) AS n FROM rows GROUP BY state',
@@ -203,7 +208,7 @@ export class SqliteLedger implements OpenLedger {
 
   recordIntents(source: number, lines: readonly number[]): Promise<void> {
     return this.#write(source, lines, () => {
-      for (const line of lines) this.#refuseApplied(source, line);
+      this.#refuseAppliedAmong(source, lines);
       for (const line of lines) this.#pending.set(key(source, line), INTENT);
       return { kind: 'intents', source, lines };
     });
@@ -241,6 +246,20 @@ export class SqliteLedger implements OpenLedger {
         `refusing to send line ${line} of source ${source} again: the run ledger says it was applied already (HTTP ${known.status ?? '?'}${known.id !== null ? `, id ${known.id}` : ''})`,
       );
     }
+  }
+
+  /** `#refuseApplied` for many lines: queued writes first, then the table in one query. */
+  #refuseAppliedAmong(source: number, lines: readonly number[]): void {
+    const stored: number[] = [];
+    for (const line of lines) {
+      const k = key(source, line);
+      if (this.#pending.has(k)) this.#refuseApplied(source, line);
+      else stored.push(line);
+    }
+    if (stored.length === 0) return;
+    this.#assertOpen();
+    const applied = guard(this.#place, () => this.#firstApplied.get(source, JSON.stringify(stored)));
+    if (applied !== undefined) this.#refuseApplied(source, applied.line);
   }
 
   forget(source: number, line: number): Promise<void> {

@@ -29,6 +29,7 @@ export class BatchQueue {
   #chain: Promise<void>;
   /** Each closed batch's upload, answered (or not to leave): the batch before it settles after that. */
   readonly #uploads = new Map<Batch, Promise<void>>();
+  #leaving: Promise<void> | undefined;
 
   constructor(run: StageBulk) {
     this.#run = run;
@@ -81,7 +82,14 @@ export class BatchQueue {
       uploaded: () => uploaded.resolve(),
     };
     const work = this.#chain
-      .then(() => (batch.kind === 'fresh' ? runFresh(run, batch, recorded!, turn) : runResumed(run, batch, turn)))
+      .then(() => {
+        // Its turn: the service waits for this upload now.
+        const leaving = uploaded.promise.then(() => {
+          if (this.#leaving === leaving) this.#leaving = undefined;
+        });
+        this.#leaving = leaving;
+        return batch.kind === 'fresh' ? runFresh(run, batch, recorded!, turn) : runResumed(run, batch, turn);
+      })
       .catch((error: unknown) => {
         // A bug: stop the run; rows not yet answered say so (an answered row keeps its line).
         run.deps.state.stop({ kind: 'bug', error });
@@ -99,6 +107,11 @@ export class BatchQueue {
       this.#open.splice(this.#open.indexOf(batch), 1);
     });
     this.#chain = Promise.race([importsEnded.promise, work]);
+  }
+
+  /** While a batch's turn has come and its upload has not been answered: the stage reads no further row. */
+  get uploadLeaving(): Promise<void> | undefined {
+    return this.#leaving;
   }
 
   /** The upload of the batch after this one, if that batch is closed already: it is next at the service. */

@@ -68,6 +68,7 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
     stats,
     send,
     flush: (reason) => queue.flush(reason),
+    readingPause: () => queue.uploadLeaving,
   };
 }
 

@@ -83,6 +83,8 @@ async function sendRows(run: StageRun, window: ReportWindow): Promise<void> {
   const planned = inSendOrder(run.stage.mapping, planRows(run.stage.mapping, run.source, run.options));
   for await (const { row: plannedRow, verdict } of withSyncVerdicts(planned, run.sync)) {
     const row = { ...plannedRow, file: run.stage.file, ...(verdict && { sync: verdict }) };
+    const pause = run.strategy.readingPause?.();
+    if (pause !== undefined) await pause;
     // Lines are written as soon as every line before them is: only lines behind a row still
     // waiting for its answer are held.
     while (window.full || window.headReady) {

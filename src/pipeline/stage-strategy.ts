@@ -55,4 +55,10 @@ export interface StageStrategy {
    * with the rows it cannot send that way.
    */
   readonly upsert?: boolean;
+  /**
+   * Optional: a promise while the stage should read no further row, undefined otherwise. A bulk
+   * strategy pauses the reading while an upload leaves: the service waits for that upload, and
+   * the reading would take the CPU from it (the next chunk has the whole import to fill).
+   */
+  readingPause?(): Promise<void> | undefined;
 }

@@ -169,6 +169,28 @@ describe('recording rows', () => {
     expect(ledger.get(0, 3)).toEqual({ state: 'intent', status: null, id: null, message: null });
   });
 
+  it('refuses a chunk of intents when one of its rows is ok, committed or still queued, and names that line', async () => {
+    const { ledger } = await started();
+    const lines = Array.from({ length: 2000 }, (_, i) => i + 2);
+    await ledger.recordIntents(0, lines);
+    await ledger.recordOutcome(0, 1500, { state: 'ok', status: 201, id: '7' });
+    await ledger.recordOutcome(0, 900, { state: 'ok', status: 201, id: '8' });
+    const stored = await rejection(ledger.recordIntents(0, lines));
+    expect(stored?.message).toBe(
+      'refusing to send line 900 of source 0 again: the run ledger says it was applied already (HTTP 201, id 8)',
+    );
+    const queued = ledger.recordOutcome(0, 2001, { state: 'ok', status: 201, id: '9' });
+    const pending = await rejection(ledger.recordIntents(0, [2000, 2001]));
+    expect(pending?.message).toBe(
+      'refusing to send line 2001 of source 0 again: the run ledger says it was applied already (HTTP 201, id 9)',
+    );
+    await queued;
+    // Rows not applied take a new intent: failed, unknown, or never seen.
+    await ledger.recordOutcome(0, 2, { state: 'failed', status: 400, message: 'bad' });
+    await ledger.recordIntents(0, [2, 3, 5000]);
+    expect(ledger.get(0, 5000)?.state).toBe('intent');
+  });
+
   it('forget() drops an intent whose request never left, and nothing else', async () => {
     const { ledger } = await started();
     await Promise.all([ledger.recordIntent(0, 2), ledger.recordIntent(0, 3)]);
