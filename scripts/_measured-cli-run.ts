@@ -11,6 +11,8 @@ tuneV8Memory();
 
 export interface MeasuredRun {
   readonly code: number;
+  /** When the command began (ms since the epoch): the bench lines it up with the sandbox's log. */
+  readonly startedAt: number;
   readonly ms: number;
   readonly cpuMs: number;
   readonly maxRssMb: number;
@@ -30,6 +32,7 @@ export async function measuredCliRun(
   stderr.on('data', (c: Buffer) => {
     text += c.toString();
   });
+  const startedAt = Date.now();
   const started = performance.now();
   const code = await main(argv, {
     stdout: sink,
@@ -42,6 +45,7 @@ export async function measuredCliRun(
   const usage = process.resourceUsage();
   return {
     code,
+    startedAt,
     ms,
     cpuMs: (usage.userCPUTime + usage.systemCPUTime) / 1000,
     maxRssMb: usage.maxRSS / 1024,
