@@ -25,6 +25,7 @@ import { once } from 'node:events';
 import { finished } from 'node:stream/promises';
 import { rm } from 'node:fs/promises';
 import { DEFAULT_POLL_DELAYS_MS } from '../src/transport/bulk-client.js';
+import { DEFAULT_HEADROOM } from '../src/transport/create-transport.js';
 import { pollsToSeeEnd } from '../src/transport/bulk-poll-pause.js';
 
 const DIR = 'bench-data/bulk';
@@ -198,8 +199,8 @@ console.log(
     const beforeMs = uploads.length > 0 ? Date.parse(uploads[0]!.time) - run.startedAt : 0;
     const afterMs = lastSeen === undefined ? 0 : run.startedAt + run.ms - lastSeen;
     const gapMs = gapsMs.reduce((a, b) => a + b, 0);
-    // The transport's pacing: 10 requests/s less its 3% headroom (src/transport/create-transport.ts).
-    const paceMs = 1000 / (10 * 0.97);
+    // The transport's pacing: 10 requests/s less its headroom.
+    const paceMs = 1000 / (10 * (1 - DEFAULT_HEADROOM));
     const serviceS = ROWS / 5000;
     const ownS = run.ms / 1000 - waitMs / 1000;
     const ownRate = ROWS / ownS;

@@ -257,7 +257,6 @@ export class SqliteLedger implements OpenLedger {
       else stored.push(line);
     }
     if (stored.length === 0) return;
-    this.#assertOpen();
     const applied = guard(this.#place, () => this.#firstApplied.get(source, JSON.stringify(stored)));
     if (applied !== undefined) this.#refuseApplied(source, applied.line);
   }

@@ -16,6 +16,8 @@ import type { ApiRequest, SendOutcome, Transport, TransportEvent, TransportOptio
 
 /** Longest timer Node accepts (2^31 - 1 ms); a longer one fires at once, in a loop. */
 const MAX_TIMER_MS = 2_147_483_647;
+/** The share the pacing stays below `rate` by default (`TokenBucketOptions.headroom`). */
+export const DEFAULT_HEADROOM = 0.03;
 const defaultSleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   delay(Math.min(ms, MAX_TIMER_MS), undefined, signal ? { signal } : {});
 
@@ -89,7 +91,7 @@ class HttpTransport implements Transport {
       rate,
       now: this.#o.now,
       sleep: this.#o.sleep,
-      headroom: options.headroom ?? 0.03,
+      headroom: options.headroom ?? DEFAULT_HEADROOM,
     });
     this.#budget = new RetryBudget(options.retryBudget);
     this.#breaker = new Breaker(options.breaker ?? {}, this.#o.now);

@@ -131,7 +131,7 @@ export interface TransportOptions {
   readonly rate?: number;
   /**
    * Fraction of `rate` kept free so that jitter on the way never makes 11 requests land in the
-   * service's one-second window (the API advises draining "below the limit"). Default 0.03:
+   * service's one-second window (the API advises draining "below the limit"). Default `DEFAULT_HEADROOM`, 0.03:
    * 10 req/s becomes one request every 103 ms (9.7 req/s).
    */
   readonly headroom?: number;
