@@ -4,19 +4,14 @@
  * per row. Checked: each row's report line and status, bulk messages naming their import, the
  * skips of the cascade, the order of the stages and the requests in the sandbox's request log.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
-import { runCli } from '../helpers/run-cli.js';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { importOnNewSandbox } from '../helpers/import-on-sandbox.js';
 import { tmpTree } from '../helpers/tmp.js';
-import { fastClock } from '../helpers/fast-clock.js';
 
-let sandbox: Sandbox | undefined;
+const sandboxes: Sandbox[] = [];
 afterEach(async () => {
-  await sandbox?.close();
-  sandbox = undefined;
+  for (const s of sandboxes.splice(0)) await s.close();
 });
 
 type Line = Record<string, string>;
@@ -73,26 +68,12 @@ function writeJob(): string {
 describe('deals by bulk end to end', () => {
   it('products and contacts by bulk (auto), deals by bulk (bulk: true, bulk_header:), then events per row', async () => {
     const dir = writeJob();
-    sandbox = await startSandbox({ port: 0, rate: 0, bulkRowsPerS: 0, fixtures: { userAttributes: ['tier'] } });
-    const r = await runCli(
-      [
-        'import',
-        'job.yaml',
-        '--base-url',
-        sandbox.url,
-        '--report',
-        'report.csv',
-        '--state-dir',
-        'state',
-        '--rate',
-        '10000',
-        '--bulk-min-rows',
-        '10',
-      ],
-      { cwd: dir, env: { ENGAGE_API_KEY: sandbox.apiKey }, clock: fastClock() },
-    );
+    const r = await importOnNewSandbox(dir, ['--bulk-min-rows', '10'], {
+      opened: sandboxes,
+      sandbox: { fixtures: { userAttributes: ['tier'] } },
+    });
+    const { sandbox, report } = r;
     expect(r.code, r.stderr).toBe(1); // rows failed, as they should
-    const report = parse(readFileSync(join(dir, 'report.csv')), { columns: true }) as Line[];
     const of = (resource: string) => report.filter((l) => l.resource === resource);
     const count = (lines: Line[], status: string) => lines.filter((l) => l.status === status).length;
 
@@ -104,7 +85,7 @@ describe('deals by bulk end to end', () => {
 
     // Uploads, by their answers in the request log: one import per stage.
     const uploads = (kind: string) =>
-      sandbox!.requests.filter((q) => q.method === 'POST' && q.path.endsWith(`/${kind}/import/`));
+      sandbox.requests.filter((q) => q.method === 'POST' && q.path.endsWith(`/${kind}/import/`));
     const [productImport, contactImport, dealImport] = ['products', 'users', 'deals'].map((k) => {
       const up = uploads(k);
       expect(up, k).toHaveLength(1);
