@@ -45,7 +45,7 @@ export function classifyRow(
     const message =
       row.kind === 'entity'
         ? `superseded by ${winner.where}, which has the same ${row.key} and is sent instead`
-        : `same event as ${winner.where}, which is sent once for both`;
+        : `same ${row.resource === 'deal' ? 'deal create' : 'event'} as ${winner.where}, which is sent once for both`;
     return { status: 'superseded', send: false, message };
   }
   const refresh = mode === 'full-refresh';
@@ -61,9 +61,14 @@ export function classifyRow(
   }
   const when = `run ${stored.runId} at ${stored.at}`;
   if (row.kind === 'event') {
+    // A deal create makes a new deal each time: the deal it made is changed through update_or_create.
+    const hint =
+      row.resource === 'deal'
+        ? '; a create makes a new deal each time it is sent, so changes to that deal need operation update_or_create'
+        : '';
     return refresh
       ? { status: 'already_sent', send: true }
-      : { status: 'already_sent', send: false, message: `accepted by ${when}` };
+      : { status: 'already_sent', send: false, message: `accepted by ${when}${hint}` };
   }
   if (stored.hash !== row.hash) return { status: 'changed', send: true };
   return refresh

@@ -22,9 +22,10 @@ export function requestHash(request: HashedRequest): string {
 }
 
 /**
- * SHA-256 (hex) of the cells named by a mapping's `identity:` columns, in the order listed: an
- * event keeps its identity when the export changes its other cells.
+ * SHA-256 (hex) of what kind of occurrence a row is (`event Order Placed`) and the cells that
+ * identify it (a mapping's `identity:` columns, in the order listed): an event keeps its identity
+ * when the export changes its other cells.
  */
-export function identityHash(cells: readonly string[]): string {
-  return sha256(canonicalJson(cells));
+export function identityHash(what: string, cells: readonly string[]): string {
+  return sha256(canonicalJson([what, cells]));
 }

@@ -7,9 +7,9 @@ import { identityHash, requestHash, type HashedRequest } from './request-hash.js
  * - `entity`: a record the API matches by a key (contact and product by custom_id, deal by
  *   custom_id or id, webpush campaign by id). Sending it again with the same request changes
  *   nothing, so an equal request hash means `unchanged`.
- * - `event`: an occurrence (event, product event, a deal `create` without custom_id). Sending it
- *   again records it twice, so once its identity was accepted it is `already_sent`, whatever
- *   else changed.
+ * - `event`: an occurrence (event, product event, deal `create`: `POST deals/` makes a new deal
+ *   each time, custom_id or not). Sending it again records it twice, so once its identity was
+ *   accepted it is `already_sent`, whatever else changed.
  */
 export type SyncKind = 'entity' | 'event';
 
@@ -35,7 +35,7 @@ const text = (v: unknown): string | undefined =>
 
 /**
  * The key by which the API matches the row's entity, or undefined when the row is an
- * occurrence (events) or a create that nothing identifies (a deal `create` without custom_id).
+ * occurrence: an event, a product event, or a deal `create` (each one makes a new deal).
  */
 export function entityKeyOf(
   resource: ResourceName,
@@ -51,6 +51,7 @@ export function entityKeyOf(
     case 'product':
       return by('custom_id');
     case 'deal':
+      if (operation === 'create') return undefined;
       return operation === 'update' ? by('id') : by('custom_id');
     case 'webpush-campaign':
       return by('id');
@@ -79,7 +80,35 @@ export function createSyncKeyer(mapping: ResolvedMapping, header: readonly strin
     const hash = requestHash(row.call);
     const entity = entityKeyOf(resource, operation, row.payload);
     if (entity !== undefined) return { resource, kind: 'entity', key: entity, hash };
-    const key = columns.length > 0 ? identityHash(columns.map((i) => row.fields[i] ?? '')) : hash;
-    return { resource, kind: 'event', key, hash };
+    const what = occurrenceOf(resource, row.payload);
+    if (columns.length > 0)
+      return {
+        resource,
+        kind: 'event',
+        key: identityHash(
+          what,
+          columns.map((i) => row.fields[i] ?? ''),
+        ),
+        hash,
+      };
+    // A deal create with a custom_id is the one deal of that custom_id: created once, whatever else changes.
+    const dealId = resource === 'deal' ? text(row.payload['custom_id']) : undefined;
+    return {
+      resource,
+      kind: 'event',
+      key: dealId === undefined ? hash : identityHash(what, [`custom_id=${dealId}`]),
+      hash,
+    };
   };
+}
+
+/**
+ * What kind of occurrence a row records, part of an identity given by cells: two mappings of one
+ * resource that name the same columns (purchases and refunds, both by order number) must not
+ * share identities. An event is told by its name, a product event by its type.
+ */
+function occurrenceOf(resource: ResourceName, payload: Readonly<Record<string, unknown>>): string {
+  const name =
+    resource === 'event' ? payload['name'] : resource === 'product-event' ? payload['event_type'] : undefined;
+  return name === undefined ? resource : `${resource} ${String(name)}`;
 }

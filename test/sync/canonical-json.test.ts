@@ -75,9 +75,14 @@ describe('requestHash', () => {
 
 describe('identityHash', () => {
   it('depends on the cells and their order', () => {
-    expect(identityHash(['E-1', '2026-01-01'])).toBe(identityHash(['E-1', '2026-01-01']));
-    expect(identityHash(['E-1', '2026-01-01'])).not.toBe(identityHash(['2026-01-01', 'E-1']));
+    expect(identityHash('event', ['E-1', '2026-01-01'])).toBe(identityHash('event', ['E-1', '2026-01-01']));
+    expect(identityHash('event', ['E-1', '2026-01-01'])).not.toBe(identityHash('event', ['2026-01-01', 'E-1']));
     // No separator ambiguity: ["a,b"] is not ["a", "b"].
-    expect(identityHash(['a,b'])).not.toBe(identityHash(['a', 'b']));
+    expect(identityHash('event', ['a,b'])).not.toBe(identityHash('event', ['a', 'b']));
+  });
+
+  it('depends on what kind of occurrence the cells identify', () => {
+    expect(identityHash('event Purchase', ['O-1'])).not.toBe(identityHash('event Refund', ['O-1']));
+    expect(identityHash('event Purchase', ['O-1'])).not.toBe(identityHash('event', ['Purchase', 'O-1']));
   });
 });

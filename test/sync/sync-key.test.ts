@@ -9,7 +9,8 @@ describe('entityKeyOf', () => {
     ['product', undefined, { custom_id: 'P-1' }, 'custom_id=P-1'],
     ['deal', 'update_or_create', { custom_id: 'D-1', name: 'x' }, 'custom_id=D-1'],
     ['deal', 'update', { id: 42 }, 'id=42'],
-    ['deal', 'create', { custom_id: 'D-2', name: 'x' }, 'custom_id=D-2'],
+    // A create makes a new deal each time it is sent: an occurrence, custom_id or not.
+    ['deal', 'create', { custom_id: 'D-2', name: 'x' }, undefined],
     ['deal', 'create', { name: 'x' }, undefined],
     ['webpush-campaign', undefined, { id: 7 }, 'id=7'],
     ['event', undefined, { user_custom_id: 'C-1', name: 'x' }, undefined],
@@ -32,7 +33,7 @@ describe('createSyncKeyer', () => {
   const call = { method: 'POST' as const, path: 'users-by-id/C-1/events/', body: { name: 'Signed Up', timestamp: 1 } };
 
   it('keys an event by its request unless the mapping names identity columns', () => {
-    const row = { payload: {}, call, fields: ['E-1', 'C-1', '2026-01-01'] };
+    const row = { payload: { name: 'Signed Up' }, call, fields: ['E-1', 'C-1', '2026-01-01'] };
     expect(createSyncKeyer(mapping({}), ['event_id', 'customer', 'at'])(row)).toEqual({
       resource: 'event',
       kind: 'event',
@@ -40,7 +41,38 @@ describe('createSyncKeyer', () => {
       hash: requestHash(call),
     });
     const byId = createSyncKeyer(mapping({ identity: ['event_id'] }), ['event_id', 'customer', 'at'])(row);
-    expect(byId).toEqual({ resource: 'event', kind: 'event', key: identityHash(['E-1']), hash: requestHash(call) });
+    expect(byId).toEqual({
+      resource: 'event',
+      kind: 'event',
+      key: identityHash('event Signed Up', ['E-1']),
+      hash: requestHash(call),
+    });
+  });
+
+  it('keeps the identities of two events with the same identity cells apart by their names', () => {
+    const keyer = createSyncKeyer(mapping({ identity: ['order'] }), ['order']);
+    const purchase = keyer({ payload: { name: 'Purchase' }, call, fields: ['O-1'] });
+    const refund = keyer({ payload: { name: 'Refund' }, call, fields: ['O-1'] });
+    expect(purchase.key).not.toBe(refund.key);
+  });
+
+  it('keys a deal create by its custom_id as an occurrence: a changed create is still the same deal', () => {
+    const keyer = createSyncKeyer(mapping({ resource: 'deal', operation: 'create' }), ['id', 'amount']);
+    const create = (amount: number) => ({
+      payload: { custom_id: 'D-1', amount },
+      call: { method: 'POST' as const, path: 'deals/', body: { custom_id: 'D-1', amount } },
+      fields: ['D-1', String(amount)],
+    });
+    const first = keyer(create(100));
+    expect(first).toMatchObject({ resource: 'deal', kind: 'event', key: identityHash('deal', ['custom_id=D-1']) });
+    expect(keyer(create(150)).key).toBe(first.key);
+    // Without a custom_id nothing but the request tells two creates apart.
+    const bare = {
+      payload: { name: 'x' },
+      call: { method: 'POST' as const, path: 'deals/', body: { name: 'x' } },
+      fields: [],
+    };
+    expect(keyer(bare)).toMatchObject({ kind: 'event', key: requestHash(bare.call) });
   });
 
   it('keys a contact by custom_id', () => {
