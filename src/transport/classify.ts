@@ -64,7 +64,10 @@ export function classify(result: Exchange, ctx: ClassifyContext): Step {
     const answer: AttemptAnswer = failure.kind === 'before_sent' ? 'never_left' : 'lost_answer';
     return decided(answer, undefined, networkMessage(failure), ctx);
   }
-  const { status, text } = result;
+  const { status } = result;
+  // An answer's words reach reports and ledgers (a bulk import's failed rows, a 2xx's own
+  // message), so the key is taken out of the text before anything reads it.
+  const text = ctx.redact(result.text);
   if (status >= 200 && status < 300) {
     const body = result.bodyLost ? undefined : parseJson(text);
     if (isObject(body))

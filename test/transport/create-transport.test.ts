@@ -744,12 +744,17 @@ describe('the API key never leaks', () => {
     answering('post', 'c/', [[429, echo]]);
     answering('post', 'd/', [{ error: { code: 'ECONNRESET' } }]);
     answering('get', 'e/', [[404, echo]]);
+    // 2xx answers that quote it: a created record, and a bulk import's list of failed rows.
+    answering('post', 'h/', [[201, { id: 1, note: `made with Token ${KEY}` }]]);
+    answering('get', 'i/', [[200, { data: { status: 'finished', rows_with_errors: [{ errors: echo }] } }]]);
     const { transport, events } = make({ maxAttempts: 2 });
     await collect(() => transport.send(post('a/')));
     await collect(() => transport.send(post('b/')));
     await collect(() => transport.send(post('c/')));
     await collect(() => transport.send(post('d/')));
     await collect(() => transport.getJson('e/'));
+    await collect(() => transport.send(post('h/')));
+    await collect(() => transport.getJson('i/'));
     api()
       .post('/api/public/f/')
       .reply(302, '', { Location: `https://acme.example.com/login/?token=${KEY}` });
