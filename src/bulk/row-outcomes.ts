@@ -1,8 +1,9 @@
 /**
  * What one finished import says about each row of its chunk. The service reports counts and
  * lists at most the first 50 failed rows, each in a shape that is not published; a listed row is
- * found by the key it echoes (`data.custom_id`, or `data.email` for contacts) and else by its row
- * number (this service numbers rows as a spreadsheet does: the header is row 1). A row is `ok`
+ * found by the key it echoes (`data.custom_id`, or `data.email` for contacts); its row number
+ * (this sandbox numbers rows as a spreadsheet does: the header is row 1) only picks between rows
+ * that echo the same key, since other services may count otherwise. A row is `ok`
  * only when every failure the service counted has been found and the counts add up; otherwise
  * the rows not listed stay `unknown` and are uploaded again in smaller chunks
  * (`bisect-plan.ts`). Never calls a row `ok` that the service may have refused.
@@ -106,7 +107,8 @@ function locate(
     }
     return candidates.length === 1 ? candidates[0] : undefined;
   }
-  if (element.row === undefined) return undefined;
-  const index = element.row - 2;
-  return free(index) ? index : undefined;
+  // A row number alone is not trusted: whether the service counts the header, or from 0 or 1, is
+  // not published, and a wrong guess would call the refused row ok and its neighbour failed. The
+  // element stays unnamed, so the chunk's unknown rows are uploaded again in smaller chunks.
+  return undefined;
 }

@@ -54,12 +54,15 @@ describe('resolveChunk', () => {
     expect(r.verdicts).toEqual([{ kind: 'ok' }, { kind: 'failed', message: 'bad' }]);
   });
 
-  it('an element with only a row number: spreadsheet numbering (the header is row 1)', () => {
+  it('an element with only a row number names no row: how the service numbers rows is not published, so no row is called ok', () => {
+    // Read as spreadsheet numbering, row 4 is C; read from 1 or from 0 it is B or none. A wrong guess
+    // would call the refused row ok, so every row stays unknown and is uploaded again in smaller chunks.
     const r = resolveChunk(
       rows('A', 'B', 'C'),
       report({ failed: 1, succeeded: 2, rowsWithErrors: [listed(4, undefined)] }),
     );
-    expect(r.verdicts.map((v) => v.kind)).toEqual(['ok', 'ok', 'failed']);
+    expect(r.verdicts.map((v) => v.kind)).toEqual(['unknown', 'unknown', 'unknown']);
+    expect(r.unnamedFailures).toBe(1);
   });
 
   it('the same key twice: the row number picks the row; without one, neither is named', () => {
