@@ -4,7 +4,8 @@
  * product the account has (an incremental run's `changed` rows: `POST /products/` only creates,
  * the import is the only update); deals only when asked (`--bulk always` or the
  * mapping's `bulk: true`), because the deal importer's header names are not published and the
- * mapping must give them (`bulk_header:`). A mapping's `bulk:` overrides `--bulk`. Events,
+ * mapping must give them (`bulk_header:`), and only with operation update_or_create (the
+ * importer upserts by custom_id; a create or an update by id always goes per row). A mapping's `bulk:` overrides `--bulk`. Events,
  * product events and web push campaigns have no import endpoint: always per row.
  */
 import type { ResolvedMapping } from '../config/mapping-schema.js';
@@ -58,6 +59,16 @@ export function bulkPlanOf(
 ): BulkPlan | undefined {
   const kind = KINDS[mapping.resource];
   if (kind === undefined || options === undefined) return undefined;
+  // The deal importer creates or updates by custom_id: only update_or_create means that. A
+  // create must make a new deal each time, an update must change deal `id` or fail.
+  if (kind === 'deals' && mapping.operation !== 'update_or_create') {
+    if (mapping.bulk === true)
+      throw new ConfigError(
+        'CONFIG_INVALID',
+        `${mapping.mappingFile}: \`bulk: true\` needs operation update_or_create: the deal importer creates or updates deals by custom_id, which is not what operation ${mapping.operation ?? '(none)'} does. Remove \`bulk: true\`, or use operation update_or_create`,
+      );
+    return undefined;
+  }
   const bySize = validRows >= options.minRows || (kind === 'products' && productUpdates > 0);
   const wanted = mapping.bulk ?? (options.mode === 'always' || (options.mode === 'auto' && kind !== 'deals' && bySize));
   if (!wanted || validRows === 0) return undefined;

@@ -36,3 +36,26 @@ describe('products that update what the account has go by bulk import in auto', 
     expect(bulkPlanOf(await load(CONTACTS), 3, DEFAULT_BULK, 3)).toBeUndefined();
   });
 });
+
+describe('deals go by bulk import only as update_or_create (the importer upserts by custom_id)', () => {
+  const deal = (operation: string, extra = '') =>
+    load(
+      `resource: deal\noperation: ${operation}\nsource: { file: d.csv }\nkey: id\nfields:\n  custom_id: { column: id, bulk_header: Deal Id }\n  name: { column: name, bulk_header: Name }\n${extra}`,
+    );
+
+  it('--bulk always sends update_or_create deals by bulk, and creates and updates by id per row', async () => {
+    const always = { ...DEFAULT_BULK, mode: 'always' as const };
+    expect(bulkPlanOf(await deal('update_or_create'), 5_000, always)?.kind).toBe('deals');
+    expect(bulkPlanOf(await deal('create'), 5_000, always)).toBeUndefined();
+    expect(bulkPlanOf(await deal('update'), 5_000, always)).toBeUndefined();
+  });
+
+  it('a mapping that asks bulk: true for a create or an update by id is refused before anything is sent, and says why', async () => {
+    for (const operation of ['create', 'update']) {
+      const m = await deal(operation, 'bulk: true\n');
+      expect(() => bulkPlanOf(m, 1, DEFAULT_BULK)).toThrow(
+        `m.yaml: \`bulk: true\` needs operation update_or_create: the deal importer creates or updates deals by custom_id, which is not what operation ${operation} does`,
+      );
+    }
+  });
+});
