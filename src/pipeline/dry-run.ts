@@ -95,7 +95,7 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
 /**
  * Incremental preview: each file's classifier (none without `--incremental`). Every entity file is
  * read once for its keys before any row is classified, so a row is superseded by a later one with
- * its key, in this file or a later one.
+ * its key in the same file.
  */
 async function classifiersOf(
   sources: readonly OpenedSource[],

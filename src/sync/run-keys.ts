@@ -11,10 +11,12 @@ export interface RowPlace {
 const NOTE_BATCH = 512;
 
 /**
- * The keys this run has met, to find rows that share one: for an entity the last row wins
- * (what the API ends with when both are sent), so earlier rows are superseded and this needs
- * every entity row noted before the first is classified (`noteEntity` in a first pass); for an
- * event the first row wins, which a single pass decides (`winners`).
+ * The keys this run has met, to find rows that share one: for an entity the last row of the same
+ * file wins (what the API ends with when both are sent), so earlier rows are superseded and this
+ * needs every entity row noted before the first is classified (`noteEntity` in a first pass); for
+ * an event the first row of the run wins, which a single pass decides (`winners`). Entity rows of
+ * two files are never superseded by each other: two mappings of one resource may send different
+ * fields of the same contact (an update sets only the fields it sends), so both are sent.
  *
  * Kept in a private temporary SQLite database (an empty file name: on disk, deleted on close),
  * not in a Map, so a run of millions of keys costs pages on disk rather than heap; only the
@@ -49,7 +51,7 @@ export class RunKeys {
       `INSERT INTO noted_entity SELECT j.value ->> 0, j.value ->> 1, j.value ->> 2, j.value ->> 3 FROM json_each(?) AS j`,
     );
     this.#getEntity = this.#db.prepare<[], { resource: string; key: string; source: number; line: number }>(
-      `SELECT resource, key, source, line, max(rowid) FROM noted_entity GROUP BY resource, key HAVING count(*) > 1`,
+      `SELECT resource, key, source, line, max(rowid) FROM noted_entity GROUP BY resource, source, key HAVING count(*) > 1`,
     );
     // `WHERE true`: an upsert after INSERT … SELECT needs it, or SQLite reads ON as a join's.
     // Rows are inserted in the array's order, so of two rows of one identity in a batch the first
@@ -87,7 +89,7 @@ export class RunKeys {
     const events = new Map<string, number[]>();
     keys.forEach((key, i) => {
       if (key.kind === 'entity')
-        out[i] = other(this.#duplicatedKeys().get(`${key.resource}\u0000${key.key}`), lines[i]!);
+        out[i] = other(this.#duplicatedKeys().get(`${key.resource}\u0000${source}\u0000${key.key}`), lines[i]!);
       else {
         const at = events.get(key.resource) ?? [];
         events.set(key.resource, at);
@@ -114,7 +116,9 @@ export class RunKeys {
     if (this.#duplicated === undefined) {
       this.#insertNoted();
       this.#duplicated = new Map(
-        this.#getEntity.all().map((r) => [`${r.resource}\u0000${r.key}`, { source: r.source, line: r.line }]),
+        this.#getEntity
+          .all()
+          .map((r) => [`${r.resource}\u0000${r.source}\u0000${r.key}`, { source: r.source, line: r.line }]),
       );
     }
     return this.#duplicated;

@@ -130,16 +130,17 @@ describe('validate --incremental', () => {
     );
   });
 
-  it('supersedes a row by a later row of the same key in a later file of the run', async () => {
+  it('never supersedes a row by a row of another file: two mappings may send different fields of one contact', async () => {
     const dir = await afterDay1();
-    writeFileSync(join(dir, 'job.yaml'), 'mappings: [contacts.yaml, more.yaml]\n');
-    writeFileSync(join(dir, 'more.yaml'), CONTACTS.replace('contacts.csv', 'more.csv'));
-    writeFileSync(join(dir, 'more.csv'), 'id,name\nC-4,Deirdre\n');
-    await runCli(['validate', 'job.yaml', '--incremental', '--quiet'], { cwd: dir });
-    expect(report(dir)).toContain(
-      'contacts.csv:5 C-4 superseded (superseded by more.csv line 2, which has the same custom_id=C-4 and is sent instead)',
+    writeFileSync(join(dir, 'job.yaml'), 'mappings: [contacts.yaml, phones.yaml]\n');
+    writeFileSync(
+      join(dir, 'phones.yaml'),
+      'resource: user\nsource: { file: phones.csv }\nkey: id\nfields: { custom_id: id, phone_number: phone }\n',
     );
-    expect(report(dir)).toContain('more.csv:2 C-4 new');
+    writeFileSync(join(dir, 'phones.csv'), 'id,phone\nC-4,+33612345678\n');
+    await runCli(['validate', 'job.yaml', '--incremental', '--quiet'], { cwd: dir });
+    expect(report(dir)).toContain('contacts.csv:5 C-4 new');
+    expect(report(dir)).toContain('phones.csv:2 C-4 new');
   });
 
   it('reports each row of an event the state holds already_sent, a repeated one too (none is sent)', async () => {
