@@ -102,15 +102,15 @@ export async function runLive(
     });
     // A resume goes on as the run started (incremental, full refresh or neither), whatever the flags say now.
     const mode = syncModeOf(run.identity.options['sync']);
-    ledger = await openForResume(
-      run.runDir,
-      await runIdentity(
-        job,
-        { ...payloadOptionsToCompare(payloadOptions, run.identity), ...(mode !== undefined && { sync: mode }) },
-        target,
-      ),
-      { cwd: io.cwd },
+    const identity = await runIdentity(
+      job,
+      { ...payloadOptionsToCompare(payloadOptions, run.identity), ...(mode !== undefined && { sync: mode }) },
+      target,
     );
+    // As for a new run: a state the resume could not trust is refused before the ledger is
+    // opened (or a finished run reopened), so the refusal sends nothing and changes no run.
+    checkSyncState(job, stateDir, identity.target, io.cwd);
+    ledger = await openForResume(run.runDir, identity, { cwd: io.cwd });
     const counts = ledger.counts();
     if (run.finished && rowsInDoubt(counts) === 0) {
       await ledger.close();

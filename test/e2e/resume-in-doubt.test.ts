@@ -1,4 +1,5 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -105,4 +106,38 @@ describe('rows in doubt survive an interrupted resend', () => {
     expect(Object.keys(counts)).toHaveLength(30);
     expect(Object.values(counts).every((n) => n === 1)).toBe(true);
   }, 30_000);
+});
+
+describe('a resume refuses a damaged sync state before it opens the run', () => {
+  it('sends nothing, and a refused --resend-unknown leaves the finished run finished', async () => {
+    // Day 1: E0 accepted; E1's answer is lost, so E1 is in doubt (unknown) and the run finishes.
+    sandbox = await startSandbox({ rate: 0, fixtures: { users: [{ custom_id: 'U0' }] } });
+    const dir = tmpTree({ 'events.csv': 'id,user\nE0,U0\n', 'job.yaml': EVENTS });
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const nightly = ['import', 'job.yaml', '--incremental', '--rate', '1000'];
+    expect((await runCli(nightly, { cwd: dir, env })).code).toBe(0);
+    sandbox.setFaults({ dropRate: 1 });
+    writeFileSync(join(dir, 'events.csv'), 'id,user\nE0,U0\nE1,U0\n');
+    expect((await runCli(nightly, { cwd: dir, env })).code).toBe(1);
+    expect(statuses(dir)).toEqual(['E0:already_sent', 'E1:unknown']);
+    sandbox.setFaults({ dropRate: 0 });
+
+    // The state is damaged: one stored identity breaks its CHECK (32 bytes).
+    const [stateFile] = readdirSync(join(dir, '.engage-import/sync')).filter((f) => f.endsWith('.sqlite'));
+    const db = new Database(join(dir, '.engage-import/sync', stateFile!));
+    db.pragma('ignore_check_constraints = ON');
+    db.prepare(`UPDATE events SET identity = x'00' WHERE run_id NOT LIKE 'doubt:%'`).run();
+    db.close();
+
+    const sent = sandbox.requests.length;
+    const resend = await runCli(['resume', '--resend-unknown', '--rate', '1000'], { cwd: dir, env });
+    expect(resend.code).toBe(2);
+    expect(resend.stderr).toContain('is damaged');
+    expect(sandbox.requests.length).toBe(sent);
+    // The refused resend did not reopen the run: a new run is not told to resume one first.
+    const next = await runCli(nightly, { cwd: dir, env });
+    expect(next.stderr).not.toContain('an unfinished run of this job');
+    expect(next.stderr).toContain('is damaged');
+    expect(sandbox.requests.length).toBe(sent);
+  });
 });
