@@ -66,7 +66,7 @@ export async function openRunSync(
   }
   const feed = openSyncFeed(ledger.runDir, { cwd });
   const classifier =
-    mode === undefined ? createSendAllClassifier() : createRunClassifier({ state, mode, requestOptions });
+    mode === undefined ? createSendAllClassifier(state) : createRunClassifier({ state, mode, requestOptions });
   let failed = false;
   let last = 0;
   const apply = () => {

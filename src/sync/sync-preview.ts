@@ -10,7 +10,7 @@ import {
 import { mappingFingerprint } from './mapping-fingerprint.js';
 import { RunKeys, type RowPlace } from './run-keys.js';
 import { createSyncKeyer, entityKeyOf, type KeyedRow, type SyncKey } from './sync-key.js';
-import type { SyncState } from './sync-state.js';
+import { DOUBT_PREFIX, type SyncState } from './sync-state.js';
 
 /** A valid row as the classifier sees it: the keyer's inputs plus its line. */
 export interface ClassifiedRow extends KeyedRow {
@@ -167,16 +167,31 @@ function zeroCounts(): Record<SyncStatus, number> {
 
 /**
  * A run without --incremental: every valid row is sent (`new`, sent), and each still carries its
- * sync key, so its `ok` outcome enters the state and the next incremental run skips it.
+ * sync key, so its `ok` outcome enters the state and the next incremental run skips it. The one
+ * exception is an event the state holds in doubt (an earlier run lost its answer): it may have
+ * been recorded, so it stays `unknown` and unsent here too, until `resume --resend-unknown`.
  */
-export function createSendAllClassifier(): RunClassifier {
+export function createSendAllClassifier(state?: SyncState): RunClassifier {
   return {
     forSource(_index, mapping, header) {
       const keyer = createSyncKeyer(mapping, header);
       return {
         needsFirstPass: false,
         note: () => undefined,
-        classify: (rows) => rows.map((row) => ({ status: 'new', send: true, key: keyer(row) })),
+        classify: (rows) => {
+          const keys = rows.map(keyer);
+          // Only events can be in doubt: entity rows are not looked up.
+          const events = keys.flatMap((key, i) => (key.kind === 'event' ? [i] : []));
+          const stored = events.length > 0 && state !== undefined ? state.lookup(events.map((i) => keys[i]!)) : [];
+          const doubts = new Map(events.map((at, n) => [at, stored[n]]));
+          return keys.map((key, i) => {
+            const held = doubts.get(i);
+            const inDoubt = held !== undefined && held.runId.startsWith(DOUBT_PREFIX);
+            return inDoubt
+              ? { ...classifyRow(key, held, undefined, 'full-refresh'), key }
+              : { status: 'new', send: true, key };
+          });
+        },
         // Without --incremental nothing is compared: every row is sent as it is.
         updates: () => 0,
       };

@@ -141,3 +141,24 @@ describe('a resume refuses a damaged sync state before it opens the run', () => 
     expect(sandbox.requests.length).toBe(sent);
   });
 });
+
+describe('an event in doubt is not resent by a later run without --incremental either', () => {
+  it('reports it unknown with the run that left it in doubt, and sends the other rows', async () => {
+    sandbox = await startSandbox({ rate: 0, dropRate: 1, fixtures: { users: [{ custom_id: 'U0' }] } });
+    const dir = tmpTree({ 'events.csv': 'id,user\nE0,U0\n', 'job.yaml': EVENTS });
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const plain = ['import', 'job.yaml', '--rate', '1000'];
+    expect((await runCli(plain, { cwd: dir, env })).code).toBe(1);
+    expect(statuses(dir)).toEqual(['E0:unknown']);
+    sandbox.setFaults({ dropRate: 0 });
+
+    writeFileSync(join(dir, 'events.csv'), 'id,user\nE0,U0\nE1,U0\n');
+    const next = await runCli(plain, { cwd: dir, env });
+    expect(next.code).toBe(1);
+    expect(statuses(dir)).toEqual(['E0:unknown', 'E1:ok']);
+    expect(report(dir)[0]!.message).toMatch(
+      /^in doubt since run \S+ at \S+ \(its answer was lost or a 5xx\): it may have been recorded/,
+    );
+    expect(applied(sandbox)).toEqual({ E0: 1, E1: 1 });
+  });
+});
