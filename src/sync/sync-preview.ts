@@ -186,8 +186,7 @@ export function createSendAllClassifier(state?: SyncState): RunClassifier {
           const doubts = new Map(events.map((at, n) => [at, stored[n]]));
           return keys.map((key, i) => {
             const held = doubts.get(i);
-            const inDoubt = held !== undefined && held.runId.startsWith(DOUBT_PREFIX);
-            return inDoubt
+            return held?.runId.startsWith(DOUBT_PREFIX) === true
               ? { ...classifyRow(key, held, undefined, 'full-refresh'), key }
               : { status: 'new', send: true, key };
           });
