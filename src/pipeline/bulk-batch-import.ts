@@ -10,13 +10,20 @@
  * otherwise slow the upload down while the service has nothing to do.
  */
 import { settleChunk, type RowSettlement } from '../bulk/settle-chunk.js';
-import { answerEach, type ChunkFileNames, type FreshBatch, type Member, type ResumedBatch } from './bulk-batch.js';
+import {
+  answerEach,
+  undoIntents,
+  type ChunkFileNames,
+  type FreshBatch,
+  type Member,
+  type ResumedBatch,
+} from './bulk-batch.js';
 import type { BulkDeps } from './bulk-deps.js';
 import { awaitRecordedImport, uploadFileAndWait, type BulkImporter } from './bulk-import-attempt.js';
 import { reuploader, type WaitedAttempt } from './bulk-reupload.js';
 import { settleRows } from './bulk-settle-rows.js';
-import { settled } from './report-window.js';
-import { baseLine } from './send-row.js';
+import { settled, type Settled } from './report-window.js';
+import { baseLine, doubtBefore, stillInDoubt } from './send-row.js';
 import type { StageInfo } from './stage-strategy.js';
 
 /** What importing a batch needs from the stage. */
@@ -51,25 +58,25 @@ export async function runFresh(
   const chunk = await recorded;
   if (chunk === undefined) {
     turn.uploaded();
-    return answerEach(members, (m) =>
-      settled({ ...baseLine(stage, m.row), status: 'not_sent', message: deps.state.stopReason }),
-    );
+    return answerEach(members, (m) => notUploaded(stage, m, deps.state.stopReason));
   }
   const first = await uploadFileAndWait(run.imports, batch.file, (importId) => {
     turn.uploaded();
     deps.chunks.recordImport(chunk, importId);
   }).finally(turn.uploaded);
   if (first === 'not_sent') {
-    await Promise.all(members.map((m) => deps.ledger.forget(stage.index, m.row.line).catch(() => undefined)));
-    return answerEach(members, (m) =>
-      settled({
-        ...baseLine(stage, m.row),
-        status: 'not_sent',
-        message: deps.state.stopReason ?? 'the upload did not leave',
-      }),
-    );
+    await undoIntents(stage, deps.ledger, members);
+    return answerEach(members, (m) => notUploaded(stage, m, deps.state.stopReason ?? 'the upload did not leave'));
   }
   await settleAll(run, chunk, batch.file, batch.keyList, first, members, turn.handOff);
+}
+
+/** A row whose chunk was not uploaded: `not_sent`, or still `unknown` when it was in doubt before this run. */
+function notUploaded(stage: StageInfo, m: Member, why: string | undefined): Settled {
+  const doubt = doubtBefore(m.row.before, true);
+  return doubt === undefined
+    ? settled({ ...baseLine(stage, m.row), status: 'not_sent', message: why })
+    : stillInDoubt(baseLine(stage, m.row), doubt, why ?? 'the upload did not leave');
 }
 
 export async function runResumed(run: StageBulk, batch: ResumedBatch, turn: Turn): Promise<void> {

@@ -9,7 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { basename, join } from 'node:path';
 import { createChunkFileWriter, type ChunkFileWriter } from '../bulk/chunk-file.js';
 import type { BulkChunkRecord } from '../ledger/bulk-chunks.js';
-import type { OutboxKey } from '../ledger/index.js';
+import type { LedgerEntry, OutboxKey } from '../ledger/index.js';
 import type { BulkDeps } from './bulk-deps.js';
 import type { Settled } from './report-window.js';
 import type { SendableRow, StageInfo } from './stage-strategy.js';
@@ -26,6 +26,8 @@ export interface HeldRow {
   readonly fields: readonly string[];
   readonly payload: Readonly<Record<string, unknown>>;
   readonly sync: OutboxKey | undefined;
+  /** What the ledger said of the row before this run sent it (a row resent with --resend-unknown): put back if the upload does not leave. */
+  readonly before: LedgerEntry | undefined;
 }
 
 export interface Member {
@@ -101,20 +103,26 @@ export function closesBefore(batch: FreshBatch, key: string | undefined, text: s
 }
 
 /** Adds a row to the chunk being filled; answers once the chunk's import is settled. */
-export function addRow(batch: FreshBatch, row: SendableRow, key: string | undefined, text: string): Promise<Settled> {
+export function addRow(
+  batch: FreshBatch,
+  row: SendableRow,
+  key: string | undefined,
+  text: string,
+  before: LedgerEntry | undefined,
+): Promise<Settled> {
   if (key !== undefined) batch.keys.add(key);
   batch.keyList.push(key);
   // Written now, in input order; the stream buffers, and the report window bounds how much.
   void batch.writer.write(text)?.catch(() => undefined);
-  return member(batch, row, batch.members.length);
+  return member(batch, row, batch.members.length, before);
 }
 
 /** Adds a row in flight at a crash to its recorded chunk's batch, at its row in the chunk file. */
 export function rejoin(batch: ResumedBatch, row: SendableRow): Promise<Settled> {
-  return member(batch, row, positionIn(batch.record, row.line));
+  return member(batch, row, positionIn(batch.record, row.line), undefined);
 }
 
-function member(batch: Batch, row: SendableRow, position: number): Promise<Settled> {
+function member(batch: Batch, row: SendableRow, position: number, before: LedgerEntry | undefined): Promise<Settled> {
   return new Promise<Settled>((resolve) => {
     const held: HeldRow = {
       file: row.file,
@@ -123,6 +131,7 @@ function member(batch: Batch, row: SendableRow, position: number): Promise<Settl
       fields: row.fields,
       payload: row.payload,
       sync: row.sync?.key,
+      before,
     };
     batch.members.push({ row: held, position, resolve });
   });
@@ -161,9 +170,36 @@ export async function recordBatch(
     return chunk;
   } catch (error) {
     state.ledgerBroke(error);
-    await Promise.all(members.map((m) => ledger.forget(stage.index, m.row.line).catch(() => undefined)));
+    await undoIntents(stage, ledger, members);
     return undefined;
   }
+}
+
+/**
+ * The chunk's upload did not leave: each row's ledger entry goes back to what it was (none; the
+ * intent of a chunk whose earlier upload's answer was lost; or `unknown` for a row resent with
+ * --resend-unknown, which stays in doubt), as a row sent alone does.
+ */
+export async function undoIntents(
+  stage: StageInfo,
+  ledger: BulkDeps['ledger'],
+  members: readonly Member[],
+): Promise<void> {
+  await Promise.all(
+    members.map(({ row: { line, before } }) => {
+      if (before?.state === 'intent') return undefined;
+      const undo =
+        before === undefined
+          ? ledger.forget(stage.index, line)
+          : ledger.recordOutcome(stage.index, line, {
+              state: before.state,
+              status: before.status ?? undefined,
+              id: before.id ?? undefined,
+              message: before.message ?? undefined,
+            });
+      return undo.catch(() => undefined);
+    }),
+  );
 }
 
 const positions = new WeakMap<BulkChunkRecord, Map<number, number>>();

@@ -95,7 +95,7 @@ function toChunk(chunking: Chunking, row: SendableRow, before: LedgerEntry | und
   if (!line.ok) return chunking.sendPerRow(row, before);
   const key = deps.plan.keyOf(row.payload);
   const batch = chunking.queue.batchFor(key, line.text);
-  const answer = addRow(batch, row, key, line.text);
+  const answer = addRow(batch, row, key, line.text, before);
   chunking.stats.rows++;
   if (batch.members.length >= deps.options.chunkRows) chunking.queue.close(batch);
   return answer;

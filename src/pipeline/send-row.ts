@@ -62,12 +62,19 @@ async function sendOne(
 ): Promise<Settled> {
   const { ledger, state, transport } = deps;
   const base = baseLine(stage, row);
-  if (state.stopReason !== undefined) return settled({ ...base, status: 'not_sent', message: state.stopReason });
+  // Not sent now: a row in doubt before this run (resent with --resend-unknown) stays in doubt.
+  const unsent = (why: string) => {
+    const doubt = doubtBefore(before, row.idempotent);
+    return doubt === undefined
+      ? settled({ ...base, status: 'not_sent', message: why })
+      : stillInDoubt(base, doubt, why);
+  };
+  if (state.stopReason !== undefined) return unsent(state.stopReason);
   try {
     await ledger.recordIntent(stage.index, row.line);
   } catch (error) {
     state.ledgerBroke(error);
-    return settled({ ...base, status: 'not_sent', message: state.stopReason! });
+    return unsent(state.stopReason!);
   }
   let outcome: SendOutcome;
   try {
@@ -207,7 +214,7 @@ export const baseLine = (
 ): BaseLine => ({ file: row.file, line: row.line, resource: stage.mapping.resource, key: row.key });
 
 /** A row that was in doubt before this run and still is: say both. */
-const stillInDoubt = (base: BaseLine, doubt: string, why: string): Settled =>
+export const stillInDoubt = (base: BaseLine, doubt: string, why: string): Settled =>
   settled({ ...base, status: 'unknown', message: `${doubt}; resending it was stopped: ${why}` });
 
 /**

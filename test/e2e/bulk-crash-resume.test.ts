@@ -72,3 +72,38 @@ describe('bulk import: kill -9 while polling, then resume', () => {
     expect(sandbox.state.users()).toHaveLength(570);
   }, 60_000);
 });
+
+describe('bulk import: a resend of rows in doubt whose upload is refused', () => {
+  it('keeps them unknown, in the report and in the ledger, rather than not_sent', async () => {
+    const rows = ['customer_id,email', 'C-1,c1@example.com', 'C-2,c2@example.com'];
+    const dir = tmpTree({
+      'contacts.csv': `${rows.join('\n')}\n`,
+      'contacts.yaml':
+        'resource: user\nsource: { file: contacts.csv }\nkey: customer_id\nfields: { custom_id: customer_id, email: email }\n',
+      'job.yaml': 'mappings: [contacts.yaml]\n',
+    });
+    // An import of 1 row/s outlives --bulk-timeout (0.01 min): both rows end unknown.
+    sandbox = await startSandbox({ port: 0, rate: 0, bulkRowsPerS: 1 });
+    const { apiKey, url } = sandbox;
+    const env = { ...process.env, ENGAGE_API_KEY: apiKey, ENGAGE_BASE_URL: url };
+    const common = ['--report', 'report.csv', '--state-dir', 'state', '--rate', '1000', '--quiet', '--bulk', 'always'];
+    const statuses = () =>
+      (parse(readFileSync(join(dir, 'report.csv')), { columns: true }) as Record<string, string>[]).map(
+        (l) => `${l.key}:${l.status}`,
+      );
+    expect(await exited(importer(['import', 'job.yaml', ...common, '--bulk-timeout', '0.01'], env, dir))).toBe(1);
+    expect(statuses()).toEqual(['C-1:unknown', 'C-2:unknown']);
+
+    // The service now refuses the key (401): the resend's upload never leaves.
+    const port = Number(new URL(url).port);
+    await sandbox.close();
+    sandbox = await startSandbox({ port, rate: 0, apiKey: `${apiKey.slice(0, -4)}XXXX` });
+    expect(await exited(importer(['resume', '--resend-unknown', ...common], env, dir))).toBe(3);
+    expect(statuses()).toEqual(['C-1:unknown', 'C-2:unknown']);
+    // Still in doubt in the ledger: a plain resume reports them unknown again, and sends nothing.
+    const sent = sandbox.requests.length;
+    await exited(importer(['resume', ...common], env, dir));
+    expect(statuses()).toEqual(['C-1:unknown', 'C-2:unknown']);
+    expect(sandbox.requests.length).toBe(sent);
+  });
+});
