@@ -9,6 +9,7 @@
  * report window, which lets the reader fill the following chunk: both are CPU work that would
  * otherwise slow the upload down while the service has nothing to do.
  */
+import { rm } from 'node:fs/promises';
 import { settleChunk, type RowSettlement } from '../bulk/settle-chunk.js';
 import {
   answerEach,
@@ -58,6 +59,7 @@ export async function runFresh(
   const chunk = await recorded;
   if (chunk === undefined) {
     turn.uploaded();
+    await removeChunkFile(batch.file);
     return answerEach(members, (m) => notUploaded(stage, m, deps.state.stopReason));
   }
   const first = await uploadFileAndWait(run.imports, batch.file, (importId) => {
@@ -65,6 +67,8 @@ export async function runFresh(
     deps.chunks.recordImport(chunk, importId);
   }).finally(turn.uploaded);
   if (first === 'not_sent') {
+    // A resume puts these rows in new chunks: this file is not read again.
+    await removeChunkFile(batch.file);
     await undoIntents(stage, deps.ledger, members);
     return answerEach(members, (m) => notUploaded(stage, m, deps.state.stopReason ?? 'the upload did not leave'));
   }
@@ -142,5 +146,12 @@ async function settleAll(
     );
   }
   await handOff();
-  await settleRows(stage, deps, members, (m) => outcomes[m.position] ?? NOT_IN_CHUNK);
+  // Once every row's outcome is in the ledger, nothing reads the chunk file again (a resume cuts
+  // its re-uploads from it only while rows are still in doubt): it holds the rows' data, so it goes.
+  if (await settleRows(stage, deps, members, (m) => outcomes[m.position] ?? NOT_IN_CHUNK)) await removeChunkFile(file);
+}
+
+/** Deletes a chunk file the run will not read again (gone already: nothing to do). */
+async function removeChunkFile(file: string): Promise<void> {
+  await rm(file, { force: true }).catch(() => undefined);
 }

@@ -9,7 +9,7 @@
  * stopped before it left) is uploaded again, which the importer's upsert makes safe. A set that
  * was never recorded is recorded, then uploaded.
  */
-import { access } from 'node:fs/promises';
+import { access, rm } from 'node:fs/promises';
 import { writeSubChunk } from '../bulk/chunk-file.js';
 import type { ImportAttempt } from '../bulk/settle-chunk.js';
 import type { BulkChunks, BulkSubImport } from '../ledger/bulk-chunks.js';
@@ -76,7 +76,23 @@ export function reuploader(deps: ReuploadDeps): Reuploader {
 
     const sub = deps.subFile();
     const gone = await cutSubChunk(deps.file, positions, sub);
-    if (gone !== undefined) return gone;
+    if (gone !== undefined) {
+      await rm(sub, { force: true }).catch(() => undefined);
+      return gone;
+    }
+    try {
+      return await uploadSet(positions, known, sub);
+    } finally {
+      // Read only by its own upload: a resume cuts the set again from the chunk file.
+      await rm(sub, { force: true }).catch(() => undefined);
+    }
+  }
+
+  async function uploadSet(
+    positions: readonly number[],
+    known: BulkSubImport | undefined,
+    sub: string,
+  ): Promise<ImportAttempt> {
     let number: number;
     try {
       // The set's rows are committed before its upload leaves.

@@ -14,14 +14,14 @@ type SettleDeps = Pick<SendDeps, 'ledger' | 'state' | 'cascade' | 'reject'>;
 
 /**
  * The members' outcomes: in the ledger first (one write for the chunk), then each row's report
- * line and its effect on later stages.
+ * line and its effect on later stages. Answers whether the ledger recorded them.
  */
 export async function settleRows(
   stage: StageInfo,
   deps: SettleDeps,
   members: readonly Member[],
   outcomeOf: (m: Member) => RowSettlement,
-): Promise<void> {
+): Promise<boolean> {
   const answers = members.map((m) => answerOf(stage, deps, m.row, outcomeOf(m)));
   let note = '';
   try {
@@ -37,6 +37,7 @@ export async function settleRows(
     if (reject !== undefined) await deps.reject(m.row, reject);
     m.resolve(settled({ ...line, message: record.outcome.message + note }, effect));
   }
+  return note === '';
 }
 
 /** One row's outcome as the ledger records it, its report line (without the ledger's note) and its effect. */

@@ -1,3 +1,5 @@
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 /**
  * The bulk path end to end through the command line against the sandbox: a job of products and
  * contacts by bulk, then events per row; and the invariant: on the same generated files and the
@@ -92,6 +94,12 @@ describe('bulk imports end to end', () => {
     );
     expect(r.stderr).toContain(`70 × [failed] bulk import …: ${REFUSED}`);
     expect(r.sandbox.state.users()).toHaveLength(322);
+    // The chunk files and the re-uploads cut from them held the rows' data: none is left behind.
+    const runs = join(dir, 'state-report.csv', 'runs');
+    const left = readdirSync(runs).flatMap((run) =>
+      existsSync(join(runs, run, 'bulk')) ? readdirSync(join(runs, run, 'bulk')) : [],
+    );
+    expect(left).toEqual([]);
   }, 60_000);
 
   it('the invariant: per row and by bulk, every input line gets the same status (rows only the service refuses included)', async () => {
