@@ -1,5 +1,5 @@
-import { createReadStream } from 'node:fs';
-import { resolve } from 'node:path';
+import { createReadStream, realpathSync } from 'node:fs';
+import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Argv } from 'yargs';
 import { RESOURCES } from '../config/mapping-schema.js';
@@ -34,7 +34,8 @@ function stateOptions(y: Argv) {
     .option('resource', { choices: RESOURCES, describe: 'forget: the resource to forget' })
     .option('key', {
       type: 'string',
-      describe: 'forget: only this key (a custom_id, an id, or an event identity from the export)',
+      describe:
+        "forget: only this key (a custom_id or an id, as custom_id=K or id=K when both are held; a deal create's custom_id; an event identity from the export)",
     })
     .option('json', { type: 'boolean', default: false, describe: 'show: print JSON on stdout' })
     .example('$0 state show', 'What the nightly job remembers')
@@ -121,7 +122,13 @@ async function runState(args: StateArgs, io: CliIo): Promise<number> {
   const state = openExisting(stateFile, io, 'read');
   try {
     if (args.action === 'export') {
-      const rows = await exportState(state, resolve(io.cwd, args.file!));
+      const target = resolve(io.cwd, args.file!);
+      if (isInside(target, stateDir))
+        throw new ConfigError(
+          'USAGE',
+          `state export: ${args.file} is inside the state directory ${show(stateDir)}, beside the state and the run ledgers it could overwrite: write the export somewhere else`,
+        );
+      const rows = await exportState(state, target);
       io.stderr.write(
         `Exported ${rows.toLocaleString('en-US')} rows of the sync state of ${show(state.job)} to ${args.file}.\n`,
       );
@@ -142,6 +149,20 @@ async function runState(args: StateArgs, io: CliIo): Promise<number> {
   } finally {
     state.close();
   }
+}
+
+/** Whether `path` is `folder` or inside it, links followed where they exist. */
+function isInside(path: string, folder: string): boolean {
+  const real = (p: string): string => {
+    try {
+      return realpathSync(p);
+    } catch {
+      // Not there (yet): its folder decides.
+      return dirname(p) === p ? p : join(real(dirname(p)), basename(p));
+    }
+  };
+  const rel = relative(real(folder), real(path));
+  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
 function openExisting(file: string, io: CliIo, mode: 'read' | 'write'): SyncState {

@@ -6,6 +6,7 @@ import { SyncError } from '../errors.js';
 import { displayPath } from '../ledger/_display-path.js';
 import { guardState, openStateDb, quickCheckState, type Db, type StatePlace } from './_state-db.js';
 import type { LedgerSyncFeed } from './ledger-feed.js';
+import { identityHash } from './request-hash.js';
 import type { SyncKey, SyncKind } from './sync-key.js';
 
 /** Marks the run of an event identity whose outcome was unknown (see `classifyRow`). */
@@ -288,12 +289,31 @@ export class SyncState {
           this.#db.prepare(`DELETE FROM mappings WHERE resource = ?`).run(resource);
           return n;
         }
+        // A bare key names `custom_id=K` or `id=K`; when the state holds both (a deal updated by
+        // id 42 and another with custom_id 42), guessing could forget the wrong one.
+        const bare = !/^(custom_id|id)=/.test(key);
+        const named = bare ? [`custom_id=${key}`, `id=${key}`] : [key];
+        const held = named.filter(
+          (k) =>
+            this.#db.prepare(`SELECT 1 FROM entities WHERE resource = ? AND key = ?`).get(resource, k) !== undefined,
+        );
+        if (held.length > 1)
+          throw new SyncError(
+            'SYNC_STATE',
+            `the sync state holds both ${held.join(' and ')} for ${resource}: say which with --key ${held.join(' or --key ')}`,
+          );
         const entities = this.#db
-          .prepare(`DELETE FROM entities WHERE resource = ? AND key IN (?, ?, ?)`)
-          .run(resource, key, `custom_id=${key}`, `id=${key}`).changes;
-        const events = /^[0-9a-f]{64}$/i.test(key)
-          ? this.#db.prepare(`DELETE FROM events WHERE resource = ? AND identity = unhex(?)`).run(resource, key).changes
-          : 0;
+          .prepare(`DELETE FROM entities WHERE resource = ? AND key IN (?, ?)`)
+          .run(resource, key, held[0] ?? key).changes;
+        // Events by identity hash; a deal create by the custom_id it was created with.
+        const identities = [key, ...(resource === 'deal' ? [identityHash('deal', [named[0]!])] : [])].filter((k) =>
+          /^[0-9a-f]{64}$/i.test(k),
+        );
+        let events = 0;
+        for (const identity of identities)
+          events += this.#db
+            .prepare(`DELETE FROM events WHERE resource = ? AND identity = unhex(?)`)
+            .run(resource, identity).changes;
         return entities + events;
       })(),
     );

@@ -95,6 +95,19 @@ describe('engage-import state', () => {
     expect(readFileSync(join(dir, 'state.ndjson'), 'utf8').trim().split('\n')).toHaveLength(7);
   });
 
+  it('export refuses a file inside the state directory, the state file itself included, and changes nothing', async () => {
+    const { dir, stateFile } = project();
+    const before = readFileSync(stateFile);
+    for (const target of [stateFile, '.engage-import/state.ndjson']) {
+      const r = await runCli(['state', 'export', target], { cwd: dir });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('is inside the state directory .engage-import, beside the state and the run ledgers');
+    }
+    expect(readFileSync(stateFile).equals(before)).toBe(true);
+    expect(existsSync(join(dir, '.engage-import/state.ndjson'))).toBe(false);
+    expect((await runCli(['state', 'show'], { cwd: dir })).code).toBe(0);
+  });
+
   it('refuses a state of a newer format and a damaged one, and says nothing was sent', async () => {
     const { dir, stateFile } = project();
     const db = new Database(stateFile);

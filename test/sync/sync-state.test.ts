@@ -3,6 +3,7 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { classifyRow } from '../../src/sync/classify.js';
 import { SyncState } from '../../src/sync/sync-state.js';
+import { identityHash } from '../../src/sync/request-hash.js';
 import type { SyncKey } from '../../src/sync/sync-key.js';
 import type { SyncDelta } from '../../src/sync/ledger-feed.js';
 import { fakeFeed, hex, tempState } from './_feed.js';
@@ -180,6 +181,28 @@ describe('SyncState.apply and lookup', () => {
     expect(state.forget('deal', '42')).toBe(1);
     expect(state.forget('event', hex('e'))).toBe(1);
     expect(state.forget('user')).toBe(1);
+    expect(state.counts()).toEqual([]);
+  });
+
+  it('asks which key when a bare --key names both a custom_id and an id, and forgets a deal create by its custom_id', () => {
+    const { state } = setUp();
+    state.apply(
+      fakeFeed('r1', [
+        { resource: 'deal', kind: 'entity', key: 'id=42', hash: hex('1') },
+        { resource: 'deal', kind: 'entity', key: 'custom_id=42', hash: hex('2') },
+        { resource: 'deal', kind: 'event', key: identityHash('deal', ['custom_id=D-7']), hash: hex('3') },
+      ]),
+    );
+    expect(() => state.forget('deal', '42')).toThrow(
+      'the sync state holds both custom_id=42 and id=42 for deal: say which with --key custom_id=42 or --key id=42',
+    );
+    expect(state.counts()).toEqual([
+      { resource: 'deal', kind: 'entity', count: 2 },
+      { resource: 'deal', kind: 'event', count: 1 },
+    ]);
+    expect(state.forget('deal', 'id=42')).toBe(1);
+    expect(state.forget('deal', '42')).toBe(1);
+    expect(state.forget('deal', 'D-7')).toBe(1);
     expect(state.counts()).toEqual([]);
   });
 });
