@@ -7,7 +7,7 @@ import { RESOURCES } from '../config/mapping-schema.js';
 import { SyncError } from '../errors.js';
 import { displayPath } from '../ledger/_display-path.js';
 import { STATE_FORMAT, toStateError } from './_state-db.js';
-import type { SyncState } from './sync-state.js';
+import type { StateTarget, SyncState } from './sync-state.js';
 
 /**
  * The NDJSON form of a sync state (`state export` / `state import`), so a job that runs in a
@@ -31,6 +31,8 @@ const Header = z.object({
   version: z.number().int().positive(),
   job: z.string(),
   exported_at: z.string(),
+  // Where the state's rows were sent (base URL, API key fingerprint); absent when no run had yet.
+  target: z.strictObject({ baseUrl: z.string().min(1), keyFingerprint: z.string().min(1) }).optional(),
 });
 const Line = z.discriminatedUnion('type', [
   z.strictObject({
@@ -80,7 +82,14 @@ export async function exportState(state: SyncState, file: string, now: () => Dat
   try {
     db.exec('BEGIN'); // a read snapshot across the tables (WAL: runs may go on writing meanwhile)
     try {
-      await put({ format: FORMAT_NAME, version: STATE_FORMAT, job: state.job, exported_at: now().toISOString() });
+      const target = state.target();
+      await put({
+        format: FORMAT_NAME,
+        version: STATE_FORMAT,
+        job: state.job,
+        exported_at: now().toISOString(),
+        ...(target !== undefined && { target }),
+      });
       for (const r of db
         .prepare(`SELECT resource, key, hex(hash) AS hash, run_id, at FROM entities ORDER BY resource, key`)
         .iterate() as IterableIterator<Record<string, string>>) {
@@ -137,6 +146,34 @@ export async function exportState(state: SyncState, file: string, now: () => Dat
 }
 
 /**
+ * The export says which account its rows were sent to: a state that has none takes it, so its
+ * runs refuse another target; a state that sends elsewhere refuses the import, since its runs
+ * would skip rows as `unchanged` that its own account never got.
+ */
+function adoptTarget(state: SyncState, target: StateTarget | undefined, refuse: (why: string) => SyncError): void {
+  if (target === undefined) return;
+  const own = state.target();
+  if (own === undefined) {
+    state.db
+      .prepare(
+        `INSERT INTO meta (key, value) VALUES ('target', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
+      )
+      .run(JSON.stringify({ baseUrl: target.baseUrl, keyFingerprint: target.keyFingerprint }));
+    return;
+  }
+  const other =
+    own.baseUrl !== target.baseUrl
+      ? `the base URL ${target.baseUrl}, while this state sends to ${own.baseUrl}`
+      : own.keyFingerprint !== target.keyFingerprint
+        ? 'another API key (another account?) than this state'
+        : undefined;
+  if (other !== undefined)
+    throw refuse(
+      `its rows were sent with ${other}: runs with it would skip rows that this account never got. Import it into the state directory of its own target`,
+    );
+}
+
+/**
  * Replaces the whole state with the content of an NDJSON export, in one transaction: a file of
  * a newer format, or one that is damaged or cut short, is refused with its line and the state
  * is left as it was. Streams the file; returns the number of rows read.
@@ -187,6 +224,7 @@ export async function importState(state: SyncState, file: string, cwd: string): 
             `written by a newer engage-import (format ${header.data.version}; this one reads format ${STATE_FORMAT}); use that version or a newer one`,
           );
         }
+        adoptTarget(state, header.data.target, (why) => refuse(1, why));
         continue;
       }
       const parsed = Line.safeParse(value);

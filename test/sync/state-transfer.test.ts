@@ -32,6 +32,31 @@ function filled() {
 }
 
 describe('state export and import', () => {
+  it('carries the account the rows were sent to: a fresh state takes it, a state of another account refuses the file', async () => {
+    const a = filled();
+    const accountA = { baseUrl: 'https://a.example.com/api/public/', keyFingerprint: 'fp-a' };
+    a.state.checkTarget(accountA, true);
+    const file = join(a.dir, 'state.ndjson');
+    await exportState(a.state, file, NOW);
+    expect(JSON.parse(readFileSync(file, 'utf8').split('\n')[0]!)).toMatchObject({ target: accountA });
+
+    const fresh = setUp();
+    await importState(fresh.state, file, fresh.dir);
+    expect(fresh.state.target()).toEqual(accountA);
+    // A run against account B is then refused, as with the state it was exported from.
+    expect(() => fresh.state.checkTarget({ ...accountA, keyFingerprint: 'fp-b' }, true)).toThrow(
+      'another API key (another account?)',
+    );
+
+    const other = setUp();
+    other.state.apply(fakeFeed('b1', [{ resource: 'user', kind: 'entity', key: 'custom_id=KEEP', hash: hex('2') }]));
+    other.state.checkTarget({ ...accountA, keyFingerprint: 'fp-b' }, true);
+    await expect(importState(other.state, file, other.dir)).rejects.toThrow(
+      'state.ndjson:1: its rows were sent with another API key (another account?) than this state: runs with it would skip rows that this account never got. Import it into the state directory of its own target; the sync state was not changed',
+    );
+    expect(other.state.counts()).toEqual([{ resource: 'user', kind: 'entity', count: 1 }]);
+  });
+
   it('writes NDJSON with a header and an end line, and reads it back into another state', async () => {
     const a = filled();
     const file = join(a.dir, 'state.ndjson');
