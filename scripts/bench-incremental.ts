@@ -23,7 +23,7 @@ import { startSandbox } from '../src/sandbox/index.js';
 import type { RequestLogEntry } from '../src/sandbox/request-log.js';
 import {
   createSyncKeyer,
-  mappingFingerprint,
+  resourceFingerprints,
   syncStateFile,
   SyncState,
   type LedgerSyncFeed,
@@ -99,9 +99,7 @@ async function seedState(): Promise<void> {
   const feed: LedgerSyncFeed = {
     runId: 'night-1',
     finished: true,
-    fingerprints: Object.fromEntries(
-      job.mappings.map((m) => [m.resource, mappingFingerprint(m, { dealUpdateMethod: 'PATCH' })]),
-    ),
+    fingerprints: resourceFingerprints(job.mappings, { dealUpdateMethod: 'PATCH' }),
     deltasAfter: (after, limit) => deltas.slice(after, after + limit),
   };
   const state = SyncState.open(syncStateFile(STATE, job.file), job.file, { cwd: DIR, mode: 'write' })!;

@@ -4,7 +4,7 @@ import {
   catchUp,
   createRunClassifier,
   createSendAllClassifier,
-  mappingFingerprint,
+  resourceFingerprints,
   syncStateFile,
   SyncState,
   type RunClassifier,
@@ -57,9 +57,7 @@ export async function openRunSync(
   try {
     if (ledger.identity.target !== undefined) state.checkTarget(ledger.identity.target, true);
     catchUp(state, stateDir, (runDir) => openSyncFeed(runDir, { cwd }), { cwd });
-    await ledger.recordFingerprints(
-      Object.fromEntries(job.mappings.map((m) => [m.resource, mappingFingerprint(m, requestOptions)])),
-    );
+    await ledger.recordFingerprints(resourceFingerprints(job.mappings, requestOptions));
   } catch (error) {
     state.close();
     throw error;

@@ -1,6 +1,6 @@
 export { createSyncKeyer, type SyncKey } from './sync-key.js';
 export type { Classification, SyncMode } from './classify.js';
-export { mappingFingerprint } from './mapping-fingerprint.js';
+export { resourceFingerprints } from './mapping-fingerprint.js';
 export { SyncState } from './sync-state.js';
 export { syncStateFile, listSyncStateFiles } from './state-file.js';
 export { exportState, importState } from './state-transfer.js';

@@ -7,7 +7,7 @@ import {
   type SyncMode,
   type SyncStatus,
 } from './classify.js';
-import { mappingFingerprint } from './mapping-fingerprint.js';
+import { resourceFingerprints } from './mapping-fingerprint.js';
 import { RunKeys, type RowPlace } from './run-keys.js';
 import { createSyncKeyer, entityKeyOf, type KeyedRow, type SyncKey } from './sync-key.js';
 import { DOUBT_PREFIX, type SyncState } from './sync-state.js';
@@ -64,7 +64,6 @@ export function createRunClassifier(options: RunClassifierOptions): RunClassifie
   const tallies: {
     file: string;
     mapping: ResolvedMapping;
-    fingerprint: string;
     counts: Record<SyncStatus, number>;
     entities: number;
     events: number;
@@ -76,7 +75,6 @@ export function createRunClassifier(options: RunClassifierOptions): RunClassifie
       const tally = {
         file,
         mapping,
-        fingerprint: mappingFingerprint(mapping, options.requestOptions),
         counts: zeroCounts(),
         entities: 0,
         events: 0,
@@ -145,13 +143,18 @@ export function createRunClassifier(options: RunClassifierOptions): RunClassifie
     },
     notes() {
       const out: string[] = [];
+      // The state keeps one fingerprint per resource, of all the job's mappings of it together.
+      const current = resourceFingerprints(
+        tallies.map((t) => t.mapping),
+        options.requestOptions,
+      );
       for (const t of tallies) {
         const note = mappingChangeNote(
           t.file,
           t.entities >= t.events ? 'entity' : 'event',
           t.counts,
           options.state?.mappingFingerprint(t.mapping.resource),
-          t.fingerprint,
+          current[t.mapping.resource]!,
         );
         if (note !== undefined) out.push(note);
       }

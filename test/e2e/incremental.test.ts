@@ -321,3 +321,29 @@ describe('incremental runs against the sandbox', () => {
     expect(requestsSince(before)).toEqual(['POST users/update_or_create/ C-2', 'POST users-by-id/C-2/events/ E-2']);
   });
 });
+
+describe('two mappings of one resource', () => {
+  it('neither mapping changed: the preview says nothing of mappings when most rows of one file changed', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const dir = tmpTree({
+      'job.yaml': 'mappings: [crm.yaml, phones.yaml]\n',
+      'crm.yaml': 'resource: user\nsource: { file: crm.csv }\nkey: id\nfields: { custom_id: id, email: email }\n',
+      'phones.yaml':
+        'resource: user\nsource: { file: phones.csv }\nkey: id\nfields: { custom_id: id, phone_number: phone }\n',
+      'crm.csv': 'id,email\nC-1,a@example.com\nC-2,b@example.com\nC-3,c@example.com\n',
+      'phones.csv': 'id,phone\nC-1,+33612345678\n',
+    });
+    expect((await run(dir)).code).toBe(0);
+    writeFileSync(join(dir, 'crm.csv'), 'id,email\nC-1,a2@example.com\nC-2,b2@example.com\nC-3,c@example.com\n');
+    const preview = await runCli(['validate', 'job.yaml', '--incremental', '--state-dir', 'state'], { cwd: dir });
+    expect(preview.code).toBe(0);
+    expect(preview.stderr).not.toContain('its mapping changed');
+    // Changing one of them does bring the note, for the file whose rows mostly changed.
+    writeFileSync(
+      join(dir, 'crm.yaml'),
+      'resource: user\nsource: { file: crm.csv }\nkey: id\nfields: { custom_id: id, email: email, first_name: { value: X } }\n',
+    );
+    const changed = await runCli(['validate', 'job.yaml', '--incremental', '--state-dir', 'state'], { cwd: dir });
+    expect(changed.stderr).toContain('crm.csv: most rows changed (3 of 3) and its mapping changed');
+  });
+});
