@@ -19,7 +19,16 @@ export const BULK_LIST_SEPARATOR = '|';
 export interface BulkColumn {
   readonly field: string;
   readonly header: string;
+  /** The importer reads the cell as a list, split on `|` (a contact's tags, a deal's participants). */
+  readonly list?: boolean;
 }
+
+/** The fields each importer splits into a list: any other value there is sent per row, where the API says what it makes of it. */
+const LIST_FIELDS: Readonly<Record<'user' | 'product' | 'deal', ReadonlySet<string>>> = {
+  user: new Set(['tags']),
+  product: new Set(),
+  deal: new Set(['participants', 'products', 'products_custom_id']),
+};
 
 /** Why a payload cannot be written as a bulk line. */
 export type UnwritableReason =
@@ -28,6 +37,7 @@ export type UnwritableReason =
   | 'empty-list'
   | 'separator-in-list'
   | 'nested-list'
+  | 'not-a-list'
   | 'unknown-field';
 
 export type BulkLine =
@@ -53,12 +63,20 @@ export function payloadLine(columns: readonly BulkColumn[], payload: Readonly<Re
       return { ok: false, field, reason: 'unknown-field', message: `${field}: no bulk column for this field` };
   }
   const cells: string[] = [];
-  for (const { field } of columns) {
+  for (const { field, list } of columns) {
     const value = payload[field];
     if (value === undefined) {
       cells.push('');
       continue;
     }
+    // The importer would split a text on `|` and accept it as a list, where a request refuses it.
+    if (list === true && !Array.isArray(value))
+      return {
+        ok: false,
+        field,
+        reason: 'not-a-list',
+        message: 'the bulk importer reads this field as a list; a single value goes per row',
+      };
     const cell = cellText(value);
     if (typeof cell !== 'string') return { ok: false, field, ...cell };
     cells.push(cell);
@@ -121,8 +139,10 @@ export function bulkColumns(
   headers: Readonly<Record<string, string>> = {},
 ): { readonly columns: BulkColumn[] } | { readonly missingHeaders: string[] } {
   const fields = [...new Set(targets.map((t) => t.split('.')[0]!))];
-  if (resource !== 'deal') return { columns: fields.map((field) => ({ field, header: headers[field] ?? field })) };
+  const column = (field: string, header: string): BulkColumn =>
+    LIST_FIELDS[resource].has(field) ? { field, header, list: true } : { field, header };
+  if (resource !== 'deal') return { columns: fields.map((field) => column(field, headers[field] ?? field)) };
   const missing = fields.filter((f) => headers[f] === undefined || headers[f] === '');
   if (missing.length > 0) return { missingHeaders: missing };
-  return { columns: fields.map((field) => ({ field, header: headers[field]! })) };
+  return { columns: fields.map((field) => column(field, headers[field]!)) };
 }

@@ -107,10 +107,16 @@ export async function runLive(
       { ...payloadOptionsToCompare(payloadOptions, run.identity), ...(mode !== undefined && { sync: mode }) },
       target,
     );
-    // As for a new run: a state the resume could not trust is refused before the ledger is
-    // opened (or a finished run reopened), so the refusal sends nothing and changes no run.
-    checkSyncState(job, stateDir, identity.target, io.cwd);
+    // The run's own identity is compared first (it says which of base URL and key differs).
     ledger = await openForResume(run.runDir, identity, { cwd: io.cwd });
+    // Then, as for a new run, a state the resume could not trust is refused before anything is
+    // sent or a finished run reopened, so the refusal leaves the run as it was.
+    try {
+      checkSyncState(job, stateDir, identity.target, io.cwd);
+    } catch (error) {
+      await ledger.close();
+      throw error;
+    }
     const counts = ledger.counts();
     if (run.finished && rowsInDoubt(counts) === 0) {
       await ledger.close();

@@ -83,6 +83,37 @@ describe('cellText', () => {
   });
 });
 
+describe('a field the importer reads as a list', () => {
+  const columns = (bulkColumns('user', ['custom_id', 'tags']) as { columns: BulkColumn[] }).columns;
+
+  it('is marked, for contacts (tags) and deals (participants, products, products_custom_id)', () => {
+    expect(columns).toEqual([
+      { field: 'custom_id', header: 'custom_id' },
+      { field: 'tags', header: 'tags', list: true },
+    ]);
+    const deal = bulkColumns('deal', ['participants', 'name'], { participants: 'Participants', name: 'Name' });
+    expect(deal).toEqual({
+      columns: [
+        { field: 'participants', header: 'Participants', list: true },
+        { field: 'name', header: 'Name' },
+      ],
+    });
+  });
+
+  it('takes a list; a single text (which the importer would split on |, and a request refuses) goes per row', () => {
+    expect(payloadLine(columns, { custom_id: 'C-1', tags: ['vip', 'gold'] })).toEqual({
+      ok: true,
+      text: 'C-1,vip|gold\n',
+    });
+    expect(payloadLine(columns, { custom_id: 'C-1', tags: 'vip|gold' })).toMatchObject({
+      ok: false,
+      field: 'tags',
+      reason: 'not-a-list',
+    });
+    expect(payloadLine(columns, { custom_id: 'C-1', tags: 'vip' })).toMatchObject({ ok: false, reason: 'not-a-list' });
+  });
+});
+
 describe('bulkColumns', () => {
   it('users and products: the top-level field names once each, in mapping order', () => {
     expect(bulkColumns('user', ['custom_id', 'email', 'prefs.a', 'prefs.b'])).toEqual({

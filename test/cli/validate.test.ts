@@ -194,7 +194,7 @@ describe('engage-import validate', () => {
     it('deals the live import would send by bulk without their header names: refused before reading, as the import is', async () => {
       const dir = tmpTree({
         'd.yaml':
-          'resource: deal\noperation: create\nsource: { file: d.csv }\nkey: id\nfields: { name: name, pipeline_id: { column: p, type: integer }, deal_stage_id: { column: s, type: integer } }\n',
+          'resource: deal\noperation: update_or_create\nsource: { file: d.csv }\nkey: id\nfields: { custom_id: id, name: name, pipeline_id: { column: p, type: integer }, deal_stage_id: { column: s, type: integer } }\n',
         'd.csv': 'id,name,p,s\n1,A,1,1\n',
       });
       const r = await runCli(['validate', 'd.yaml', '--report', 'r.csv', '--bulk', 'always'], { cwd: dir });
