@@ -35,7 +35,7 @@ export function withDuplicateCreates(
   keyOf: (row: SendableRow) => string | undefined,
   toChunk: Send,
   perRow: Send,
-): Send {
+): { readonly send: Send; readonly learn: (row: SendableRow, entry: LedgerEntry) => void } {
   /** Key → the line that created its record, or the settling of the last row that carries it. */
   const keys = new Map<string, number | Promise<Creator>>();
 
@@ -55,7 +55,13 @@ export function withDuplicateCreates(
       () => undefined,
     );
 
-  return (row, before) => {
+  /** A row a resumed run reported from its ledger: one that created its record makes later rows with its key duplicates. */
+  const learn = (row: SendableRow, entry: LedgerEntry): void => {
+    const key = keyOf(row);
+    if (key !== undefined && entry.state === 'ok' && !keys.has(key)) keys.set(key, row.line);
+  };
+
+  const send: Send = (row, before) => {
     const key = keyOf(row);
     if (key === undefined) return toChunk(row, before);
     const earlier = keys.get(key);
@@ -74,6 +80,7 @@ export function withDuplicateCreates(
     );
     return answer;
   };
+  return { send, learn };
 }
 
 /** The row a per-row create would have seen refused: recorded, rejected and reported as such, not sent. */

@@ -55,10 +55,11 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
   const sendToChunk: Send = (row, before) => toChunk(chunking, row, before);
 
   // Products are created per row: a later row with a custom_id already in the stage is not uploaded.
-  const send =
+  const duplicates =
     stage.mapping.resource === 'product'
       ? withDuplicateCreates(stage, deps, (row) => plan.keyOf(row.payload), sendToChunk, sendPerRow)
-      : sendToChunk;
+      : undefined;
+  const send = duplicates?.send ?? sendToChunk;
 
   return {
     // One chunk's rows wait for their import while the next chunk is read, written and recorded,
@@ -69,6 +70,7 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
     send,
     flush: (reason) => queue.flush(reason),
     readingPause: () => queue.uploadLeaving,
+    ...(duplicates !== undefined && { answeredFromLedger: duplicates.learn }),
   };
 }
 

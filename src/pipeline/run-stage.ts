@@ -139,6 +139,7 @@ function decideWithoutSending(
   );
   if (decision.kind === 'report' && before !== undefined) {
     // Resumed run: this row has its outcome already; never send it again.
+    run.strategy.answeredFromLedger?.(row, before);
     const effect =
       before.state === 'ok'
         ? run.cascade.succeeded(row, before.id ?? undefined)

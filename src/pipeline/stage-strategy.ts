@@ -61,4 +61,10 @@ export interface StageStrategy {
    * the reading would take the CPU from it (the next chunk has the whole import to fill).
    */
   readingPause?(): Promise<void> | undefined;
+  /**
+   * Optional: a resumed run reported this row from its ledger (`ok` or `failed` before the crash)
+   * without sending it. A strategy that remembers the stage's keys learns it here (a product an
+   * earlier run of this stage created makes a later row with its custom_id a duplicate create).
+   */
+  answeredFromLedger?(row: SendableRow, entry: LedgerEntry): void;
 }

@@ -4,7 +4,7 @@
  * per row when none did (the earlier row failed, or its outcome is unknown).
  */
 import { describe, expect, it } from 'vitest';
-import type { Outcome } from '../../src/ledger/index.js';
+import type { LedgerEntry, Outcome } from '../../src/ledger/index.js';
 import { withDuplicateCreates } from '../../src/pipeline/bulk-duplicate-creates.js';
 import { settled, type Settled } from '../../src/pipeline/report-window.js';
 import type { SendableRow, StageInfo } from '../../src/pipeline/stage-strategy.js';
@@ -32,7 +32,7 @@ function harness(answers: Record<number, ReportLine['status']>) {
         ),
       );
     };
-  const send = withDuplicateCreates(
+  const { send, learn } = withDuplicateCreates(
     stage,
     {
       ledger: { recordOutcome: async (_s: number, line: number, o: Outcome) => void recorded.push([line, o]) },
@@ -49,7 +49,7 @@ function harness(answers: Record<number, ReportLine['status']>) {
     for (const w of waiting.splice(0)) w();
     await new Promise((r) => setTimeout(r, 0));
   };
-  return { send, sent, recorded, rejected, state, release };
+  return { send, learn, sent, recorded, rejected, state, release };
 }
 
 describe('duplicate product custom_ids on the bulk path', () => {
@@ -83,6 +83,20 @@ describe('duplicate product custom_ids on the bulk path', () => {
     expect(statuses).toEqual(['failed', 'unknown', 'ok', 'ok', 'failed']);
     expect((await third).line.message).toContain('(line 4 of this file created it');
     expect(h.sent).toHaveLength(4);
+  });
+
+  it('a resume learns the products its run created before the crash: a later row with that key is failed, not uploaded', async () => {
+    const h = harness({ 5: 'ok' });
+    // Line 2 was reported from the ledger (ok before the crash); line 3 failed then: it created nothing.
+    h.learn(row(2, 'A'), { state: 'ok' } as LedgerEntry);
+    h.learn(row(3, 'B'), { state: 'failed' } as LedgerEntry);
+    const a = h.send(row(4, 'A'), undefined);
+    const b = h.send(row(5, 'B'), undefined);
+    await h.release();
+    expect((await a).line).toMatchObject({ status: 'failed' });
+    expect((await a).line.message).toContain('(line 2 of this file created it');
+    expect((await b).line.status).toBe('ok');
+    expect(h.sent).toEqual(['chunk 5']);
   });
 
   it('the run stopped while the later row waited: not_sent, as the per-row path says of rows after a stop', async () => {

@@ -5,8 +5,13 @@
  * line the same status: the bulk path never uploads a later row with a key, and reports it failed
  * as the per-row create is, naming the line that created the product.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
-import { mulberry32, type Sandbox } from '../../src/sandbox/index.js';
+import { mulberry32, startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { fastClock } from '../helpers/fast-clock.js';
+import { runCli } from '../helpers/run-cli.js';
 import { importOnNewSandbox, requestPaths, type ReportLine } from '../helpers/import-on-sandbox.js';
 import { tmpTree } from '../helpers/tmp.js';
 
@@ -77,4 +82,43 @@ describe('bulk imports: one product custom_id on several rows', () => {
       expect(bulk.stderr).toMatch(/products\.csv\s+product\s+bulk: /);
     }, 60_000);
   }
+});
+
+describe('bulk imports: a product created before an interruption', () => {
+  it('a resume does not upload a later row with its custom_id: failed, as without the interruption', async () => {
+    const lines = ['sku,title'];
+    // More rows than the stage holds at once (2 chunks + 256), so the last is not read before Ctrl-C.
+    for (let i = 0; i < 400; i++) lines.push(`P-${i},Product ${i}`);
+    lines.push('P-0,Overwrite');
+    const dir = tmpTree({
+      'products.csv': `${lines.join('\n')}\n`,
+      'products.yaml':
+        'resource: product\nsource: { file: products.csv }\nkey: sku\nfields: { custom_id: { column: sku, required: true }, name: title }\n',
+      'job.yaml': 'mappings: [products.yaml]\n',
+    });
+    const sandbox = await startSandbox({ port: 0, rate: 0, bulkRowsPerS: 0 });
+    sandboxes.push(sandbox);
+    const args = ['--base-url', sandbox.url, '--report', 'report.csv', '--state-dir', 'state', '--rate', '1000'];
+    const env = { ENGAGE_API_KEY: sandbox.apiKey };
+    const bulk = ['--bulk', 'always', '--bulk-chunk-rows', '4'];
+    // Ctrl-C once three imports have been uploaded: P-0's chunk is done, line 402 not read yet.
+    const controller = new AbortController();
+    const uploads = () => sandbox.requests.filter((q) => q.method === 'POST' && q.path.endsWith('import/')).length;
+    const timer = setInterval(() => uploads() >= 3 && controller.abort('SIGINT'), 1);
+    const first = await runCli(['import', 'job.yaml', ...args, ...bulk], {
+      cwd: dir,
+      env,
+      signal: controller.signal,
+      clock: fastClock(),
+    });
+    clearInterval(timer);
+    expect(first.code).toBe(130);
+    const resumed = await runCli(['resume', ...args, ...bulk], { cwd: dir, env, clock: fastClock() });
+    expect(resumed.code).toBe(1);
+    const report = parse(readFileSync(join(dir, 'report.csv')), { columns: true }) as Line[];
+    expect(report).toHaveLength(401);
+    expect(report.at(-1)).toMatchObject({ line: '402', key: 'P-0', status: 'failed' });
+    expect(report.at(-1)!.message).toContain('(line 2 of this file created it in this run');
+    expect(sandbox.state.products().find((p) => p['custom_id'] === 'P-0')?.['name']).toBe('Product 0');
+  });
 });
