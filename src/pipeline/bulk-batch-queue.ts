@@ -109,6 +109,20 @@ export class BatchQueue {
     this.#chain = Promise.race([importsEnded.promise, work]);
   }
 
+  /**
+   * Once every open batch that holds `key` has settled (the chunk being filled is closed first),
+   * or undefined when none does: a row with that key sent per row must not reach the API before
+   * the import of an earlier row with it, or the import would undo it.
+   */
+  settledWith(key: string): Promise<void> | undefined {
+    const holding = this.#open.filter((b) =>
+      b.kind === 'fresh' ? b.keys.has(key) : b.record.keys.some((k) => k === key),
+    );
+    if (holding.length === 0) return undefined;
+    for (const b of holding) if (b === this.#filling || b === this.#resuming) this.close(b);
+    return Promise.all(holding.map((b) => b.done)).then(() => undefined);
+  }
+
   /** While a batch's turn has come and its upload has not been answered: the stage reads no further row. */
   get uploadLeaving(): Promise<void> | undefined {
     return this.#leaving;

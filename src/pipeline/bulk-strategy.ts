@@ -94,8 +94,14 @@ function toChunk(chunking: Chunking, row: SendableRow, before: LedgerEntry | und
     }
   }
   const line = payloadLine(deps.plan.columns, row.payload);
-  if (!line.ok) return chunking.sendPerRow(row, before);
   const key = deps.plan.keyOf(row.payload);
+  if (!line.ok) {
+    // After the import of any earlier row with its key, which would otherwise overwrite it.
+    const earlier = key === undefined ? undefined : chunking.queue.settledWith(key);
+    return earlier === undefined
+      ? chunking.sendPerRow(row, before)
+      : earlier.then(() => chunking.sendPerRow(row, before));
+  }
   const batch = chunking.queue.batchFor(key, line.text);
   const answer = addRow(batch, row, key, line.text, before);
   chunking.stats.rows++;

@@ -147,3 +147,22 @@ describe('bulk imports end to end', () => {
     expect(p.filter((x) => x.startsWith('POST products/'))).toHaveLength(5);
   }, 60_000);
 });
+
+describe('bulk imports: one key in a chunk and in a later row that goes per row', () => {
+  it('the per-row request waits for the chunk import, so the later row wins, as per row', async () => {
+    const dir = tmpTree({
+      'contacts.csv': 'id,email,tags\nC-1,old@example.com,x\nC-2,two@example.com,y\nC-1,new@example.com,a|b;c\n',
+      'contacts.yaml':
+        'resource: user\nsource: { file: contacts.csv }\nkey: id\nfields:\n  custom_id: id\n  email: email\n  tags: { column: tags, type: list }\n',
+      'job.yaml': 'mappings: [contacts.yaml]\n',
+    });
+    const r = await run(dir, ['--bulk', 'always']);
+    expect(r.report.map((l) => `${l.line} ${l.status}`)).toEqual(['2 ok', '3 ok', '4 ok']);
+    const paths = requestPaths(r.sandbox);
+    // A value holding | cannot be a bulk cell: line 4 went per row, after the import of line 2.
+    expect(paths.findIndex((p) => p.startsWith('POST users/update_or_create/'))).toBeGreaterThan(
+      paths.findLastIndex((p) => p.startsWith('GET import/status/')),
+    );
+    expect(r.sandbox.state.users().find((u) => u['custom_id'] === 'C-1')?.['email']).toBe('new@example.com');
+  });
+});
