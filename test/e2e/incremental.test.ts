@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -345,5 +345,28 @@ describe('two mappings of one resource', () => {
     );
     const changed = await runCli(['validate', 'job.yaml', '--incremental', '--state-dir', 'state'], { cwd: dir });
     expect(changed.stderr).toContain('crm.csv: most rows changed (3 of 3) and its mapping changed');
+  });
+});
+
+describe('the preview says what the next run would send', () => {
+  it('catches the state up with the run ledgers first, when no run holds the state directory', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const job = jobFolder();
+    job.day(['C-1,a@example.com', 'C-2,b@example.com'], ['E-1,C-1,Signed Up']);
+    expect((await run(job.dir)).code).toBe(0);
+    // The state lost what the run sent (deleted here; a kill -9 between the two commits, or a
+    // last apply that failed, leaves the same gap): the run's ledger still has it all.
+    rmSync(join(job.dir, 'state', 'sync'), { recursive: true });
+    const preview = await runCli(
+      ['validate', 'job.yaml', '--incremental', '--state-dir', 'state', '--report', 'preview.csv', '--quiet'],
+      { cwd: job.dir },
+    );
+    expect(preview.code).toBe(0);
+    const lines = parse(readFileSync(join(job.dir, 'preview.csv')), { columns: true }) as Line[];
+    expect(lines.map((l) => `${l.key} ${l.status}`)).toEqual(['C-1 unchanged', 'C-2 unchanged', 'E-1 already_sent']);
+    // The run that follows agrees and sends nothing.
+    const before = sandbox.requests.length;
+    expect((await run(job.dir, ['--incremental'])).code).toBe(0);
+    expect(sandbox.requests.length).toBe(before);
   });
 });
