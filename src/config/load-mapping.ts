@@ -59,10 +59,17 @@ export function resolveMapping(doc: ConfigDocument, overrides: MappingOverrides 
     if (f.bulk_header !== undefined) {
       // One CSV column carries the whole top-level field: its parts must agree on the header.
       const top = path[0]!;
+      // Two fields under one header: the importer would read one column twice, and refuse the file.
+      const other = Object.entries(bulkHeaders).find(([field, header]) => field !== top && header === f.bulk_header);
       if (bulkHeaders[top] !== undefined && bulkHeaders[top] !== f.bulk_header)
         at(
           [...where, 'bulk_header'],
           `field ${JSON.stringify(top)} already has bulk_header ${JSON.stringify(bulkHeaders[top])}`,
+        );
+      else if (other !== undefined)
+        at(
+          [...where, 'bulk_header'],
+          `${JSON.stringify(f.bulk_header)} is already the bulk_header of field ${JSON.stringify(other[0])}: each column of the upload needs its own`,
         );
       else bulkHeaders[top] = f.bulk_header;
     }

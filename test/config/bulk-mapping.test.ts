@@ -37,6 +37,12 @@ describe('mapping bulk: and bulk_header:', () => {
     );
   });
 
+  it('two fields under one bulk_header are refused before anything is read: the upload needs a column each', async () => {
+    await expect(load(DEAL('bulk: true', 'name: { column: title, bulk_header: Deal Id }'))).rejects.toThrow(
+      '"Deal Id" is already the bulk_header of field "custom_id": each column of the upload needs its own',
+    );
+  });
+
   it('bulk: on events is refused: there is no import endpoint', async () => {
     await expect(
       load('resource: event\nsource: { file: e.csv }\nkey: id\nbulk: true\nfields: { user_custom_id: c, name: n }\n'),
