@@ -80,10 +80,18 @@ export async function waitForImport(wait: ImportWait, importId: string): Promise
 }
 
 function timeoutMessage(importId: string, timeoutMs: number, last: ImportStatusReport | undefined): string {
-  const minutes = Math.round(timeoutMs / 60_000);
   const where =
     last === undefined
       ? 'no status read'
       : `last status "${last.status}"${last.succeeded !== undefined && last.totalCount !== undefined ? `, ${(last.succeeded ?? 0) + (last.failed ?? 0)} of ${last.totalCount} rows done` : ''}`;
-  return `import ${importId} did not end within ${minutes >= 1 ? `${minutes} min` : `${timeoutMs} ms`} (${where}); its rows are unknown`;
+  return `import ${importId} did not end within ${timeoutText(timeoutMs)} (${where}); its rows are unknown`;
+}
+
+/** `30 min`, `45 s`, `1 min 30 s`, `600 ms`: as given, never rounded to a minute it was not. */
+function timeoutText(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  const seconds = Math.round(ms / 1000);
+  const minutes = Math.floor(seconds / 60);
+  const rest = seconds - minutes * 60;
+  return [minutes > 0 ? `${minutes} min` : '', rest > 0 ? `${rest} s` : ''].filter(Boolean).join(' ');
 }

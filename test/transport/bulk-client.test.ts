@@ -238,6 +238,19 @@ describe('waitForImport', () => {
     expect(clock.now()).toBeLessThan(61_000);
   });
 
+  it('names a timeout that is not whole minutes as it was given (--bulk-timeout 0.5 is 30 s, not 1 min)', async () => {
+    nock(ORIGIN).get(statusPath).times(100).reply(200, status('running'));
+    for (const [timeoutMs, said] of [
+      [30_000, '30 s'],
+      [90_000, '1 min 30 s'],
+      [600, '600 ms'],
+    ] as const) {
+      const outcome = await make({ timeoutMs }).client.waitForImport(ID);
+      expect(outcome).toMatchObject({ kind: 'timeout' });
+      expect((outcome as { message: string }).message).toContain(`did not end within ${said} (`);
+    }
+  });
+
   it('a 404 on the status: lost (the service does not know the import)', async () => {
     nock(ORIGIN).get(statusPath).reply(404, { detail: 'Not found.' });
     expect(await make().client.waitForImport(ID)).toEqual({
