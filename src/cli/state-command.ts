@@ -7,7 +7,8 @@ import { DEFAULTS } from '../defaults.js';
 import { ConfigError, SyncError } from '../errors.js';
 import { acquireLock } from '../ledger/lock.js';
 import { displayPath } from '../pipeline/display-path.js';
-import { exportState, importState, listSyncStateFiles, syncStateFile, SyncState } from '../sync/index.js';
+import { openSyncFeed } from '../ledger/index.js';
+import { catchUp, exportState, importState, listSyncStateFiles, syncStateFile, SyncState } from '../sync/index.js';
 import { defineCommand, type CliIo, type OptionsOf } from './command.js';
 import { EXIT } from './exit-codes.js';
 
@@ -103,6 +104,9 @@ async function runState(args: StateArgs, io: CliIo): Promise<number> {
     try {
       const state = openExisting(stateFile, io, 'write');
       try {
+        // What runs committed and the state has not applied yet goes in first: applied after the
+        // forget, it would bring the forgotten rows back.
+        catchUp(state, stateDir, (runDir) => openSyncFeed(runDir, { cwd: io.cwd }), { cwd: io.cwd });
         const n = state.forget(args.resource!, args.key);
         const what = args.key === undefined ? `every ${args.resource} row` : `${args.resource} ${args.key}`;
         io.stderr.write(

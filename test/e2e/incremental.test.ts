@@ -1,4 +1,5 @@
 import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -368,5 +369,28 @@ describe('the preview says what the next run would send', () => {
     const before = sandbox.requests.length;
     expect((await run(job.dir, ['--incremental'])).code).toBe(0);
     expect(sandbox.requests.length).toBe(before);
+  });
+});
+
+describe('state forget', () => {
+  it('applies what runs committed first, so a row the state had not applied yet is forgotten too', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const job = jobFolder();
+    job.day(['C-1,a@example.com', 'C-2,b@example.com'], []);
+    expect((await run(job.dir)).code).toBe(0);
+    // The state missed the run's rows (a kill -9 between the ledger's commit and its own).
+    const [file] = readdirSync(join(job.dir, 'state', 'sync')).filter((f) => f.endsWith('.sqlite'));
+    const db = new Database(join(job.dir, 'state', 'sync', file!));
+    db.exec('DELETE FROM entities; UPDATE applied SET seq = 0, complete = 0;');
+    db.close();
+    const forget = await runCli(['state', 'forget', '--resource', 'user', '--key', 'C-1', '--state-dir', 'state'], {
+      cwd: job.dir,
+    });
+    expect(forget.stderr).toContain('Forgot user C-1 (1 row)');
+    const before = sandbox.requests.length;
+    const next = await run(job.dir, ['--incremental']);
+    expect(next.status('C-1')).toEqual(['ok']);
+    expect(next.status('C-2')).toEqual(['unchanged']);
+    expect(requestsSince(before)).toEqual(['POST users/update_or_create/ C-1']);
   });
 });
