@@ -1,4 +1,4 @@
-import { createReadStream, realpathSync } from 'node:fs';
+import { createReadStream, existsSync, realpathSync, rmSync } from 'node:fs';
 import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Argv } from 'yargs';
@@ -82,8 +82,10 @@ async function runState(args: StateArgs, io: CliIo): Promise<number> {
     const file = resolve(io.cwd, args.file!);
     const job = args.job !== undefined ? resolve(io.cwd, args.job) : await jobNamedIn(file, show(file));
     const lock = acquireLock(stateDir, { cwd: io.cwd });
+    const stateFile = syncStateFile(stateDir, job);
+    const existed = existsSync(stateFile);
     try {
-      const state = SyncState.open(syncStateFile(stateDir, job), job, { cwd: io.cwd, mode: 'write', check: false })!;
+      const state = SyncState.open(stateFile, job, { cwd: io.cwd, mode: 'write', check: false })!;
       try {
         const rows = await importState(state, file, io.cwd);
         io.stderr.write(
@@ -92,6 +94,10 @@ async function runState(args: StateArgs, io: CliIo): Promise<number> {
       } finally {
         state.close();
       }
+    } catch (error) {
+      // "The sync state was not changed": a state the refused import created is not left behind.
+      if (!existed) for (const f of [stateFile, `${stateFile}-wal`, `${stateFile}-shm`]) rmSync(f, { force: true });
+      throw error;
     } finally {
       lock.release();
     }

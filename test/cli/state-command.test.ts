@@ -95,6 +95,19 @@ describe('engage-import state', () => {
     expect(readFileSync(join(dir, 'state.ndjson'), 'utf8').trim().split('\n')).toHaveLength(7);
   });
 
+  it('a refused import into a directory without a state leaves no state behind', async () => {
+    const { dir, job } = project();
+    rmSync(join(dir, '.engage-import'), { recursive: true });
+    writeFileSync(
+      join(dir, 'cut.ndjson'),
+      `${JSON.stringify({ format: 'engage-import sync state', version: 1, job, exported_at: '2026-11-23T08:00:00.000Z' })}\n`,
+    );
+    const r = await runCli(['state', 'import', 'cut.ndjson'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('the file ends before its end line (cut short?); the sync state was not changed');
+    expect(existsSync(syncStateFile(join(dir, '.engage-import'), job))).toBe(false);
+  });
+
   it('export refuses a file inside the state directory, the state file itself included, and changes nothing', async () => {
     const { dir, stateFile } = project();
     const before = readFileSync(stateFile);
