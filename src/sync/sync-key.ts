@@ -87,7 +87,8 @@ export function createSyncKeyer(mapping: ResolvedMapping, header: readonly strin
         kind: 'event',
         key: identityHash(
           what,
-          columns.map((i) => row.fields[i] ?? ''),
+          // Spaces around a cell are an export's padding, not another event.
+          columns.map((i) => (row.fields[i] ?? '').trim()),
         ),
         hash,
       };

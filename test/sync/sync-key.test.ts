@@ -49,6 +49,12 @@ describe('createSyncKeyer', () => {
     });
   });
 
+  it('reads identity cells without the spaces around them: an export that pads a cell names the same event', () => {
+    const keyer = createSyncKeyer(mapping({ identity: ['order'] }), ['order']);
+    const plain = keyer({ payload: { name: 'Purchase' }, call, fields: ['O-1'] });
+    expect(keyer({ payload: { name: 'Purchase' }, call, fields: [' O-1 '] }).key).toBe(plain.key);
+  });
+
   it('keeps the identities of two events with the same identity cells apart by their names', () => {
     const keyer = createSyncKeyer(mapping({ identity: ['order'] }), ['order']);
     const purchase = keyer({ payload: { name: 'Purchase' }, call, fields: ['O-1'] });
