@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, renameSync, rmSync } from 'node:fs';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
@@ -63,7 +64,8 @@ const Line = z.discriminatedUnion('type', [
     seq: z.number().int().nonnegative(),
     complete: z.boolean(),
   }),
-  z.strictObject({ type: z.literal('end'), rows: z.number().int().nonnegative() }),
+  // `sha256`: of every line before it, each with its `\n` (absent in exports written before it was added).
+  z.strictObject({ type: z.literal('end'), rows: z.number().int().nonnegative(), sha256: Hex32.optional() }),
 ]);
 
 /**
@@ -76,8 +78,11 @@ export async function exportState(state: SyncState, file: string, now: () => Dat
   const out = createWriteStream(tmp);
   const db = state.db;
   let rows = 0;
+  const digest = createHash('sha256');
   const put = async (value: unknown) => {
-    if (!out.write(`${JSON.stringify(value)}\n`)) await once(out, 'drain');
+    const line = `${JSON.stringify(value)}\n`;
+    digest.update(line, 'utf8');
+    if (!out.write(line)) await once(out, 'drain');
   };
   try {
     db.exec('BEGIN'); // a read snapshot across the tables (WAL: runs may go on writing meanwhile)
@@ -129,7 +134,8 @@ export async function exportState(state: SyncState, file: string, now: () => Dat
         await put({ type: 'applied', run: r.run_id, seq: r.seq, complete: r.complete === 1 });
         rows++;
       }
-      await put({ type: 'end', rows });
+      const sha256 = digest.copy().digest('hex');
+      await put({ type: 'end', rows, sha256 });
     } finally {
       db.exec('COMMIT');
     }
@@ -199,12 +205,15 @@ export async function importState(state: SyncState, file: string, cwd: string): 
     db.exec(
       `DELETE FROM entities; DELETE FROM events; DELETE FROM mappings; DELETE FROM applied; DELETE FROM meta WHERE key IN ('last_run_id', 'last_applied_at');`,
     );
+    const digest = createHash('sha256');
     for await (const text of lines) {
       lineNo++;
       if (ended) {
         if (text.trim() === '') continue;
         throw refuse(lineNo, 'text after the end line');
       }
+      const sum = digest.copy().digest('hex');
+      digest.update(`${text}\n`, 'utf8');
       let value: unknown;
       try {
         value = JSON.parse(text);
@@ -241,6 +250,8 @@ export async function importState(state: SyncState, file: string, cwd: string): 
         else if (l.type === 'applied') statements.applied.run(l.run, l.seq, l.complete ? 1 : 0);
         else {
           if (l.rows !== rows) throw refuse(lineNo, `the end line counts ${l.rows} rows, the file holds ${rows}`);
+          if (l.sha256 !== undefined && l.sha256 !== sum)
+            throw refuse(lineNo, 'the lines before the end line do not match its checksum (changed since the export?)');
           ended = true;
           continue;
         }

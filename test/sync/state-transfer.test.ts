@@ -32,6 +32,20 @@ function filled() {
 }
 
 describe('state export and import', () => {
+  it("refuses a file whose lines were changed after the export (a flipped digit), by the end line's checksum", async () => {
+    const a = filled();
+    const file = join(a.dir, 'state.ndjson');
+    await exportState(a.state, file, NOW);
+    const text = readFileSync(file, 'utf8');
+    const identity = hex('e');
+    writeFileSync(file, text.replace(identity, `${identity.slice(0, -1)}f`));
+    const b = setUp();
+    await expect(importState(b.state, file, b.dir)).rejects.toThrow(
+      'state.ndjson:6: the lines before the end line do not match its checksum (changed since the export?); the sync state was not changed',
+    );
+    expect(b.state.counts()).toEqual([]);
+  });
+
   it('carries the account the rows were sent to: a fresh state takes it, a state of another account refuses the file', async () => {
     const a = filled();
     const accountA = { baseUrl: 'https://a.example.com/api/public/', keyFingerprint: 'fp-a' };
@@ -83,7 +97,7 @@ describe('state export and import', () => {
       { type: 'event', resource: 'event', identity: hex('e'), run: 'r1', at: '2026-11-23T02:00:00.000Z' },
       { type: 'mapping', resource: 'user', fingerprint: hex('f'), run: 'r1', at: '2026-11-23T02:00:00.000Z' },
       { type: 'applied', run: 'r1', seq: 2, complete: true },
-      { type: 'end', rows: 4 },
+      { type: 'end', rows: 4, sha256: expect.stringMatching(/^[0-9a-f]{64}$/) },
     ]);
 
     const b = setUp();
