@@ -51,7 +51,7 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
   };
   const queue = new BatchQueue(run);
   const sendPerRow: Send = (row, before) => sendOnePerRow(stage, deps, perRow, row, before);
-  const chunking: Chunking = { run, queue, stats, sendPerRow };
+  const chunking: Chunking = { run, queue, stats, sendPerRow, perRowByKey: new Map() };
   const sendToChunk: Send = (row, before) => toChunk(chunking, row, before);
 
   // Products are created per row: a later row with a custom_id already in the stage is not uploaded.
@@ -79,6 +79,8 @@ interface Chunking {
   readonly queue: BatchQueue;
   readonly stats: { rows: number };
   readonly sendPerRow: Send;
+  /** Keys with a row being sent per row, and that send: the next row of the key waits for it. */
+  readonly perRowByKey: Map<string, Promise<Settled>>;
 }
 
 /** A row into its batch: the recorded chunk it was in at a crash, or the chunk being filled. */
@@ -95,17 +97,40 @@ function toChunk(chunking: Chunking, row: SendableRow, before: LedgerEntry | und
   }
   const line = payloadLine(deps.plan.columns, row.payload);
   const key = deps.plan.keyOf(row.payload);
-  if (!line.ok) {
-    // After the import of any earlier row with its key, which would otherwise overwrite it.
-    const earlier = key === undefined ? undefined : chunking.queue.settledWith(key);
-    return earlier === undefined
-      ? chunking.sendPerRow(row, before)
-      : earlier.then(() => chunking.sendPerRow(row, before));
-  }
+  const pending = key === undefined ? undefined : chunking.perRowByKey.get(key);
+  if (!line.ok || pending !== undefined) return perRowInKeyOrder(chunking, row, before, key, pending);
   const batch = chunking.queue.batchFor(key, line.text);
   const answer = addRow(batch, row, key, line.text, before);
   chunking.stats.rows++;
   if (batch.members.length >= deps.options.chunkRows) chunking.queue.close(batch);
+  return answer;
+}
+
+/**
+ * A row sent per row (a CSV cell cannot carry it, or an earlier row of its key is still being
+ * sent per row): the rows of one key reach the API in input order, so the later one wins, as it
+ * would per row. It leaves after the import of every open chunk holding its key and after the
+ * earlier per-row send of its key; while it is pending, later rows of its key follow it per row
+ * rather than go into a chunk whose import could overtake it.
+ */
+function perRowInKeyOrder(
+  chunking: Chunking,
+  row: SendableRow,
+  before: LedgerEntry | undefined,
+  key: string | undefined,
+  pending: Promise<unknown> | undefined,
+): Promise<Settled> {
+  if (key === undefined) return chunking.sendPerRow(row, before);
+  const chunks = chunking.queue.settledWith(key);
+  const answer =
+    chunks === undefined && pending === undefined
+      ? chunking.sendPerRow(row, before)
+      : Promise.all([chunks, pending]).then(() => chunking.sendPerRow(row, before));
+  chunking.perRowByKey.set(key, answer);
+  const done = () => {
+    if (chunking.perRowByKey.get(key) === answer) chunking.perRowByKey.delete(key);
+  };
+  void answer.then(done, done);
   return answer;
 }
 

@@ -165,4 +165,21 @@ describe('bulk imports: one key in a chunk and in a later row that goes per row'
     );
     expect(r.sandbox.state.users().find((u) => u['custom_id'] === 'C-1')?.['email']).toBe('new@example.com');
   });
+
+  it('a later row of that key that a chunk could carry follows the per-row one, so the last row still wins', async () => {
+    const dir = tmpTree({
+      'contacts.csv':
+        'id,email,tags\nC-1,old@example.com,x\nC-2,two@example.com,y\nC-1,mid@example.com,a|b;c\nC-1,last@example.com,z\n',
+      'contacts.yaml':
+        'resource: user\nsource: { file: contacts.csv }\nkey: id\nfields:\n  custom_id: id\n  email: email\n  tags: { column: tags, type: list }\n',
+      'job.yaml': 'mappings: [contacts.yaml]\n',
+    });
+    const r = await run(dir, ['--bulk', 'always']);
+    expect(r.report.map((l) => `${l.line} ${l.status}`)).toEqual(['2 ok', '3 ok', '4 ok', '5 ok']);
+    const sent = r.sandbox.requests
+      .filter((q) => q.method === 'POST' && q.path.endsWith('users/update_or_create/'))
+      .map((q) => (q.body as { email: string }).email);
+    expect(sent).toEqual(['mid@example.com', 'last@example.com']);
+    expect(r.sandbox.state.users().find((u) => u['custom_id'] === 'C-1')?.['email']).toBe('last@example.com');
+  });
 });
