@@ -1,12 +1,16 @@
-import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import type { LoadedJob } from '../config/load-job.js';
 import { DEFAULTS } from '../defaults.js';
-import { LedgerError } from '../errors.js';
 import { openSyncFeed } from '../ledger/index.js';
 import { acquireLock } from '../ledger/lock.js';
-import { listRunIds } from '../ledger/run-dirs.js';
-import { catchUp, createRunClassifier, syncStateFile, SyncState, type RunClassifier } from '../sync/index.js';
+import {
+  catchUp,
+  createRunClassifier,
+  runsToApply,
+  syncStateFile,
+  SyncState,
+  type RunClassifier,
+} from '../sync/index.js';
 
 /** Options of `validate` that ask for the incremental preview. */
 export interface PreviewArgs {
@@ -31,9 +35,7 @@ export function openPreview(
   // The same default as a live run: beside the job file, whatever the working directory.
   const stateDir =
     args['state-dir'] !== undefined ? resolve(cwd, args['state-dir']) : join(dirname(job.file), DEFAULTS.stateDir);
-  const state =
-    caughtUpState(job, stateDir, cwd) ??
-    SyncState.open(syncStateFile(stateDir, job.file), job.file, { cwd, mode: 'read' });
+  const state = caughtUpState(job, stateDir, cwd);
   const classifier = createRunClassifier({
     state,
     mode: 'incremental',
@@ -49,32 +51,36 @@ export function openPreview(
 }
 
 /**
- * When no run holds the state directory: the state brought up to date with what the job's runs
- * committed and it missed (a kill -9 between the two commits, a last apply that failed, a state
- * deleted and rebuilt), as the next run will do first, so that the preview says what that run
- * would send. Undefined when a run holds the directory (it keeps the state up to date itself)
- * or the job has neither a state nor a run yet. The state is checked as a run checks it.
+ * The state as the next run will see it: that run first applies what earlier runs committed and
+ * the state missed (a kill -9 between the two commits, a last apply that failed). When the state
+ * is behind, no run holds the state directory, and the state knows its target (so that only runs
+ * sent to its account are applied), the preview does that catch-up itself, under the lock for the
+ * moment it takes. Otherwise (a run in progress keeps the state up to date itself; a lock that
+ * cannot be taken, a read-only folder) the state is read as it is. Undefined: no state yet.
  */
 function caughtUpState(job: LoadedJob, stateDir: string, cwd: string): SyncState | undefined {
   const file = syncStateFile(stateDir, job.file);
-  if (!existsSync(file) && listRunIds(stateDir).length === 0) return undefined;
+  const state = SyncState.open(file, job.file, { cwd, mode: 'read' });
+  if (state === undefined || state.target() === undefined || runsToApply(state, stateDir, { cwd }).length === 0)
+    return state;
   let lock: ReturnType<typeof acquireLock>;
   try {
     lock = acquireLock(stateDir, { cwd });
-  } catch (error) {
-    if (error instanceof LedgerError && error.code === 'STATE_LOCKED') return undefined;
-    throw error;
+  } catch {
+    return state;
   }
   try {
-    const state = SyncState.open(file, job.file, { cwd, mode: 'write' })!;
+    const writer = SyncState.open(file, job.file, { cwd, mode: 'write', check: false })!;
     try {
-      catchUp(state, stateDir, (runDir) => openSyncFeed(runDir, { cwd }), { cwd });
-    } catch (error) {
-      state.close();
-      throw error;
+      catchUp(writer, stateDir, (runDir) => openSyncFeed(runDir, { cwd }), { cwd });
+    } finally {
+      writer.close();
     }
-    return state;
+  } catch (error) {
+    state.close();
+    throw error;
   } finally {
     lock.release();
   }
+  return state;
 }

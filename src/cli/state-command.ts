@@ -111,8 +111,10 @@ async function runState(args: StateArgs, io: CliIo): Promise<number> {
       const state = openExisting(stateFile, io, 'write');
       try {
         // What runs committed and the state has not applied yet goes in first: applied after the
-        // forget, it would bring the forgotten rows back.
-        catchUp(state, stateDir, (runDir) => openSyncFeed(runDir, { cwd: io.cwd }), { cwd: io.cwd });
+        // forget, it would bring the forgotten rows back. Only into a state that knows its
+        // target, so that only runs sent to its account are applied.
+        if (state.target() !== undefined)
+          catchUp(state, stateDir, (runDir) => openSyncFeed(runDir, { cwd: io.cwd }), { cwd: io.cwd });
         const n = state.forget(args.resource!, args.key);
         const what = args.key === undefined ? `every ${args.resource} row` : `${args.resource} ${args.key}`;
         io.stderr.write(

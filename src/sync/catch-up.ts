@@ -19,21 +19,8 @@ export function catchUp(
   openFeed: OpenFeed,
   options: { cwd?: string } = {},
 ): number {
-  const job = resolve(state.job);
   let applied = 0;
-  for (const id of listRunIds(stateDir)) {
-    if (state.isComplete(id)) continue;
-    const runDir = join(runsDir(stateDir), id);
-    const run = readRun(runDir, options);
-    if (run === undefined || resolve(run.identity.job.path) !== job) continue;
-    // A run of this job against another account is not this state's business.
-    const target = state.target();
-    if (
-      target !== undefined &&
-      run.identity.target !== undefined &&
-      (run.identity.target.baseUrl !== target.baseUrl || run.identity.target.keyFingerprint !== target.keyFingerprint)
-    )
-      continue;
+  for (const runDir of runsToApply(state, stateDir, options)) {
     const feed = openFeed(runDir);
     try {
       applied += state.apply(feed);
@@ -42,4 +29,29 @@ export function catchUp(
     }
   }
   return applied;
+}
+
+/**
+ * The folders of the job's runs that `catchUp` would open: not applied to their end, and sent to
+ * the state's target (a run against another account is not this state's business). Reads only
+ * their identities, so a preview can tell without the lock whether the state is behind.
+ */
+export function runsToApply(state: SyncState, stateDir: string, options: { cwd?: string } = {}): string[] {
+  const job = resolve(state.job);
+  const target = state.target();
+  const out: string[] = [];
+  for (const id of listRunIds(stateDir)) {
+    if (state.isComplete(id)) continue;
+    const runDir = join(runsDir(stateDir), id);
+    const run = readRun(runDir, options);
+    if (run === undefined || resolve(run.identity.job.path) !== job) continue;
+    if (
+      target !== undefined &&
+      run.identity.target !== undefined &&
+      (run.identity.target.baseUrl !== target.baseUrl || run.identity.target.keyFingerprint !== target.keyFingerprint)
+    )
+      continue;
+    out.push(runDir);
+  }
+  return out;
 }

@@ -4,7 +4,7 @@ export { resourceFingerprints } from './mapping-fingerprint.js';
 export { SyncState } from './sync-state.js';
 export { syncStateFile, listSyncStateFiles } from './state-file.js';
 export { exportState, importState } from './state-transfer.js';
-export { catchUp } from './catch-up.js';
+export { catchUp, runsToApply } from './catch-up.js';
 export type { LedgerSyncFeed, SyncDelta } from './ledger-feed.js';
 export {
   createRunClassifier,

@@ -355,9 +355,12 @@ describe('the preview says what the next run would send', () => {
     const job = jobFolder();
     job.day(['C-1,a@example.com', 'C-2,b@example.com'], ['E-1,C-1,Signed Up']);
     expect((await run(job.dir)).code).toBe(0);
-    // The state lost what the run sent (deleted here; a kill -9 between the two commits, or a
-    // last apply that failed, leaves the same gap): the run's ledger still has it all.
-    rmSync(join(job.dir, 'state', 'sync'), { recursive: true });
+    // The state missed what the run sent (a kill -9 between the ledger's commit and its own, or
+    // a last apply that failed): the run's ledger still has it all.
+    const [file] = readdirSync(join(job.dir, 'state', 'sync')).filter((f) => f.endsWith('.sqlite'));
+    const db = new Database(join(job.dir, 'state', 'sync', file!));
+    db.exec('DELETE FROM entities; DELETE FROM events; UPDATE applied SET seq = 0, complete = 0;');
+    db.close();
     const preview = await runCli(
       ['validate', 'job.yaml', '--incremental', '--state-dir', 'state', '--report', 'preview.csv', '--quiet'],
       { cwd: job.dir },
@@ -369,6 +372,46 @@ describe('the preview says what the next run would send', () => {
     const before = sandbox.requests.length;
     expect((await run(job.dir, ['--incremental'])).code).toBe(0);
     expect(sandbox.requests.length).toBe(before);
+  });
+
+  it('never applies runs of another account: a state without a target is read as it is', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const job = jobFolder();
+    job.day(['C-1,a@example.com'], []);
+    expect((await run(job.dir)).code).toBe(0);
+    // A state that knows no target (deleted, then rebuilt empty) cannot tell whose runs these are.
+    rmSync(join(job.dir, 'state', 'sync'), { recursive: true });
+    const preview = await runCli(
+      ['validate', 'job.yaml', '--incremental', '--state-dir', 'state', '--report', 'preview.csv', '--quiet'],
+      { cwd: job.dir },
+    );
+    expect(preview.code).toBe(0);
+    const lines = parse(readFileSync(join(job.dir, 'preview.csv')), { columns: true }) as Line[];
+    expect(lines.map((l) => `${l.key} ${l.status}`)).toEqual(['C-1 new']);
+    expect(readdirSync(join(job.dir, 'state'))).not.toContain('sync');
+    // Against another account, the next run sends it: that account never got it.
+    const other = await startSandbox({ rate: 0 });
+    try {
+      const r = await runCli(
+        [
+          'import',
+          'job.yaml',
+          '--incremental',
+          '--state-dir',
+          'state',
+          '--base-url',
+          other.url,
+          '--rate',
+          '1000',
+          '--quiet',
+        ],
+        { cwd: job.dir, env: { ENGAGE_API_KEY: other.apiKey }, clock: fastClock() },
+      );
+      expect(r.code).toBe(0);
+      expect(other.state.users().map((u) => u['custom_id'])).toEqual(['C-1']);
+    } finally {
+      await other.close();
+    }
   });
 });
 
