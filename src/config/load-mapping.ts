@@ -105,7 +105,14 @@ export function resolveMapping(doc: ConfigDocument, overrides: MappingOverrides 
     }
   }
   checkPathConflicts(fields, at);
-  if (file.resource === 'deal' && file.bulk === true) {
+  if (file.resource === 'deal' && file.bulk === true && file.operation !== 'update_or_create')
+    // The deal importer creates or updates by custom_id: a create must make a new deal each
+    // time, an update must change deal `id` or fail.
+    at(
+      ['bulk'],
+      `\`bulk: true\` needs operation update_or_create: the deal importer creates or updates deals by custom_id, which is not what operation ${file.operation ?? '(none)'} does. Remove \`bulk: true\`, or use operation update_or_create`,
+    );
+  else if (file.resource === 'deal' && file.bulk === true) {
     const missing = [...new Set(fields.map((f) => f.path[0]!))].filter((top) => bulkHeaders[top] === undefined);
     // The deal importer's header names are not published: the mapping must give them.
     if (missing.length > 0)

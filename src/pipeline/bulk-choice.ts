@@ -59,16 +59,9 @@ export function bulkPlanOf(
 ): BulkPlan | undefined {
   const kind = KINDS[mapping.resource];
   if (kind === undefined || options === undefined) return undefined;
-  // The deal importer creates or updates by custom_id: only update_or_create means that. A
-  // create must make a new deal each time, an update must change deal `id` or fail.
-  if (kind === 'deals' && mapping.operation !== 'update_or_create') {
-    if (mapping.bulk === true)
-      throw new ConfigError(
-        'CONFIG_INVALID',
-        `${mapping.mappingFile}: \`bulk: true\` needs operation update_or_create: the deal importer creates or updates deals by custom_id, which is not what operation ${mapping.operation ?? '(none)'} does. Remove \`bulk: true\`, or use operation update_or_create`,
-      );
-    return undefined;
-  }
+  // The deal importer creates or updates by custom_id: only update_or_create means that (a
+  // mapping that asks `bulk: true` of another operation is refused when it loads).
+  if (kind === 'deals' && mapping.operation !== 'update_or_create') return undefined;
   const bySize = validRows >= options.minRows || (kind === 'products' && productUpdates > 0);
   const wanted = mapping.bulk ?? (options.mode === 'always' || (options.mode === 'auto' && kind !== 'deals' && bySize));
   if (!wanted || validRows === 0) return undefined;

@@ -1,4 +1,4 @@
-import { chmodSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -151,5 +151,23 @@ describe('events list', () => {
       '2 event definitions\nengage-import: 1 item of the list was not an event definition (null or not an object) and was left out\n',
     );
     expect(r.code).toBe(0);
+  });
+});
+
+describe('a mapping refused by the import leaves no run behind', () => {
+  it('bulk: true on a deal create: exit 2 before any run exists, so the next import is not told to resume', async () => {
+    const dir = tmpTree({
+      'deals.yaml':
+        'resource: deal\noperation: create\nbulk: true\nsource: { file: deals.csv }\nkey: id\nfields:\n  custom_id: { column: id, bulk_header: Deal Id }\n  name: { column: name, bulk_header: Name }\n',
+      'deals.csv': 'id,name\nD-1,One\n',
+    });
+    const env = { ENGAGE_API_KEY: 'k'.repeat(40), ENGAGE_BASE_URL: 'http://127.0.0.1:9/api/public/' };
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const r = await runCli(['import', 'deals.yaml'], { cwd: dir, env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('`bulk: true` needs operation update_or_create');
+      expect(r.stderr).not.toContain('unfinished run');
+    }
+    expect(existsSync(join(dir, '.engage-import', 'runs'))).toBe(false);
   });
 });

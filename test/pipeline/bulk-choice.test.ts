@@ -50,12 +50,10 @@ describe('deals go by bulk import only as update_or_create (the importer upserts
     expect(bulkPlanOf(await deal('update'), 5_000, always)).toBeUndefined();
   });
 
-  it('a mapping that asks bulk: true for a create or an update by id is refused before anything is sent, and says why', async () => {
-    for (const operation of ['create', 'update']) {
-      const m = await deal(operation, 'bulk: true\n');
-      expect(() => bulkPlanOf(m, 1, DEFAULT_BULK)).toThrow(
-        `m.yaml: \`bulk: true\` needs operation update_or_create: the deal importer creates or updates deals by custom_id, which is not what operation ${operation} does`,
+  it('a mapping that asks bulk: true for a create or an update by id is refused when it loads, and says why', async () => {
+    for (const operation of ['create', 'update'])
+      await expect(deal(operation, 'bulk: true\n')).rejects.toThrow(
+        `\`bulk: true\` needs operation update_or_create: the deal importer creates or updates deals by custom_id, which is not what operation ${operation} does`,
       );
-    }
   });
 });
