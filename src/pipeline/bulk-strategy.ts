@@ -24,6 +24,7 @@
  * `bulk-settle-rows.ts` (each row's ledger outcome and report line); `bulk-deps.ts` holds what
  * the strategy is given and its counters.
  */
+import { rm } from 'node:fs/promises';
 import { payloadLine } from '../bulk/chunk-csv.js';
 import type { LedgerEntry } from '../ledger/index.js';
 import { IN_DOUBT_MESSAGE } from '../transport/in-doubt.js';
@@ -51,7 +52,7 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
   };
   const queue = new BatchQueue(run);
   const sendPerRow: Send = (row, before) => sendOnePerRow(stage, deps, perRow, row, before);
-  const chunking: Chunking = { run, queue, stats, sendPerRow, perRowByKey: new Map() };
+  const chunking: Chunking = { run, queue, stats, sendPerRow, perRowByKey: new Map(), staleFiles: new Set() };
   const sendToChunk: Send = (row, before) => toChunk(chunking, row, before);
 
   // Products are created per row: a later row with a custom_id already in the stage is not uploaded.
@@ -81,6 +82,8 @@ interface Chunking {
   readonly sendPerRow: Send;
   /** Keys with a row being sent per row, and that send: the next row of the key waits for it. */
   readonly perRowByKey: Map<string, Promise<Settled>>;
+  /** Files of chunks recorded before a crash and not uploaded again, already deleted. */
+  readonly staleFiles: Set<string>;
 }
 
 /** A row into its batch: the recorded chunk it was in at a crash, or the chunk being filled. */
@@ -94,6 +97,8 @@ function toChunk(chunking: Chunking, row: SendableRow, before: LedgerEntry | und
       chunking.stats.rows++;
       return rejoin(batch, row);
     }
+    // Its upload was never answered: its rows go into new chunks, and nothing reads its file again.
+    if (record !== undefined) removeStaleChunkFile(chunking, record.file);
   }
   const line = payloadLine(deps.plan.columns, row.payload);
   const key = deps.plan.keyOf(row.payload);
@@ -132,6 +137,13 @@ function perRowInKeyOrder(
   };
   void answer.then(done, done);
   return answer;
+}
+
+/** Deletes, once, the file of a chunk recorded before a crash that will not be uploaded again (it holds rows' data). */
+function removeStaleChunkFile(chunking: Chunking, file: string): void {
+  if (chunking.staleFiles.has(file)) return;
+  chunking.staleFiles.add(file);
+  void rm(file, { force: true }).catch(() => undefined);
 }
 
 /** A row a CSV cell cannot carry: per row, in the run's in-flight slots. */

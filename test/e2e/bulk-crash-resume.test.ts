@@ -3,7 +3,7 @@
  * whose id the ledger recorded is polled, not uploaded again; the chunk never uploaded goes now;
  * every input row ends with exactly one report line and its own status.
  */
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -105,5 +105,36 @@ describe('bulk import: a resend of rows in doubt whose upload is refused', () =>
     await exited(importer(['resume', ...common], env, dir));
     expect(statuses()).toEqual(['C-1:unknown', 'C-2:unknown']);
     expect(sandbox.requests.length).toBe(sent);
+  });
+});
+
+describe('bulk import: kill -9 while an upload waits for its answer, then resume', () => {
+  it('uploads the rows again in a new chunk and leaves no chunk file behind', async () => {
+    const rows = ['customer_id,email'];
+    for (let i = 0; i < 20; i++) rows.push(`C-${i},c${i}@example.com`);
+    const dir = tmpTree({
+      'contacts.csv': `${rows.join('\n')}\n`,
+      'contacts.yaml':
+        'resource: user\nsource: { file: contacts.csv }\nkey: customer_id\nfields: { custom_id: customer_id, email: email }\n',
+      'job.yaml': 'mappings: [contacts.yaml]\n',
+    });
+    // Every answer takes 4 s: the importer is killed while its upload waits for one.
+    sandbox = await startSandbox({ port: 0, rate: 0, latencyMs: 4000 });
+    const { apiKey, url } = sandbox;
+    const env = { ...process.env, ENGAGE_API_KEY: apiKey, ENGAGE_BASE_URL: url };
+    const common = ['--report', 'report.csv', '--state-dir', 'state', '--rate', '1000', '--quiet', '--bulk', 'always'];
+    const first = importer(['import', 'job.yaml', ...common], env, dir);
+    const firstExit = exited(first);
+    while (!sandbox.requests.some((q) => q.path.endsWith('users/import/')) && first.exitCode === null)
+      await new Promise((r) => setTimeout(r, 5));
+    first.kill('SIGKILL');
+    expect(await firstExit).toBe(null);
+    await sandbox.close();
+    sandbox = await startSandbox({ port: Number(new URL(url).port), rate: 0, apiKey });
+    expect(await exited(importer(['resume', ...common], env, dir))).toBe(0);
+    const report = parse(readFileSync(join(dir, 'report.csv')), { columns: true }) as Record<string, string>[];
+    expect(report.filter((l) => l.status === 'ok')).toHaveLength(20);
+    const runs = join(dir, 'state', 'runs');
+    expect(readdirSync(runs).flatMap((run) => readdirSync(join(runs, run, 'bulk')))).toEqual([]);
   });
 });
