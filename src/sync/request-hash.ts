@@ -29,3 +29,8 @@ export function requestHash(request: HashedRequest): string {
 export function identityHash(what: string, cells: readonly string[]): string {
   return sha256(canonicalJson([what, cells]));
 }
+
+/** The identity of `identity:` cells as states written before `identityHash` took `what` held it (see `SyncKey.legacy`). */
+export function legacyIdentityHash(cells: readonly string[]): string {
+  return sha256(canonicalJson(cells));
+}

@@ -1,6 +1,6 @@
 import type { Operation, ResolvedMapping, ResourceName } from '../config/mapping-schema.js';
 import { ConfigError } from '../errors.js';
-import { identityHash, requestHash, type HashedRequest } from './request-hash.js';
+import { identityHash, legacyIdentityHash, requestHash, type HashedRequest } from './request-hash.js';
 
 /**
  * How a row is remembered by the sync state:
@@ -20,6 +20,13 @@ export interface SyncKey {
   readonly key: string;
   /** SHA-256 (hex) of the exact request (method, path, canonical JSON body). */
   readonly hash: string;
+  /**
+   * How a state written by an earlier version of this tool holds the same row, when that differs
+   * (identity cells hashed alone and untrimmed; a deal create kept as an entity by custom_id): a
+   * row the state does not hold by `key` is looked up this way too, so an upgrade never sends an
+   * event or a deal create a second time.
+   */
+  readonly legacy?: { readonly kind: SyncKind; readonly key: string };
 }
 
 /** What the keyer needs of a valid planned row (pipeline `PlannedRow` with status `valid`). */
@@ -91,6 +98,7 @@ export function createSyncKeyer(mapping: ResolvedMapping, header: readonly strin
           columns.map((i) => (row.fields[i] ?? '').trim()),
         ),
         hash,
+        legacy: { kind: 'event', key: legacyIdentityHash(columns.map((i) => row.fields[i] ?? '')) },
       };
     // A deal create with a custom_id is the one deal of that custom_id: created once, whatever else changes.
     const dealId = resource === 'deal' ? text(row.payload['custom_id']) : undefined;
@@ -99,6 +107,7 @@ export function createSyncKeyer(mapping: ResolvedMapping, header: readonly strin
       kind: 'event',
       key: dealId === undefined ? hash : identityHash(what, [`custom_id=${dealId}`]),
       hash,
+      ...(dealId !== undefined && { legacy: { kind: 'entity' as const, key: `custom_id=${dealId}` } }),
     };
   };
 }

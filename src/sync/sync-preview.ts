@@ -95,7 +95,7 @@ export function createRunClassifier(options: RunClassifierOptions): RunClassifie
         },
         classify: (rows) => {
           const rowKeys = rows.map(keyer);
-          const stored = options.state?.lookup(rowKeys) ?? [];
+          const stored = options.state?.lookupWithLegacy(rowKeys) ?? [];
           // Which rows of this run share a key. An event the state holds is not sent by an
           // incremental run, by whichever row carries it (`already_sent`, or `unknown` while in
           // doubt): only events that may be sent are checked against the run's other rows. Most
@@ -133,7 +133,7 @@ export function createRunClassifier(options: RunClassifierOptions): RunClassifie
         },
         updates: (rows) => {
           const rowKeys = rows.map(keyer);
-          const stored = options.state?.lookup(rowKeys) ?? [];
+          const stored = options.state?.lookupWithLegacy(rowKeys) ?? [];
           return rowKeys.filter((key, i) => {
             const c = classifyRow(key, stored[i], undefined, options.mode);
             return c.send && (c.status === 'changed' || c.status === 'unchanged');
@@ -185,7 +185,8 @@ export function createSendAllClassifier(state?: SyncState): RunClassifier {
           const keys = rows.map(keyer);
           // Only events can be in doubt: entity rows are not looked up.
           const events = keys.flatMap((key, i) => (key.kind === 'event' ? [i] : []));
-          const stored = events.length > 0 && state !== undefined ? state.lookup(events.map((i) => keys[i]!)) : [];
+          const stored =
+            events.length > 0 && state !== undefined ? state.lookupWithLegacy(events.map((i) => keys[i]!)) : [];
           const doubts = new Map(events.map((at, n) => [at, stored[n]]));
           return keys.map((key, i) => {
             const held = doubts.get(i);

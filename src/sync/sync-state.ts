@@ -142,6 +142,27 @@ export class SyncState {
     return out;
   }
 
+  /**
+   * As `lookup`, and a key the state does not hold is looked up again as an earlier version wrote
+   * it (`SyncKey.legacy`): found so, it counts as accepted (an occurrence: no request hash).
+   */
+  lookupWithLegacy(keys: readonly SyncKey[]): (StoredEntry | undefined)[] {
+    const stored = this.lookup(keys);
+    const missing = keys.flatMap((k, i) => (stored[i] === undefined && k.legacy !== undefined ? [i] : []));
+    if (missing.length === 0) return stored;
+    const old = this.lookup(
+      missing.map((i) => {
+        const k = keys[i]!;
+        return { ...k, kind: k.legacy!.kind, key: k.legacy!.key };
+      }),
+    );
+    missing.forEach((i, n) => {
+      const entry = old[n];
+      if (entry !== undefined) stored[i] = { hash: undefined, runId: entry.runId, at: entry.at };
+    });
+    return stored;
+  }
+
   /** The fingerprint of the mapping the resource's rows were last accepted with. */
   mappingFingerprint(resource: ResourceName): string | undefined {
     return guardState(

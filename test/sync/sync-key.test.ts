@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ResolvedMapping } from '../../src/config/mapping-schema.js';
 import { createSyncKeyer, entityKeyOf } from '../../src/sync/sync-key.js';
-import { identityHash, requestHash } from '../../src/sync/request-hash.js';
+import { identityHash, legacyIdentityHash, requestHash } from '../../src/sync/request-hash.js';
 
 describe('entityKeyOf', () => {
   it.each([
@@ -46,6 +46,8 @@ describe('createSyncKeyer', () => {
       kind: 'event',
       key: identityHash('event Signed Up', ['E-1']),
       hash: requestHash(call),
+      // As a state written before identities took the event's name holds it.
+      legacy: { kind: 'event', key: legacyIdentityHash(['E-1']) },
     });
   });
 

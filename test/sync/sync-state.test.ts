@@ -3,7 +3,9 @@ import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { classifyRow } from '../../src/sync/classify.js';
 import { SyncState } from '../../src/sync/sync-state.js';
-import { identityHash } from '../../src/sync/request-hash.js';
+import type { ResolvedMapping } from '../../src/config/mapping-schema.js';
+import { identityHash, legacyIdentityHash } from '../../src/sync/request-hash.js';
+import { createSyncKeyer } from '../../src/sync/sync-key.js';
 import type { SyncKey } from '../../src/sync/sync-key.js';
 import type { SyncDelta } from '../../src/sync/ledger-feed.js';
 import { fakeFeed, hex, tempState } from './_feed.js';
@@ -273,5 +275,41 @@ describe('SyncState.open refuses what it cannot trust', () => {
     bytes.fill(0xff, 4096 * page, 4096 * page + 12);
     writeFileSync(spoilt, bytes);
     expect(() => SyncState.open(spoilt, '/jobs/nightly.yaml')).toThrow(/is damaged/);
+  });
+});
+
+describe('a state written before identities took what the row records', () => {
+  it('still holds its events and deal creates: a run after the upgrade sends none of them again', () => {
+    const { state } = setUp();
+    // As the earlier version recorded them: identity cells hashed alone, a deal create as an entity.
+    state.apply(
+      fakeFeed('old', [
+        { resource: 'event', kind: 'event', key: legacyIdentityHash(['O-1 ']), hash: hex('1') },
+        { resource: 'deal', kind: 'entity', key: 'custom_id=D-1', hash: hex('2') },
+      ]),
+    );
+    const mapping = (m: Partial<ResolvedMapping>) =>
+      ({
+        mappingFile: '/m.yaml',
+        source: { path: '/d.csv' },
+        fields: [],
+        operation: undefined,
+        ...m,
+      }) as ResolvedMapping;
+    const event = createSyncKeyer(mapping({ resource: 'event', identity: ['order'] }), ['order'])({
+      payload: { name: 'Purchase' },
+      call: { method: 'POST', path: 'users-by-id/C-1/events/', body: { name: 'Purchase' } },
+      fields: ['O-1 '],
+    });
+    const deal = createSyncKeyer(mapping({ resource: 'deal', operation: 'create' }), ['id'])({
+      payload: { custom_id: 'D-1', amount: 150 },
+      call: { method: 'POST', path: 'deals/', body: { custom_id: 'D-1', amount: 150 } },
+      fields: ['D-1'],
+    });
+    const fresh = { ...event, key: hex('9'), legacy: undefined };
+    const [e, d, f] = state.lookupWithLegacy([event, deal, fresh]);
+    expect(classifyRow(event, e, undefined, 'incremental').status).toBe('already_sent');
+    expect(classifyRow(deal, d, undefined, 'incremental')).toMatchObject({ status: 'already_sent', send: false });
+    expect(classifyRow(fresh, f, undefined, 'incremental').status).toBe('new');
   });
 });
