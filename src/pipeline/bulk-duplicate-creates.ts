@@ -55,10 +55,16 @@ export function withDuplicateCreates(
       () => undefined,
     );
 
-  /** A row a resumed run reported from its ledger: one that created its record makes later rows with its key duplicates. */
+  /**
+   * A row a resumed run reported from its ledger: one that created its record makes later rows
+   * with its key duplicates; one that may have (`unknown`) sends them per row, as a create, so
+   * the API says whether the product exists rather than an upload overwriting it.
+   */
   const learn = (row: SendableRow, entry: LedgerEntry): void => {
     const key = keyOf(row);
-    if (key !== undefined && entry.state === 'ok' && !keys.has(key)) keys.set(key, row.line);
+    if (key === undefined || keys.has(key)) return;
+    if (entry.state === 'ok') keys.set(key, row.line);
+    else if (entry.state === 'unknown') keys.set(key, Promise.resolve(undefined));
   };
 
   const send: Send = (row, before) => {

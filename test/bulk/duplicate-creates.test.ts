@@ -86,17 +86,22 @@ describe('duplicate product custom_ids on the bulk path', () => {
   });
 
   it('a resume learns the products its run created before the crash: a later row with that key is failed, not uploaded', async () => {
-    const h = harness({ 5: 'ok' });
+    const h = harness({ 5: 'ok', 7: 'ok' });
     // Line 2 was reported from the ledger (ok before the crash); line 3 failed then: it created nothing.
     h.learn(row(2, 'A'), { state: 'ok' } as LedgerEntry);
     h.learn(row(3, 'B'), { state: 'failed' } as LedgerEntry);
+    // Line 6 may have created C (its answer was lost): a later C goes per row, as a create.
+    h.learn(row(6, 'C'), { state: 'unknown' } as LedgerEntry);
     const a = h.send(row(4, 'A'), undefined);
     const b = h.send(row(5, 'B'), undefined);
+    const c = h.send(row(7, 'C'), undefined);
+    await h.release();
     await h.release();
     expect((await a).line).toMatchObject({ status: 'failed' });
     expect((await a).line.message).toContain('(line 2 of this file created it');
     expect((await b).line.status).toBe('ok');
-    expect(h.sent).toEqual(['chunk 5']);
+    expect((await c).line.status).toBe('ok');
+    expect(h.sent).toEqual(['chunk 5', 'per-row 7']);
   });
 
   it('the run stopped while the later row waited: not_sent, as the per-row path says of rows after a stop', async () => {
