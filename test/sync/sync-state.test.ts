@@ -306,7 +306,7 @@ describe('a state written before identities took what the row records', () => {
       call: { method: 'POST', path: 'deals/', body: { custom_id: 'D-1', amount: 150 } },
       fields: ['D-1'],
     });
-    const fresh = { ...event, key: hex('9'), legacy: undefined };
+    const fresh: SyncKey = { resource: event.resource, kind: event.kind, key: hex('9'), hash: event.hash };
     const [e, d, f] = state.lookupWithLegacy([event, deal, fresh]);
     expect(classifyRow(event, e, undefined, 'incremental').status).toBe('already_sent');
     expect(classifyRow(deal, d, undefined, 'incremental')).toMatchObject({ status: 'already_sent', send: false });
