@@ -25,9 +25,9 @@ const checks = [
 ];
 
 /** Runs one command from the root; resolves with its exit code (1 if it could not start or died by a signal). */
-function run(command, args, stdio, onChild = () => {}) {
+function run(command, args, stdio, onChild = () => {}, detached = false) {
   return new Promise((resolve) => {
-    const child = spawn(command, args, { cwd: root, stdio });
+    const child = spawn(command, args, { cwd: root, stdio, detached });
     onChild(child);
     let output = '';
     for (const stream of [child.stdout, child.stderr]) stream?.on('data', (chunk) => (output += chunk));
@@ -42,12 +42,25 @@ function print(name, { code, output }) {
 
 let vitest;
 let failed = false;
+/**
+ * vitest runs in its own process group, and is stopped as a group: its test workers are processes
+ * of their own, which outlive a vitest main process stopped alone and keep a core busy each.
+ */
+function stopVitest(signal) {
+  try {
+    if (vitest?.pid !== undefined) process.kill(-vitest.pid, signal);
+  } catch {
+    // Already gone.
+  }
+}
+// Its own group does not get the terminal's Ctrl-C: pass it on (and a SIGTERM from CI).
+for (const signal of ['SIGINT', 'SIGTERM']) process.on(signal, () => stopVitest(signal));
 const checked = checks.map(({ name, command, args }) =>
   run(command, args, ['ignore', 'pipe', 'pipe']).then((result) => {
     if (result.code !== 0) {
       failed = true;
       print(name, result);
-      vitest?.kill('SIGTERM');
+      stopVitest('SIGTERM');
     }
     return { name, result };
   }),
@@ -59,6 +72,7 @@ const tests = await run(
   (child) => {
     vitest = child;
   },
+  true,
 );
 for (const { name, result } of await Promise.all(checked)) if (result.code === 0) print(name, result);
 process.exitCode = failed || tests.code !== 0 ? 1 : 0;
