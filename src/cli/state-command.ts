@@ -1,5 +1,5 @@
-import { createReadStream, existsSync, realpathSync, rmSync } from 'node:fs';
-import { basename, dirname, isAbsolute, join, relative, resolve } from 'node:path';
+import { createReadStream, existsSync, rmSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Argv } from 'yargs';
 import { RESOURCES } from '../config/mapping-schema.js';
@@ -7,6 +7,7 @@ import { DEFAULTS } from '../defaults.js';
 import { ConfigError, SyncError } from '../errors.js';
 import { acquireLock } from '../ledger/lock.js';
 import { displayPath } from '../pipeline/display-path.js';
+import { isInFolder } from '../pipeline/output-paths.js';
 import { openSyncFeed } from '../ledger/index.js';
 import { catchUp, exportState, importState, listSyncStateFiles, syncStateFile, SyncState } from '../sync/index.js';
 import { defineCommand, type CliIo, type OptionsOf } from './command.js';
@@ -135,7 +136,7 @@ async function runState(args: StateArgs, io: CliIo): Promise<number> {
   try {
     if (args.action === 'export') {
       const target = resolve(io.cwd, args.file!);
-      if (isInside(target, stateDir))
+      if (isInFolder(target, stateDir))
         throw new ConfigError(
           'USAGE',
           `state export: ${args.file} is inside the state directory ${show(stateDir)}, beside the state and the run ledgers it could overwrite: write the export somewhere else`,
@@ -161,20 +162,6 @@ async function runState(args: StateArgs, io: CliIo): Promise<number> {
   } finally {
     state.close();
   }
-}
-
-/** Whether `path` is `folder` or inside it, links followed where they exist. */
-function isInside(path: string, folder: string): boolean {
-  const real = (p: string): string => {
-    try {
-      return realpathSync(p);
-    } catch {
-      // Not there (yet): its folder decides.
-      return dirname(p) === p ? p : join(real(dirname(p)), basename(p));
-    }
-  };
-  const rel = relative(real(folder), real(path));
-  return rel === '' || (!rel.startsWith('..') && !isAbsolute(rel));
 }
 
 function openExisting(file: string, io: CliIo, mode: 'read' | 'write'): SyncState {

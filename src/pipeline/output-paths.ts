@@ -103,6 +103,13 @@ function checkOutputs(job: LoadedJob, outputs: readonly OutputFile[], options: O
   }
 }
 
+/** Whether `path` is `folder` or lies inside it, links resolved (a path that does not exist yet: by its folder). */
+export function isInFolder(path: string, folder: string): boolean {
+  const at = canonical(path);
+  const dir = canonical(folder);
+  return at === dir || inside(at, dir);
+}
+
 function same(a: Identity, b: Identity): boolean {
   return (a.inode !== undefined && a.inode === b.inode) || a.real === b.real;
 }
