@@ -24,7 +24,7 @@ import { awaitRecordedImport, uploadFileAndWait, type BulkImporter } from './bul
 import { reuploader, type WaitedAttempt } from './bulk-reupload.js';
 import { settleRows } from './bulk-settle-rows.js';
 import { settled, type Settled } from './report-window.js';
-import { baseLine, doubtBefore, stillInDoubt } from './send-row.js';
+import { baseLine, unsentLine } from './send-row.js';
 import type { StageInfo } from './stage-strategy.js';
 
 /** What importing a batch needs from the stage. */
@@ -77,10 +77,7 @@ export async function runFresh(
 
 /** A row whose chunk was not uploaded: `not_sent`, or still `unknown` when it was in doubt before this run. */
 function notUploaded(stage: StageInfo, m: Member, why: string | undefined): Settled {
-  const doubt = doubtBefore(m.row.before, true);
-  return doubt === undefined
-    ? settled({ ...baseLine(stage, m.row), status: 'not_sent', message: why })
-    : stillInDoubt(baseLine(stage, m.row), doubt, why ?? 'the upload did not leave');
+  return unsentLine(baseLine(stage, m.row), m.row.before, true, why ?? 'the upload did not leave');
 }
 
 export async function runResumed(run: StageBulk, batch: ResumedBatch, turn: Turn): Promise<void> {

@@ -12,6 +12,7 @@ import type { BulkChunkRecord } from '../ledger/bulk-chunks.js';
 import type { LedgerEntry, OutboxKey } from '../ledger/index.js';
 import type { BulkDeps } from './bulk-deps.js';
 import type { Settled } from './report-window.js';
+import { putBack } from './send-row.js';
 import type { SendableRow, StageInfo } from './stage-strategy.js';
 
 /**
@@ -186,19 +187,7 @@ export async function undoIntents(
   members: readonly Member[],
 ): Promise<void> {
   await Promise.all(
-    members.map(({ row: { line, before } }) => {
-      if (before?.state === 'intent') return undefined;
-      const undo =
-        before === undefined
-          ? ledger.forget(stage.index, line)
-          : ledger.recordOutcome(stage.index, line, {
-              state: before.state,
-              status: before.status ?? undefined,
-              id: before.id ?? undefined,
-              message: before.message ?? undefined,
-            });
-      return undo.catch(() => undefined);
-    }),
+    members.map(({ row: { line, before } }) => putBack(ledger, stage.index, line, before).catch(() => undefined)),
   );
 }
 

@@ -63,12 +63,7 @@ async function sendOne(
   const { ledger, state, transport } = deps;
   const base = baseLine(stage, row);
   // Not sent now: a row in doubt before this run (resent with --resend-unknown) stays in doubt.
-  const unsent = (why: string) => {
-    const doubt = doubtBefore(before, row.idempotent);
-    return doubt === undefined
-      ? settled({ ...base, status: 'not_sent', message: why })
-      : stillInDoubt(base, doubt, why);
-  };
+  const unsent = (why: string) => unsentLine(base, before, row.idempotent, why);
   if (state.stopReason !== undefined) return unsent(state.stopReason);
   try {
     await ledger.recordIntent(stage.index, row.line);
@@ -193,17 +188,37 @@ async function undoIntent(
   before: LedgerEntry | undefined,
 ): Promise<void> {
   try {
-    if (before === undefined) await deps.ledger.forget(stage.index, row.line);
-    else if (before.state !== 'intent')
-      await deps.ledger.recordOutcome(stage.index, row.line, {
-        state: before.state,
-        status: before.status ?? undefined,
-        id: before.id ?? undefined,
-        message: before.message ?? undefined,
-      });
+    await putBack(deps.ledger, stage.index, row.line, before);
   } catch (error) {
     deps.state.ledgerBroke(error);
   }
+}
+
+/**
+ * A row's ledger entry as it was before this run's intent: none (forgotten), an intent from before
+ * a crash (kept: it is the same), or an outcome such as `unknown` (recorded again). For a request
+ * or an upload that did not leave.
+ */
+export async function putBack(
+  ledger: SendDeps['ledger'],
+  source: number,
+  line: number,
+  before: LedgerEntry | undefined,
+): Promise<void> {
+  if (before === undefined) await ledger.forget(source, line);
+  else if (before.state !== 'intent')
+    await ledger.recordOutcome(source, line, {
+      state: before.state,
+      status: before.status ?? undefined,
+      id: before.id ?? undefined,
+      message: before.message ?? undefined,
+    });
+}
+
+/** A row not sent now: `not_sent`, or still `unknown` (saying both) when it was in doubt before this run. */
+export function unsentLine(base: BaseLine, before: LedgerEntry | undefined, idempotent: boolean, why: string): Settled {
+  const doubt = doubtBefore(before, idempotent);
+  return doubt === undefined ? settled({ ...base, status: 'not_sent', message: why }) : stillInDoubt(base, doubt, why);
 }
 
 type BaseLine = Pick<ReportLine, 'file' | 'line' | 'resource' | 'key'>;
@@ -214,7 +229,7 @@ export const baseLine = (
 ): BaseLine => ({ file: row.file, line: row.line, resource: stage.mapping.resource, key: row.key });
 
 /** A row that was in doubt before this run and still is: say both. */
-export const stillInDoubt = (base: BaseLine, doubt: string, why: string): Settled =>
+const stillInDoubt = (base: BaseLine, doubt: string, why: string): Settled =>
   settled({ ...base, status: 'unknown', message: `${doubt}; resending it was stopped: ${why}` });
 
 /**
