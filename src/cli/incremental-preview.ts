@@ -61,8 +61,13 @@ export function openPreview(
 function caughtUpState(job: LoadedJob, stateDir: string, cwd: string): SyncState | undefined {
   const file = syncStateFile(stateDir, job.file);
   const state = SyncState.open(file, job.file, { cwd, mode: 'read' });
-  if (state === undefined || state.target() === undefined || runsToApply(state, stateDir, { cwd }).length === 0)
-    return state;
+  if (state === undefined) return undefined;
+  try {
+    if (state.target() === undefined || runsToApply(state, stateDir, { cwd }).length === 0) return state;
+  } catch (error) {
+    state.close();
+    throw error;
+  }
   let lock: ReturnType<typeof acquireLock>;
   try {
     lock = acquireLock(stateDir, { cwd });

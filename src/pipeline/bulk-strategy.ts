@@ -130,7 +130,8 @@ function perRowInKeyOrder(
   const answer =
     chunks === undefined && pending === undefined
       ? chunking.sendPerRow(row, before)
-      : Promise.all([chunks, pending]).then(() => chunking.sendPerRow(row, before));
+      : // Only the order matters here: a send that failed (a bug, which stops the run) answers its own row.
+        Promise.all([chunks, pending?.catch(() => undefined)]).then(() => chunking.sendPerRow(row, before));
   chunking.perRowByKey.set(key, answer);
   const done = () => {
     if (chunking.perRowByKey.get(key) === answer) chunking.perRowByKey.delete(key);

@@ -10,7 +10,7 @@ import {
 import { resourceFingerprints } from './mapping-fingerprint.js';
 import { RunKeys, type RowPlace } from './run-keys.js';
 import { createSyncKeyer, entityKeyOf, type KeyedRow, type SyncKey } from './sync-key.js';
-import { DOUBT_PREFIX, type SyncState } from './sync-state.js';
+import { DOUBT_PREFIX, type StoredEntry, type SyncState } from './sync-state.js';
 
 /** A valid row as the classifier sees it: the keyer's inputs plus its line. */
 export interface ClassifiedRow extends KeyedRow {
@@ -124,7 +124,7 @@ export function createRunClassifier(options: RunClassifierOptions): RunClassifie
                         ? `line ${win.line}`
                         : `${files[win.source] ?? `file ${win.source}`} line ${win.line}`,
                   };
-            const c = classifyRow(key, stored[i], winner, options.mode);
+            const c = legacyDoubt(key, stored[i], tallies) ?? classifyRow(key, stored[i], winner, options.mode);
             tally.counts[c.status]++;
             if (key.kind === 'entity') tally.entities++;
             else tally.events++;
@@ -161,6 +161,27 @@ export function createRunClassifier(options: RunClassifierOptions): RunClassifie
       return out;
     },
     close: () => keys.close(),
+  };
+}
+
+/**
+ * A row found only under the key an earlier version wrote: that key did not say which mapping
+ * sent it (identity cells without the event's name; a deal create kept as the deal's custom_id,
+ * which an update_or_create writes too). With one mapping of the resource in the job it is this
+ * row's, as before; with several it may be another mapping's row, so this one is in doubt:
+ * `unknown`, not sent, never called sent.
+ */
+function legacyDoubt(
+  key: SyncKey,
+  stored: StoredEntry | undefined,
+  tallies: readonly { readonly mapping: ResolvedMapping }[],
+): Classification | undefined {
+  if (stored?.legacy !== true) return undefined;
+  if (tallies.filter((t) => t.mapping.resource === key.resource).length <= 1) return undefined;
+  return {
+    status: 'unknown',
+    send: false,
+    message: `the sync state, written by an earlier engage-import, records a ${key.resource} with this row's ${key.resource === 'deal' ? 'custom_id' : 'identity cells'} (run ${stored.runId} at ${stored.at}) without saying which of the job's ${key.resource} mappings sent it: check the account; to send this row, engage-import state forget --resource ${key.resource} --key ${key.legacy?.key ?? key.key}`,
   };
 }
 

@@ -18,6 +18,8 @@ export interface StoredEntry {
   readonly hash: string | undefined;
   readonly runId: string;
   readonly at: string;
+  /** Found under the key an earlier version wrote (`SyncKey.legacy`), which does not say which mapping sent it. */
+  readonly legacy?: true;
 }
 
 export interface ResourceCount {
@@ -144,7 +146,7 @@ export class SyncState {
 
   /**
    * As `lookup`, and a key the state does not hold is looked up again as an earlier version wrote
-   * it (`SyncKey.legacy`): found so, it counts as accepted (an occurrence: no request hash).
+   * it (`SyncKey.legacy`): found so, it is marked `legacy` (an occurrence: no request hash).
    */
   lookupWithLegacy(keys: readonly SyncKey[]): (StoredEntry | undefined)[] {
     const stored = this.lookup(keys);
@@ -158,7 +160,7 @@ export class SyncState {
     );
     missing.forEach((i, n) => {
       const entry = old[n];
-      if (entry !== undefined) stored[i] = { hash: undefined, runId: entry.runId, at: entry.at };
+      if (entry !== undefined) stored[i] = { hash: undefined, runId: entry.runId, at: entry.at, legacy: true };
     });
     return stored;
   }

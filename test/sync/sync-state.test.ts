@@ -6,6 +6,7 @@ import { SyncState } from '../../src/sync/sync-state.js';
 import type { ResolvedMapping } from '../../src/config/mapping-schema.js';
 import { identityHash, legacyIdentityHash } from '../../src/sync/request-hash.js';
 import { createSyncKeyer } from '../../src/sync/sync-key.js';
+import { createRunClassifier } from '../../src/sync/sync-preview.js';
 import type { SyncKey } from '../../src/sync/sync-key.js';
 import type { SyncDelta } from '../../src/sync/ledger-feed.js';
 import { fakeFeed, hex, tempState } from './_feed.js';
@@ -311,5 +312,45 @@ describe('a state written before identities took what the row records', () => {
     expect(classifyRow(event, e, undefined, 'incremental').status).toBe('already_sent');
     expect(classifyRow(deal, d, undefined, 'incremental')).toMatchObject({ status: 'already_sent', send: false });
     expect(classifyRow(fresh, f, undefined, 'incremental').status).toBe('new');
+  });
+});
+
+describe('a row found only under an earlier version key, in a job with several mappings of its resource', () => {
+  it('is unknown (not sent, not called sent): the old key did not say which mapping sent it', () => {
+    const { state } = setUp();
+    state.apply(
+      fakeFeed('old', [{ resource: 'event', kind: 'event', key: legacyIdentityHash(['O-1']), hash: hex('1') }]),
+    );
+    const mapping = (file: string, name: string) =>
+      ({
+        mappingFile: file,
+        resource: 'event',
+        operation: undefined,
+        identity: ['order'],
+        source: { path: '/d.csv' },
+        fields: [{ target: 'name', path: ['name'], constant: name }],
+      }) as unknown as ResolvedMapping;
+    const row = (name: string) => ({
+      payload: { name },
+      call: { method: 'POST' as const, path: 'users-by-id/C-1/events/', body: { name } },
+      fields: ['O-1'],
+      line: 2,
+    });
+    const classifier = createRunClassifier({ state, mode: 'incremental' });
+    const purchases = classifier.forSource(0, mapping('/purchases.yaml', 'Purchase'), ['order'], 'purchases.csv');
+    const refunds = classifier.forSource(1, mapping('/refunds.yaml', 'Refund'), ['order'], 'refunds.csv');
+    const [refund] = refunds.classify([row('Refund')]);
+    expect(refund).toMatchObject({ status: 'unknown', send: false });
+    expect(refund!.message).toContain(
+      `without saying which of the job's event mappings sent it: check the account; to send this row, engage-import state forget --resource event --key ${legacyIdentityHash(['O-1'])}`,
+    );
+    expect(purchases.classify([row('Purchase')])[0]).toMatchObject({ status: 'unknown', send: false });
+    classifier.close();
+
+    // With one mapping of the resource, the old key can only be this mapping's row: already sent.
+    const alone = createRunClassifier({ state, mode: 'incremental' });
+    const only = alone.forSource(0, mapping('/purchases.yaml', 'Purchase'), ['order'], 'purchases.csv');
+    expect(only.classify([row('Purchase')])[0]).toMatchObject({ status: 'already_sent', send: false });
+    alone.close();
   });
 });
