@@ -1,7 +1,7 @@
 import { join, resolve } from 'node:path';
 import { listRunIds, readRun, runsDir } from '../ledger/run-dirs.js';
 import type { LedgerSyncFeed } from './ledger-feed.js';
-import type { SyncState } from './sync-state.js';
+import { targetDifference, type SyncState } from './sync-state.js';
 
 /** A run ledger opened for reading its sync outbox; closed once applied. */
 export type OpenFeed = (runDir: string) => LedgerSyncFeed & { close(): void };
@@ -45,11 +45,7 @@ export function runsToApply(state: SyncState, stateDir: string, options: { cwd?:
     const runDir = join(runsDir(stateDir), id);
     const run = readRun(runDir, options);
     if (run === undefined || resolve(run.identity.job.path) !== job) continue;
-    if (
-      target !== undefined &&
-      run.identity.target !== undefined &&
-      (run.identity.target.baseUrl !== target.baseUrl || run.identity.target.keyFingerprint !== target.keyFingerprint)
-    )
+    if (target !== undefined && run.identity.target !== undefined && targetDifference(target, run.identity.target))
       continue;
     out.push(runDir);
   }

@@ -8,7 +8,7 @@ import { RESOURCES } from '../config/mapping-schema.js';
 import { SyncError } from '../errors.js';
 import { displayPath } from '../ledger/_display-path.js';
 import { STATE_FORMAT, toStateError } from './_state-db.js';
-import type { StateTarget, SyncState } from './sync-state.js';
+import { targetDifference, type StateTarget, type SyncState } from './sync-state.js';
 
 /**
  * The NDJSON form of a sync state (`state export` / `state import`), so a job that runs in a
@@ -160,19 +160,16 @@ function adoptTarget(state: SyncState, target: StateTarget | undefined, refuse: 
   if (target === undefined) return;
   const own = state.target();
   if (own === undefined) {
-    state.db
-      .prepare(
-        `INSERT INTO meta (key, value) VALUES ('target', ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-      )
-      .run(JSON.stringify({ baseUrl: target.baseUrl, keyFingerprint: target.keyFingerprint }));
+    state.recordTarget(target);
     return;
   }
+  const differs = targetDifference(own, target);
   const other =
-    own.baseUrl !== target.baseUrl
-      ? `the base URL ${target.baseUrl}, while this state sends to ${own.baseUrl}`
-      : own.keyFingerprint !== target.keyFingerprint
-        ? 'another API key (another account?) than this state'
-        : undefined;
+    differs === undefined
+      ? undefined
+      : differs === 'baseUrl'
+        ? `the base URL ${target.baseUrl}, while this state sends to ${own.baseUrl}`
+        : 'another API key (another account?) than this state';
   if (other !== undefined)
     throw refuse(
       `its rows were sent with ${other}: runs with it would skip rows that this account never got. Import it into the state directory of its own target`,

@@ -34,6 +34,12 @@ export interface StateTarget {
   readonly keyFingerprint: string;
 }
 
+/** Which part of two targets differs (the base URL is named first), or undefined when they are the same. */
+export function targetDifference(a: StateTarget, b: StateTarget): 'baseUrl' | 'keyFingerprint' | undefined {
+  if (a.baseUrl !== b.baseUrl) return 'baseUrl';
+  return a.keyFingerprint !== b.keyFingerprint ? 'keyFingerprint' : undefined;
+}
+
 export interface OpenStateOptions {
   /** Paths in messages are shown relative to it. Default `process.cwd()`. */
   readonly cwd?: string;
@@ -349,27 +355,29 @@ export class SyncState {
    * skipping them there as `unchanged` would be wrong. `record` stores it when none is.
    */
   checkTarget(target: StateTarget, record: boolean): void {
-    const stored = this.meta('target');
-    if (stored === undefined) {
-      if (record)
-        guardState(this.place, () =>
-          this.#db
-            .prepare(`INSERT INTO meta (key, value) VALUES ('target', ?) ON CONFLICT (key) DO NOTHING`)
-            .run(JSON.stringify(target)),
-        );
+    const was = this.target();
+    if (was === undefined) {
+      if (record) this.recordTarget(target);
       return;
     }
-    const was = JSON.parse(stored) as StateTarget;
+    const differs = targetDifference(was, target);
+    if (differs === undefined) return;
     const why =
-      was.baseUrl !== target.baseUrl
+      differs === 'baseUrl'
         ? `the base URL ${was.baseUrl}, not ${target.baseUrl}`
-        : was.keyFingerprint !== target.keyFingerprint
-          ? 'another API key (another account?)'
-          : undefined;
-    if (why === undefined) return;
+        : 'another API key (another account?)';
     throw new SyncError(
       'SYNC_STATE',
       `the sync state ${displayPath(this.place.file, this.place.cwd)} records what was sent with ${why}; nothing was sent. Use --state-dir with another folder for this target (its first run sends every row), or run against the target the state belongs to`,
+    );
+  }
+
+  /** Records the state's target (base URL and key fingerprint only), when it has none yet. */
+  recordTarget(target: StateTarget): void {
+    guardState(this.place, () =>
+      this.#db
+        .prepare(`INSERT INTO meta (key, value) VALUES ('target', ?) ON CONFLICT (key) DO NOTHING`)
+        .run(JSON.stringify({ baseUrl: target.baseUrl, keyFingerprint: target.keyFingerprint })),
     );
   }
 
