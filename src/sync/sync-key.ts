@@ -24,9 +24,9 @@ export interface SyncKey {
    * How a state written by an earlier version of this tool holds the same row, when that differs
    * (identity cells hashed alone and untrimmed; a deal create kept as an entity by custom_id): a
    * row the state does not hold by `key` is looked up this way too, so an upgrade never sends an
-   * event or a deal create a second time.
+   * event or a deal create a second time. Computed when asked: only rows not found need it.
    */
-  readonly legacy?: { readonly kind: SyncKind; readonly key: string };
+  readonly legacy?: () => { readonly kind: SyncKind; readonly key: string };
 }
 
 /** What the keyer needs of a valid planned row (pipeline `PlannedRow` with status `valid`). */
@@ -98,7 +98,7 @@ export function createSyncKeyer(mapping: ResolvedMapping, header: readonly strin
           columns.map((i) => (row.fields[i] ?? '').trim()),
         ),
         hash,
-        legacy: { kind: 'event', key: legacyIdentityHash(columns.map((i) => row.fields[i] ?? '')) },
+        legacy: () => ({ kind: 'event', key: legacyIdentityHash(columns.map((i) => row.fields[i] ?? '')) }),
       };
     // A deal create with a custom_id is the one deal of that custom_id: created once, whatever else changes.
     const dealId = resource === 'deal' ? text(row.payload['custom_id']) : undefined;
@@ -107,7 +107,7 @@ export function createSyncKeyer(mapping: ResolvedMapping, header: readonly strin
       kind: 'event',
       key: dealId === undefined ? hash : identityHash(what, [`custom_id=${dealId}`]),
       hash,
-      ...(dealId !== undefined && { legacy: { kind: 'entity' as const, key: `custom_id=${dealId}` } }),
+      ...(dealId !== undefined && { legacy: () => ({ kind: 'entity' as const, key: `custom_id=${dealId}` }) }),
     };
   };
 }

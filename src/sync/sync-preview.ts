@@ -181,7 +181,7 @@ function legacyDoubt(
   return {
     status: 'unknown',
     send: false,
-    message: `the sync state, written by an earlier engage-import, records a ${key.resource} with this row's ${key.resource === 'deal' ? 'custom_id' : 'identity cells'} (run ${stored.runId} at ${stored.at}) without saying which of the job's ${key.resource} mappings sent it: check the account; to send this row, engage-import state forget --resource ${key.resource} --key ${key.legacy?.key ?? key.key}`,
+    message: `the sync state, written by an earlier engage-import, records a ${key.resource} with this row's ${key.resource === 'deal' ? 'custom_id' : 'identity cells'} (run ${stored.runId} at ${stored.at}) without saying which of the job's ${key.resource} mappings sent it: check the account; to send this row, engage-import state forget --resource ${key.resource} --key ${key.legacy?.().key ?? key.key}`,
   };
 }
 

@@ -161,7 +161,7 @@ export class SyncState {
     const old = this.lookup(
       missing.map((i) => {
         const k = keys[i]!;
-        return { ...k, kind: k.legacy!.kind, key: k.legacy!.key };
+        return { ...k, ...k.legacy!() };
       }),
     );
     missing.forEach((i, n) => {
