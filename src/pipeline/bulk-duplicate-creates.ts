@@ -102,5 +102,6 @@ async function refused(stage: StageInfo, deps: RefusalDeps, row: SendableRow, cr
     note = ` (the run's ledger could not record this answer: ${deps.state.ledgerBroke(error)})`;
   }
   await deps.reject(row, message);
-  return settled({ ...base, status: 'failed', message: message + note }, deps.cascade.failed(row, 'failed'));
+  // The product exists (line `creator` made it): rows that name it as their parent are sent.
+  return settled({ ...base, status: 'failed', message: message + note }, deps.cascade.succeeded(row, undefined));
 }

@@ -126,7 +126,10 @@ async function settle(
       const line = failureLine({ ...outcome, message: outcome.message + productChangeNote(stage, row) });
       const note = await record({ state: 'failed', status: outcome.status, message: line.message });
       await deps.reject(row, line.message);
-      return settled({ ...base, ...line, message: line.message + note }, deps.cascade.failed(row, 'failed'));
+      // A create refused because the record exists already: the rows that name it as their parent
+      // find it in the account, so they are sent, not skipped.
+      const effect = outcome.exists ? deps.cascade.succeeded(row, undefined) : deps.cascade.failed(row, 'failed');
+      return settled({ ...base, ...line, message: line.message + note }, effect);
     }
     case 'unknown': {
       // An event's key goes with it too: the next incremental run reports it unknown, never resends it.

@@ -35,7 +35,11 @@ export type DoneOutcome =
       readonly id: string | undefined;
       readonly message?: string;
     }
-  | (RowFailure<'failed' | 'unknown'> & { readonly status: number | undefined });
+  | (RowFailure<'failed' | 'unknown'> & {
+      readonly status: number | undefined;
+      /** A create refused because its key exists already: the record is in the account, if not by this row. */
+      readonly exists?: true;
+    });
 
 export interface ClassifyContext {
   readonly method: string;
@@ -137,7 +141,11 @@ function decided(answer: AttemptAnswer, status: number | undefined, message: str
         outcome: { kind: 'ok', status: status ?? 0, body: undefined, id: undefined, message: NOTE_OWN_CREATE },
       };
     case 'failed':
-      return { action: 'done', answer, outcome: { kind: 'failed', status, message } };
+      return {
+        action: 'done',
+        answer,
+        outcome: { kind: 'failed', status, message, ...(answer === 'exists' && { exists: true as const }) },
+      };
     case 'unknown':
       return { action: 'done', answer, outcome: { kind: 'unknown', status, message: `${message}; ${NOT_RESENT}` } };
     case 'not_sent':
