@@ -1,5 +1,5 @@
-import { createReadStream, existsSync, rmSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { createReadStream, existsSync, rmSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Argv } from 'yargs';
 import { RESOURCES } from '../config/mapping-schema.js';
@@ -9,7 +9,15 @@ import { acquireLock } from '../ledger/lock.js';
 import { displayPath } from '../pipeline/display-path.js';
 import { isInFolder } from '../pipeline/output-paths.js';
 import { openSyncFeed } from '../ledger/index.js';
-import { catchUp, exportState, importState, listSyncStateFiles, syncStateFile, SyncState } from '../sync/index.js';
+import {
+  catchUp,
+  exportedJob,
+  exportState,
+  importState,
+  listSyncStateFiles,
+  syncStateFile,
+  SyncState,
+} from '../sync/index.js';
 import { defineCommand, type CliIo, type OptionsOf } from './command.js';
 import { EXIT } from './exit-codes.js';
 
@@ -26,12 +34,12 @@ function stateOptions(y: Argv) {
     .positional('file', { type: 'string', describe: 'export: the NDJSON file to write; import: the one to read' })
     .option('job', {
       type: 'string',
-      describe: 'The job whose state it is (default: the only state in --state-dir; import: the job named in the file)',
+      describe:
+        'The job whose state it is (default: the only state in --state-dir; import: the job named in the file, when it is at that path here)',
     })
     .option('state-dir', {
       type: 'string',
-      default: DEFAULTS.stateDir,
-      describe: 'Where run ledgers and sync states are kept',
+      describe: `Where run ledgers and sync states are kept (default: ${DEFAULTS.stateDir} beside the job file, as runs keep it; without --job, in the current folder)`,
     })
     .option('resource', { choices: RESOURCES, describe: 'forget: the resource to forget' })
     .option('key', {
@@ -42,8 +50,11 @@ function stateOptions(y: Argv) {
     .option('json', { type: 'boolean', default: false, describe: 'show: print JSON on stdout' })
     .example('$0 state show', 'What the nightly job remembers')
     .example('$0 state forget --resource user --key C-1001', 'Send contact C-1001 again on the next incremental run')
-    .example('$0 state export state.ndjson', 'Save the state (e.g. to copy it to a bucket after the run)')
-    .example('$0 state import state.ndjson', 'Restore it in a fresh container before the run');
+    .example(
+      '$0 state export --job nightly.yaml state.ndjson',
+      'Save the state (e.g. to copy it to a bucket after the run)',
+    )
+    .example('$0 state import --job nightly.yaml state.ndjson', 'Restore it in a fresh container before the run');
 }
 
 type StateArgs = OptionsOf<typeof stateOptions>;
@@ -61,8 +72,14 @@ export const stateCommand = defineCommand({
 });
 
 async function runState(args: StateArgs, io: CliIo): Promise<number> {
-  const stateDir = resolve(io.cwd, args['state-dir']);
   const show = (p: string) => displayPath(p, io.cwd);
+  // Where runs keep it: beside the job file, whatever the current folder.
+  const stateDirOf = (job: string | undefined) =>
+    args['state-dir'] !== undefined
+      ? resolve(io.cwd, args['state-dir'])
+      : job !== undefined
+        ? join(dirname(job), DEFAULTS.stateDir)
+        : resolve(io.cwd, DEFAULTS.stateDir);
   if ((args.action === 'export' || args.action === 'import') && args.file === undefined) {
     throw new ConfigError(
       'USAGE',
@@ -81,7 +98,12 @@ async function runState(args: StateArgs, io: CliIo): Promise<number> {
 
   if (args.action === 'import') {
     const file = resolve(io.cwd, args.file!);
-    const job = args.job !== undefined ? resolve(io.cwd, args.job) : await jobNamedIn(file, show(file));
+    const job = restoredJob(
+      args.job === undefined ? undefined : resolve(io.cwd, args.job),
+      await jobNamedIn(file, show(file)),
+      show,
+    );
+    const stateDir = stateDirOf(job);
     const lock = acquireLock(stateDir, { cwd: io.cwd });
     const stateFile = syncStateFile(stateDir, job);
     const existed = existsSync(stateFile);
@@ -105,7 +127,9 @@ async function runState(args: StateArgs, io: CliIo): Promise<number> {
     return EXIT.OK;
   }
 
-  const stateFile = findStateFile(stateDir, args.job === undefined ? undefined : resolve(io.cwd, args.job), show);
+  const namedJob = args.job === undefined ? undefined : resolve(io.cwd, args.job);
+  const stateDir = stateDirOf(namedJob);
+  const stateFile = findStateFile(stateDir, namedJob, show);
   if (args.action === 'forget') {
     const lock = acquireLock(stateDir, { cwd: io.cwd });
     try {
@@ -136,11 +160,7 @@ async function runState(args: StateArgs, io: CliIo): Promise<number> {
   try {
     if (args.action === 'export') {
       const target = resolve(io.cwd, args.file!);
-      if (isInFolder(target, stateDir))
-        throw new ConfigError(
-          'USAGE',
-          `state export: ${args.file} is inside the state directory ${show(stateDir)}, beside the state and the run ledgers it could overwrite: write the export somewhere else`,
-        );
+      await checkExportTarget(target, stateDir, args.file!, show);
       const rows = await exportState(state, target);
       io.stderr.write(
         `Exported ${rows.toLocaleString('en-US')} rows of the sync state of ${show(state.job)} to ${args.file}.\n`,
@@ -187,7 +207,7 @@ function findStateFile(stateDir: string, job: string | undefined, show: (p: stri
   if (all.length === 0)
     throw new SyncError(
       'SYNC_STATE',
-      `there is no sync state in ${show(stateDir)} (a run with --incremental, or any run, creates it)`,
+      `there is no sync state in ${show(stateDir)} (a run with --incremental, or any run, creates it beside its job file: name the job with --job, or the folder with --state-dir)`,
     );
   throw new ConfigError(
     'USAGE',
@@ -195,19 +215,43 @@ function findStateFile(stateDir: string, job: string | undefined, show: (p: stri
   );
 }
 
-/** The job an export belongs to, from its first line (import without --job). */
+/**
+ * The job an import restores the state of: the one named with --job, or the one the export names
+ * when that file is here (the same machine). An export whose job has another file name is another
+ * job's, refused; the same name at another path is the same job moved (a fresh container).
+ */
+function restoredJob(named: string | undefined, exported: string, show: (p: string) => string): string {
+  if (named === undefined) {
+    if (existsSync(exported)) return exported;
+    throw new ConfigError(
+      'USAGE',
+      `the export is of the job ${exported}, which is not there on this machine; name the job to restore it for: engage-import state import FILE --job path/to/${basename(exported)}; the sync state was not changed`,
+    );
+  }
+  if (basename(named) !== basename(exported))
+    throw new ConfigError(
+      'USAGE',
+      `the export is of the job ${exported}, not ${show(named)}: a state restored into another job would call its rows sent; the sync state was not changed`,
+    );
+  return named;
+}
+
+/** The job an export belongs to, from its first line. */
 async function jobNamedIn(file: string, shown: string): Promise<string> {
+  const job = exportedJob(await firstLineOf(file, shown));
+  if (job !== undefined) return job;
+  throw new SyncError(
+    'SYNC_STATE',
+    `${shown}:1: not an engage-import sync state export (no job named in its first line); the sync state was not changed`,
+  );
+}
+
+/** The first line of a file ('' when it is empty). */
+async function firstLineOf(file: string, shown: string): Promise<string> {
   const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
   try {
-    for await (const line of lines) {
-      try {
-        const job = (JSON.parse(line) as { job?: unknown }).job;
-        if (typeof job === 'string' && job !== '') return job;
-      } catch {
-        // reported below
-      }
-      break;
-    }
+    for await (const line of lines) return line;
+    return '';
   } catch (error) {
     throw new SyncError(
       'SYNC_STATE',
@@ -217,10 +261,24 @@ async function jobNamedIn(file: string, shown: string): Promise<string> {
   } finally {
     lines.close();
   }
-  throw new SyncError(
-    'SYNC_STATE',
-    `${shown}:1: not an engage-import sync state export (no job named in its first line); the sync state was not changed`,
-  );
+}
+
+/**
+ * An export may replace only an earlier export (or an empty file): any other file there may be
+ * the job, a mapping or an input CSV, which an export written over it would destroy.
+ */
+async function checkExportTarget(target: string, stateDir: string, given: string, show: (p: string) => string) {
+  if (isInFolder(target, stateDir))
+    throw new ConfigError(
+      'USAGE',
+      `state export: ${given} is inside the state directory ${show(stateDir)}, beside the state and the run ledgers it could overwrite: write the export somewhere else`,
+    );
+  if (!existsSync(target) || statSync(target).size === 0) return;
+  if (exportedJob(await firstLineOf(target, given)) === undefined)
+    throw new ConfigError(
+      'USAGE',
+      `state export: ${given} exists and is not a sync state export (it may be the job, a mapping or an input file): write the export to a new file, or over an earlier export`,
+    );
 }
 
 const n = (v: number) => v.toLocaleString('en-US');

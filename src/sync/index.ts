@@ -3,7 +3,7 @@ export type { Classification, SyncMode } from './classify.js';
 export { resourceFingerprints } from './mapping-fingerprint.js';
 export { SyncState } from './sync-state.js';
 export { syncStateFile, listSyncStateFiles } from './state-file.js';
-export { exportState, importState } from './state-transfer.js';
+export { exportedJob, exportState, importState } from './state-transfer.js';
 export { catchUp, runsToApply } from './catch-up.js';
 export type { LedgerSyncFeed, SyncDelta } from './ledger-feed.js';
 export {

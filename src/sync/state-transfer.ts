@@ -68,6 +68,16 @@ const Line = z.discriminatedUnion('type', [
   z.strictObject({ type: z.literal('end'), rows: z.number().int().nonnegative(), sha256: Hex32.optional() }),
 ]);
 
+/** The job an export's first line names, or undefined when that line is not an export's header. */
+export function exportedJob(firstLine: string): string | undefined {
+  try {
+    const header = Header.safeParse(JSON.parse(firstLine));
+    return header.success && header.data.job !== '' ? header.data.job : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /**
  * Writes the whole state to `file` as NDJSON, streaming (one row in memory at a time), from one
  * consistent snapshot; written beside it and renamed into place, so `file` is never half a state.

@@ -153,7 +153,65 @@ describe('engage-import state', () => {
     r = await runCli(['state', 'show', '--state-dir', 'elsewhere'], { cwd: dir });
     expect([r.code, r.stderr]).toEqual([
       2,
-      'engage-import: there is no sync state in elsewhere (a run with --incremental, or any run, creates it)\n',
+      'engage-import: there is no sync state in elsewhere (a run with --incremental, or any run, creates it beside its job file: name the job with --job, or the folder with --state-dir)\n',
     ]);
+  });
+
+  it('with --job, the state is the one beside the job file, as runs keep it, from any folder', async () => {
+    const { dir } = project();
+    const elsewhere = tmpTree({});
+    dirs.push(elsewhere);
+    const r = await runCli(['state', 'show', '--job', join(dir, 'nightly.yaml')], { cwd: elsewhere });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('  user                         2 keys\n');
+  });
+
+  it('export writes over an earlier export only, never over the job, a mapping or an input file', async () => {
+    const { dir, job } = project();
+    writeFileSync(join(dir, 'contacts.csv'), 'custom_id,email\nC-1,a@example.com\n');
+    for (const target of ['nightly.yaml', 'contacts.csv']) {
+      const before = readFileSync(join(dir, target), 'utf8');
+      const r = await runCli(['state', 'export', target], { cwd: dir });
+      expect([r.code, r.stderr]).toEqual([
+        2,
+        `engage-import: state export: ${target} exists and is not a sync state export (it may be the job, a mapping or an input file): write the export to a new file, or over an earlier export\n`,
+      ]);
+      expect(readFileSync(join(dir, target), 'utf8')).toBe(before);
+    }
+    expect(readFileSync(job, 'utf8')).toBe('mappings: [contacts.yaml]\n');
+    expect((await runCli(['state', 'export', 'state.ndjson'], { cwd: dir })).code).toBe(0);
+    expect((await runCli(['state', 'export', 'state.ndjson'], { cwd: dir })).code).toBe(0);
+  });
+
+  it('import restores the state beside the job it is for: the same job moved to a fresh folder, never another job', async () => {
+    const { dir } = project();
+    expect((await runCli(['state', 'export', 'state.ndjson'], { cwd: dir })).code).toBe(0);
+    // A fresh container: the same job at another path, the export copied in, no state yet.
+    const fresh = tmpTree({
+      'nightly.yaml': 'mappings: [contacts.yaml]\n',
+      'other.yaml': 'mappings: [contacts.yaml]\n',
+      'state.ndjson': readFileSync(join(dir, 'state.ndjson'), 'utf8'),
+    });
+    dirs.push(fresh);
+    // The job the export names is not here: which job is it for?
+    rmSync(dir, { recursive: true, force: true });
+    let r = await runCli(['state', 'import', 'state.ndjson'], { cwd: fresh });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      'which is not there on this machine; name the job to restore it for: engage-import state import FILE --job path/to/nightly.yaml; the sync state was not changed',
+    );
+    // Another job's state: refused.
+    r = await runCli(['state', 'import', 'state.ndjson', '--job', 'other.yaml'], { cwd: fresh });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(', not other.yaml: a state restored into another job would call its rows sent');
+    expect(existsSync(join(fresh, '.engage-import', 'sync'))).toBe(false);
+    // The same job, moved: restored beside it, where its runs and its preview look.
+    const job = join(fresh, 'nightly.yaml');
+    r = await runCli(['state', 'import', 'state.ndjson', '--job', 'nightly.yaml'], { cwd: fresh });
+    expect(r.code).toBe(0);
+    expect(existsSync(syncStateFile(join(fresh, '.engage-import'), job))).toBe(true);
+    expect((await runCli(['state', 'show', '--job', job], { cwd: tmpTree({}) })).stdout).toContain(
+      '  user                         2 keys\n',
+    );
   });
 });
