@@ -16,6 +16,8 @@ import {
 export interface PreviewArgs {
   /** Classify rows against the job's sync state; default: the job file's `sync:` setting. */
   readonly incremental?: boolean | undefined;
+  /** Preview a full refresh: unchanged entities are sent again (events the state holds never are). */
+  readonly 'full-refresh'?: boolean | undefined;
   readonly 'state-dir'?: string | undefined;
   readonly 'deal-update-method': 'PATCH' | 'PUT';
 }
@@ -30,7 +32,8 @@ export function openPreview(
   args: PreviewArgs,
   cwd: string,
 ): { classifier: RunClassifier; close: () => void } | undefined {
-  const incremental = args.incremental ?? job.sync === 'incremental';
+  const refresh = args['full-refresh'] === true;
+  const incremental = refresh || (args.incremental ?? job.sync === 'incremental');
   if (!incremental) return undefined;
   // The same default as a live run: beside the job file, whatever the working directory.
   const stateDir =
@@ -38,7 +41,7 @@ export function openPreview(
   const state = caughtUpState(job, stateDir, cwd);
   const classifier = createRunClassifier({
     state,
-    mode: 'incremental',
+    mode: refresh ? 'full-refresh' : 'incremental',
     requestOptions: { dealUpdateMethod: args['deal-update-method'] },
   });
   return {

@@ -111,7 +111,8 @@ export function withSyncModeOptions<T>(y: Argv<T>) {
     })
     .option('full-refresh', {
       type: 'boolean',
-      describe: 'Send every row again, unchanged ones and events already sent included, and refresh the sync state',
+      describe:
+        'Send every contact, product, deal update and campaign again, unchanged ones included, and refresh the sync state; events and deal creates the state holds are never sent twice (state forget them first to do that)',
     })
     .conflicts('incremental', 'full-refresh');
 }

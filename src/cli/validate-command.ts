@@ -13,6 +13,12 @@ function validateOptions(y: Argv) {
       describe:
         "Preview an incremental run: each valid row is new, changed, unchanged, already_sent or superseded against the sync state (default: the job file's sync: setting)",
     })
+    .option('full-refresh', {
+      type: 'boolean',
+      describe:
+        'Preview a full refresh: unchanged entities would be sent again; events and deal creates the state holds never are',
+    })
+    .conflicts('incremental', 'full-refresh')
     .option('state-dir', {
       type: 'string',
       describe: `Where the sync state is kept (with --incremental; default: ${DEFAULTS.stateDir} beside the job file, as for import)`,

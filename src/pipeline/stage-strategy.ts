@@ -7,7 +7,7 @@ import type { SyncVerdict } from './sync-verdicts.js';
 
 /**
  * A valid row of the stage being run, with its file as the report shows it, and what the sync
- * state said of it (`new`, `changed`, or, on a full refresh, `unchanged`/`already_sent`): a
+ * state said of it (`new`, `changed`, or, on a full refresh, `unchanged`): a
  * strategy passes `sync.key` with the row's `ok` outcome, so the next run knows it was accepted.
  */
 export type SendableRow = Extract<PlannedRow, { status: 'valid' }> & {

@@ -7,14 +7,18 @@ import type { SyncKey } from './sync-key.js';
  * - `new`: the state has never seen its key (entity) or identity (event): sent.
  * - `changed`: an entity whose request differs from the one last accepted: sent.
  * - `unchanged`: an entity whose request equals the one last accepted: not sent.
- * - `already_sent`: an event whose identity was accepted before: not sent (events are not idempotent).
+ * - `already_sent`: an event whose identity was accepted before: not sent (events are not idempotent),
+ *   not even by a full refresh.
  * - `superseded`: another row of this run carries the same entity key (the later row wins, as it
  *   would on the API) or the same event identity (the first row is sent once): not sent.
  */
 export const SYNC_STATUSES = ['new', 'changed', 'unchanged', 'already_sent', 'superseded', 'unknown'] as const;
 export type SyncStatus = (typeof SYNC_STATUSES)[number];
 
-/** `incremental` sends only new and changed rows; `full-refresh` sends every row again and refreshes the state. */
+/**
+ * `incremental` sends only new and changed rows; `full-refresh` sends every entity row again and
+ * refreshes the state, but never an event (or deal create) the state holds: it would be recorded twice.
+ */
 export type SyncMode = 'incremental' | 'full-refresh';
 
 export interface Classification {
@@ -66,9 +70,13 @@ export function classifyRow(
       row.resource === 'deal'
         ? '; a create makes a new deal each time it is sent, so changes to that deal need operation update_or_create'
         : '';
-    return refresh
-      ? { status: 'already_sent', send: true }
-      : { status: 'already_sent', send: false, message: `accepted by ${when}${hint}` };
+    // Not even a full refresh sends it again: that would record it twice. Sending it again is a
+    // deliberate second step, `state forget` first.
+    return {
+      status: 'already_sent',
+      send: false,
+      message: `accepted by ${when}${hint}${refresh ? `; a full refresh does not send an ${row.resource === 'deal' ? 'occurrence' : 'event'} again (it would be recorded twice): state forget it first to do that` : ''}`,
+    };
   }
   if (stored.hash !== row.hash) return { status: 'changed', send: true };
   return refresh
@@ -99,5 +107,5 @@ export function mappingChangeNote(
   const share = `${n.format(differing)} of ${n.format(compared)}`;
   return kind === 'entity'
     ? `${file}: most rows changed (${share}) and its mapping changed since the state was recorded: the requests differ because of the mapping, not the data`
-    : `${file}: most events look new (${share}) and its mapping changed since the state was recorded: their requests differ because of the mapping, so sending them would record old events again; give the mapping identity: [columns] that stay the same, or send them with --full-refresh if that is meant`;
+    : `${file}: most events look new (${share}) and its mapping changed since the state was recorded: their requests differ because of the mapping, so sending them would record old events again; give the mapping identity: [columns] that stay the same before the next run sends them`;
 }

@@ -96,13 +96,13 @@ export function createRunClassifier(options: RunClassifierOptions): RunClassifie
         classify: (rows) => {
           const rowKeys = rows.map(keyer);
           const stored = options.state?.lookupWithLegacy(rowKeys) ?? [];
-          // Which rows of this run share a key. An event the state holds is not sent by an
-          // incremental run, by whichever row carries it (`already_sent`, or `unknown` while in
-          // doubt): only events that may be sent are checked against the run's other rows. Most
+          // Which rows of this run share a key. An event the state holds is not sent, by whichever
+          // row carries it (`already_sent`, or `unknown` while in doubt), not even by a full
+          // refresh: only events that may be sent are checked against the run's other rows. Most
           // events of a nightly file are in the state, and a check is an insert into RunKeys.
           const asked: number[] = [];
           rowKeys.forEach((key, i) => {
-            if (key.kind === 'entity' || stored[i] === undefined || options.mode === 'full-refresh') asked.push(i);
+            if (key.kind === 'entity' || stored[i] === undefined) asked.push(i);
           });
           const wins = new Array<RowPlace | undefined>(rows.length);
           const found = keys.winners(

@@ -137,11 +137,26 @@ describe('incremental runs against the sandbox', () => {
     expect(requestsSince(third)).toEqual([]);
     expect(new Set(day3.lines.map((l) => l.status))).toEqual(new Set(['unchanged', 'already_sent', 'superseded']));
 
-    // --full-refresh sends every row again except the superseded ones, and the job's sync: setting needs no flag.
+    // --full-refresh sends every contact again except the superseded ones, and never an event the
+    // state holds (it would be recorded twice): those stay already_sent, saying so.
     const fourth = sandbox.requests.length;
+    const preview = await runCli(
+      ['validate', 'job.yaml', '--full-refresh', '--state-dir', 'state', '--report', 'refresh-preview.csv'],
+      { cwd: job.dir },
+    );
+    expect(preview.code).toBe(0);
+    expect(preview.stderr).toMatch(/Live import: 5 requests/);
     const refresh = await run(job.dir, ['--full-refresh']);
     expect(refresh.code).toBe(0);
-    expect(requestsSince(fourth)).toHaveLength(9);
+    const resent = requestsSince(fourth);
+    expect(resent).toHaveLength(5);
+    expect(resent.every((r) => r.startsWith('POST users/update_or_create/'))).toBe(true);
+    const events = refresh.lines.filter((l) => l.resource === 'event');
+    expect(events.length).toBeGreaterThan(0);
+    for (const e of events) {
+      expect(e.status).toBe('already_sent');
+      expect(e.message).toContain('a full refresh does not send an event again (it would be recorded twice)');
+    }
   });
 
   it('sync: incremental in the job file works without the flag', async () => {

@@ -19,7 +19,7 @@ describe('classifyRow', () => {
     ['event accepted before', event, seen, undefined, 'incremental', 'already_sent', false],
     ['event after the first of its identity', event, undefined, later, 'incremental', 'superseded', false],
     ['full refresh, entity unchanged', contact, same, undefined, 'full-refresh', 'unchanged', true],
-    ['full refresh, event accepted before', event, seen, undefined, 'full-refresh', 'already_sent', true],
+    ['full refresh, event accepted before: never twice', event, seen, undefined, 'full-refresh', 'already_sent', false],
     ['full refresh, superseded', contact, same, later, 'full-refresh', 'superseded', false],
   ] as const)('%s → %s', (_, row, stored, winner, mode, status, send) => {
     const c = classifyRow(row, stored, winner, mode);
