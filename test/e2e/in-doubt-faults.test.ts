@@ -105,6 +105,21 @@ describe('1. a 500 after the write is never resent silently', () => {
     }[];
     expect(night2.map((l) => l.status)).toEqual(Array(20).fill('unknown'));
     expect(night2[0]!.message).toMatch(/^in doubt since run .*resume --resend-unknown that run/);
+
+    // The file changed since (a resume is refused then): the message gives the command that lets
+    // the next run send that one event, and only it, again.
+    const forget = /engage-import (state forget --resource event --key [0-9a-f]{64})$/.exec(night2[0]!.message);
+    expect(forget).not.toBeNull();
+    const f = await runCli(forget![1]!.split(' '), { cwd: dir });
+    expect([f.code, f.stderr]).toEqual([0, expect.stringMatching(/^Forgot event [0-9a-f]{64} \(1 row\)/)]);
+    const night3 = await runCli(
+      ['import', 'job.yaml', '--rate', '1000', '--incremental', '--report', 'out/night-3.csv'],
+      { cwd: dir, env: env(sandbox.url) },
+    );
+    expect(sandbox.requests.length).toBe(sent + 1);
+    const lines = parse(readFileSync(join(dir, 'out/night-3.csv')), { columns: true }) as { status: string }[];
+    expect(lines.map((l) => l.status)).toEqual(['ok', ...Array(19).fill('unknown')]);
+    expect(night3.code).toBe(1);
   });
 
   it('--in-doubt resend resends them (at least once), and --unsafe-retries always still works with a deprecation note', async () => {

@@ -53,6 +53,7 @@ describe('events in doubt', () => {
       expect(c).toMatchObject({ status: 'unknown', send: false });
       expect(c.message).toContain('in doubt since run 20261122T020000Z-ab12');
       expect(c.message).toContain('resume --resend-unknown');
+      expect(c.message).toMatch(/engage-import state forget --resource event --key e{64}$/);
     },
   );
 });
