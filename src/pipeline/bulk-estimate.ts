@@ -2,7 +2,9 @@
  * What a stage that the live import would send by bulk import costs, as a dry run tells it: its
  * uploads and status polls, and how long its imports take at the service's documented rate
  * (docs/api-contract.md R-BULK-10), each seen ended by the client's own poll schedule. The stage
- * is chosen as the live import chooses it (`bulkPlanOf`), from the rows the dry run would send.
+ * is chosen as the live import chooses it (`bulkPlanOf`), from the stage's valid rows (an
+ * incremental run that sends 500 of 50,000 contacts still goes by bulk); its imports carry the
+ * rows it would send.
  * Rows a CSV cell cannot carry go per row in the live run; the estimate counts them as imported.
  */
 import type { ResolvedMapping } from '../config/mapping-schema.js';
@@ -22,7 +24,11 @@ export const DOCUMENTED_IMPORT_ROWS_PER_S = 450;
  */
 export function estimateBulk(summary: FileSummary, mapping: ResolvedMapping, options: BulkOptions | undefined): void {
   const rows = summary.requests;
-  if (rows === 0 || bulkPlanOf(mapping, rows, options, summary.counts.changed) === undefined) return;
+  const valid = Object.entries(summary.counts).reduce(
+    (n, [status, count]) => (status === 'invalid' ? n : n + count),
+    0,
+  );
+  if (rows === 0 || bulkPlanOf(mapping, valid, options, summary.counts.changed) === undefined) return;
   const chunk = options!.chunkRows;
   // Full chunks all cost the same: one replay for them, one for the last, shorter chunk.
   const full = Math.floor(rows / chunk);

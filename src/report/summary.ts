@@ -146,11 +146,16 @@ export function formatSummary(summary: RunSummary): string {
           ? `  (bulk: ${plural(f.bulk.imports, 'import')}, ${plural(f.requests, 'request')} ≈ ${formatDuration(f.bulk.estimate.seconds)} at ${number.format(f.bulk.estimate.rowsPerS)} rows/s)`
           : '';
     if (summary.mode === 'live' && f.bulk !== undefined) {
-      // `contacts.csv  user  bulk: 100,000 rows in 10 imports, ok 99,880, failed 120, 23 requests, 3 min 42 s`
+      // `contacts.csv  user  bulk: 100,000 rows in 10 imports, ok 99,880, failed 120, 23 requests, 3 min 42 s`;
+      // when only some rows went up (an incremental run, a resume): `bulk: 500 of 50,000 rows in 1 import, …`.
       const rows = ROW_STATUSES.reduce((n, s) => n + f.counts[s], 0);
+      const uploaded =
+        f.bulk.rows === rows
+          ? `${number.format(rows)} rows`
+          : `${number.format(f.bulk.rows)} of ${number.format(rows)} rows`;
       const imports = plural(f.bulk.imports, 'import');
       lines.push(
-        `  ${f.file.padEnd(width)}  ${f.resource.padEnd(16)}  bulk: ${number.format(rows)} rows in ${imports}, ${[...counts, `${number.format(f.requests)} requests`, formatDuration(f.elapsedMs / 1000)].join(', ')}`,
+        `  ${f.file.padEnd(width)}  ${f.resource.padEnd(16)}  bulk: ${uploaded} in ${imports}, ${[...counts, `${number.format(f.requests)} requests`, formatDuration(f.elapsedMs / 1000)].join(', ')}`,
       );
     } else lines.push(`  ${f.file.padEnd(width)}  ${f.resource.padEnd(16)}  ${counts.join(', ') || 'no rows'}${live}`);
     for (const warning of f.warnings) lines.push(`    Warning: ${warning}`);

@@ -452,3 +452,32 @@ describe('state forget', () => {
     expect(requestsSince(before)).toEqual(['POST users/update_or_create/ C-1']);
   });
 });
+
+describe('the preview chooses bulk as the live run does', () => {
+  it('10 changed of 1,200 contacts: the stage goes by bulk (its size decides), one import of the 10 rows, in the preview and live', async () => {
+    sandbox = await startSandbox({ rate: 0, bulkRowsPerS: 0 });
+    const job = jobFolder();
+    const contacts = (changed: boolean) =>
+      Array.from({ length: 1200 }, (_, i) => `C-${i},c${i}${changed && i % 120 === 0 ? '.new' : ''}@example.com`);
+    job.day(contacts(false), []);
+    expect((await run(job.dir, ['--bulk', 'auto'])).code).toBe(0);
+    job.day(contacts(true), []);
+    const preview = await runCli(
+      ['validate', 'job.yaml', '--incremental', '--state-dir', 'state', '--report', 'p.csv'],
+      {
+        cwd: job.dir,
+      },
+    );
+    expect(preview.stderr).toMatch(/contacts\.csv\s+user\s+changed 10, unchanged 1,190\s+\(bulk: 1 import, /);
+    const before = sandbox.requests.length;
+    const live = await runCli(
+      ['import', 'job.yaml', '--incremental', '--state-dir', 'state', '--base-url', sandbox.url, '--report', 'l.csv'],
+      { cwd: job.dir, env: { ENGAGE_API_KEY: sandbox.apiKey }, clock: fastClock() },
+    );
+    expect(live.code).toBe(0);
+    expect(live.stderr).toMatch(/contacts\.csv\s+user\s+bulk: 10 of 1,200 rows in 1 import, ok 10, unchanged 1,190/);
+    const since = sandbox.requests.slice(before);
+    expect(since.filter((q) => q.method === 'IMPORT')).toHaveLength(10);
+    expect(since.filter((q) => q.method === 'POST')).toHaveLength(1);
+  });
+});

@@ -15,16 +15,36 @@ const DEALS =
 const EVENTS =
   'resource: event\nsource: { file: e.csv }\nkey: id\nfields: { user_custom_id: u, name: n, timestamp: { column: t, type: unix } }\n';
 
-/** A dry run's file summary with `toSend` rows to send (`changed` of them updates). */
-function estimated(mapping: ResolvedMapping, toSend: number, options: BulkOptions | undefined, changed = 0) {
+/**
+ * A dry run's file summary with `toSend` rows to send (`changed` of them updates) of `valid` valid
+ * rows (the others unchanged; default: all are sent).
+ */
+function estimated(
+  mapping: ResolvedMapping,
+  toSend: number,
+  options: BulkOptions | undefined,
+  changed = 0,
+  valid = toSend,
+) {
   const summary = newFileSummary('f.csv', mapping.resource);
   summary.requests = toSend;
   summary.counts.changed = changed;
+  summary.counts.new = toSend - changed;
+  summary.counts.unchanged = valid - toSend;
   estimateBulk(summary, mapping, options);
   return { requests: summary.requests, bulk: summary.bulk };
 }
 
 describe('a dry run estimates a stage the live import sends by bulk as its imports', () => {
+  it('the stage size chooses bulk, as in the live run: 10 rows to send of 1,200 valid go in one import', async () => {
+    const mapping = await load(CONTACTS);
+    const chosen = estimated(mapping, 10, DEFAULT_BULK, 10, 1200);
+    expect(chosen.bulk?.rows).toBe(10);
+    expect(chosen.bulk?.imports).toBe(1);
+    // 10 of 999 valid: below --bulk-min-rows, one request per row.
+    expect(estimated(mapping, 10, DEFAULT_BULK, 10, 999)).toEqual({ requests: 10, bulk: undefined });
+  });
+
   it('12,000 contacts: two imports of 5,000 and one of 2,000, each upload and the polls that see it end at 450 rows/s', async () => {
     // 5,000 rows end at 11.1 s, seen by the 4th poll (1, 3, 7, 11.523 s); 2,000 end at 4.4 s, seen by the 3rd (1, 3, 4.589 s).
     expect(estimated(await load(CONTACTS), 12_000, DEFAULT_BULK)).toEqual({
