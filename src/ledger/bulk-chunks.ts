@@ -72,6 +72,8 @@ export interface BulkChunks {
   subImportsOf(chunk: number): readonly BulkSubImport[];
   /** The chunk a row last went in, if any. */
   chunkOf(source: number, line: number): BulkChunkRecord | undefined;
+  /** The files of the chunks recorded for a source (a stage), by any run of the ledger. */
+  recordedFiles(source: number): ReadonlySet<string>;
   close(): void;
 }
 
@@ -91,6 +93,7 @@ export function openBulkChunks(runDir: string, cwd: string = process.cwd()): Bul
   const setSubImport = db.prepare('UPDATE bulk_sub_imports SET import_id = ? WHERE sub = ?');
   const findSubs = db.prepare('SELECT sub, positions, import_id FROM bulk_sub_imports WHERE chunk = ? ORDER BY sub');
   const findChunk = db.prepare('SELECT chunk, source, file, lines, keys, import_id FROM bulk_chunks WHERE chunk = ?');
+  const findFiles = db.prepare('SELECT file FROM bulk_chunks WHERE source = ?').pluck();
   const record = db.transaction(
     (source: number, file: string, lines: readonly number[], keys: readonly (string | undefined)[]) => {
       const chunk = Number(
@@ -121,6 +124,7 @@ export function openBulkChunks(runDir: string, cwd: string = process.cwd()): Bul
       }[];
       return rows.map((r) => ({ sub: r.sub, positions: JSON.parse(r.positions) as number[], importId: r.import_id }));
     },
+    recordedFiles: (source) => new Set(guard(place, () => findFiles.all(source)) as string[]),
     chunkOf(source, line) {
       const chunk = guard(place, () => findRow.get(source, line)) as number | undefined;
       if (chunk === undefined) return undefined;

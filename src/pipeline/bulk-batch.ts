@@ -6,6 +6,7 @@
  * (`recordBatch`: its rows, then their intents, before its upload).
  */
 import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { createChunkFileWriter, type ChunkFileWriter } from '../bulk/chunk-file.js';
 import type { BulkChunkRecord } from '../ledger/bulk-chunks.js';
@@ -80,6 +81,22 @@ export class ChunkFileNames {
 
   subChunkOf(file: string): string {
     return join(this.#dir, `${basename(file, '.csv')}-${this.#session}-${++this.#files}.csv`);
+  }
+}
+
+/**
+ * Deletes the chunk files of a stage that no ledger record names: the chunk a killed run was
+ * filling (its rows were never recorded, so a resume reads them again into new chunks). They hold
+ * row data, and nothing reads them again. A recorded chunk's file, and the re-upload files cut
+ * from it, stay: its re-uploads may need it. Called before this run writes any chunk of the stage.
+ */
+export function removeUnrecordedChunkFiles(dir: string, stageIndex: number, recorded: ReadonlySet<string>): void {
+  if (!existsSync(dir)) return;
+  const kept = [...recorded].map((file) => basename(file, '.csv'));
+  for (const name of readdirSync(dir)) {
+    if (!name.startsWith(`${stageIndex}-`) || !name.endsWith('.csv')) continue;
+    if (kept.some((k) => name.startsWith(k))) continue;
+    rmSync(join(dir, name), { force: true });
   }
 }
 

@@ -28,7 +28,7 @@ import { rm } from 'node:fs/promises';
 import { payloadLine } from '../bulk/chunk-csv.js';
 import type { LedgerEntry } from '../ledger/index.js';
 import { IN_DOUBT_MESSAGE } from '../transport/in-doubt.js';
-import { addRow, ChunkFileNames, rejoin } from './bulk-batch.js';
+import { addRow, ChunkFileNames, rejoin, removeUnrecordedChunkFiles } from './bulk-batch.js';
 import type { StageBulk } from './bulk-batch-import.js';
 import { BatchQueue } from './bulk-batch-queue.js';
 import type { BulkDeps, BulkStats } from './bulk-deps.js';
@@ -44,6 +44,7 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
   const { plan, options } = deps;
   const perRow = sendEachRow(stage, deps);
   const stats = { rows: 0, imports: 0 };
+  removeUnrecordedChunkFiles(deps.dir, stage.index, deps.chunks.recordedFiles(stage.index));
   const run: StageBulk = {
     stage,
     deps,

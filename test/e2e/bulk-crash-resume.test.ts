@@ -3,7 +3,7 @@
  * whose id the ledger recorded is polled, not uploaded again; the chunk never uploaded goes now;
  * every input row ends with exactly one report line and its own status.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -109,7 +109,7 @@ describe('bulk import: a resend of rows in doubt whose upload is refused', () =>
 });
 
 describe('bulk import: kill -9 while an upload waits for its answer, then resume', () => {
-  it('uploads the rows again in a new chunk and leaves no chunk file behind', async () => {
+  it('uploads the rows again in a new chunk and leaves no chunk file behind, not even the one it was filling', async () => {
     const rows = ['customer_id,email'];
     for (let i = 0; i < 20; i++) rows.push(`C-${i},c${i}@example.com`);
     const dir = tmpTree({
@@ -130,11 +130,16 @@ describe('bulk import: kill -9 while an upload waits for its answer, then resume
     first.kill('SIGKILL');
     expect(await firstExit).toBe(null);
     await sandbox.close();
+    // The chunk the killed run was filling when it died: never recorded, its rows are read again.
+    const runs = join(dir, 'state', 'runs');
+    const [killed] = readdirSync(runs);
+    const filling = join(runs, killed!, 'bulk', `0-00002-${killed}-0badf00d.csv`);
+    writeFileSync(filling, 'custom_id,email\nC-19,c19@example.com\n');
     sandbox = await startSandbox({ port: Number(new URL(url).port), rate: 0, apiKey });
     expect(await exited(importer(['resume', ...common], env, dir))).toBe(0);
     const report = parse(readFileSync(join(dir, 'report.csv')), { columns: true }) as Record<string, string>[];
     expect(report.filter((l) => l.status === 'ok')).toHaveLength(20);
-    const runs = join(dir, 'state', 'runs');
+    expect(existsSync(filling)).toBe(false);
     expect(readdirSync(runs).flatMap((run) => readdirSync(join(runs, run, 'bulk')))).toEqual([]);
   });
 });
