@@ -15,7 +15,7 @@ export async function runDryRunCommand(
 ): Promise<number> {
   const job = await loadJob(args.job, { cwd: io.cwd, ...(args.input !== undefined ? { input: args.input } : {}) });
   const at = (option: string, p: string | undefined) => (p === undefined ? undefined : outputPath(io.cwd, option, p));
-  const preview = openPreview(job, { ...args, incremental: args.incremental }, io.cwd);
+  const preview = openPreview(job, { ...args, incremental: args.incremental }, io.cwd, io.env);
   const summary = await runDryRun(job, {
     cwd: io.cwd,
     report: outputPath(io.cwd, '--report', args.report),

@@ -1,6 +1,8 @@
 import { dirname, join, resolve } from 'node:path';
 import type { LoadedJob } from '../config/load-job.js';
 import { DEFAULTS } from '../defaults.js';
+import { resolveBaseUrl } from '../transport/index.js';
+import { keyFingerprint } from './run-identity.js';
 import { openSyncFeed } from '../ledger/index.js';
 import { acquireLock } from '../ledger/lock.js';
 import {
@@ -31,6 +33,7 @@ export function openPreview(
   job: LoadedJob,
   args: PreviewArgs,
   cwd: string,
+  env: Readonly<Record<string, string | undefined>> = {},
 ): { classifier: RunClassifier; close: () => void } | undefined {
   const refresh = args['full-refresh'] === true;
   const incremental = refresh || (args.incremental ?? job.sync === 'incremental');
@@ -39,6 +42,12 @@ export function openPreview(
   const stateDir =
     args['state-dir'] !== undefined ? resolve(cwd, args['state-dir']) : join(dirname(job.file), DEFAULTS.stateDir);
   const state = caughtUpState(job, stateDir, cwd);
+  try {
+    if (state !== undefined) checkPreviewTarget(state, env);
+  } catch (error) {
+    state?.close();
+    throw error;
+  }
   const classifier = createRunClassifier({
     state,
     mode: refresh ? 'full-refresh' : 'incremental',
@@ -51,6 +60,26 @@ export function openPreview(
       state?.close();
     },
   };
+}
+
+/**
+ * The state belongs to one account: a preview for another (ENGAGE_BASE_URL or ENGAGE_API_KEY, as
+ * the live run would read them, not those the state records) is refused as that run would be,
+ * rather than calling rows `unchanged` that account never got. What the environment does not
+ * say is taken as the state's.
+ */
+function checkPreviewTarget(state: SyncState, env: Readonly<Record<string, string | undefined>>): void {
+  const recorded = state.target();
+  if (recorded === undefined) return;
+  const url = env.ENGAGE_BASE_URL?.trim();
+  const key = env.ENGAGE_API_KEY?.trim();
+  state.checkTarget(
+    {
+      baseUrl: url ? resolveBaseUrl(url).href : recorded.baseUrl,
+      keyFingerprint: key ? keyFingerprint(key) : recorded.keyFingerprint,
+    },
+    false,
+  );
 }
 
 /**

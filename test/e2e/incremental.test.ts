@@ -197,6 +197,19 @@ describe('incremental runs against the sandbox', () => {
       expect(r.code).toBe(2);
       expect(r.stderr).toMatch(/sync state .* records what was sent with the base URL .*; nothing was sent/);
       expect(other.requests.length).toBe(before);
+      // The preview for that account is refused too, rather than calling its rows unchanged.
+      const cwd = job.dir;
+      const preview = (env: Record<string, string>) =>
+        runCli(['validate', 'job.yaml', '--incremental', '--state-dir', 'state', '--report', 'p.csv'], { cwd, env });
+      const elsewhere = await preview({ ENGAGE_BASE_URL: other.url });
+      expect(elsewhere.code).toBe(2);
+      expect(elsewhere.stderr).toMatch(/records what was sent with the base URL .*, not .*; nothing was sent/);
+      const otherKey = await preview({ ENGAGE_API_KEY: `${sandbox!.apiKey}x` });
+      expect(otherKey.code).toBe(2);
+      expect(otherKey.stderr).toContain('records what was sent with another API key (another account?)');
+      // Its own account, or nothing said: the preview runs.
+      expect((await preview({ ENGAGE_BASE_URL: sandbox!.url, ENGAGE_API_KEY: sandbox!.apiKey })).code).toBe(0);
+      expect((await preview({})).code).toBe(0);
     } finally {
       await other.close();
     }
