@@ -105,7 +105,11 @@ export async function settleChunk(
             ? `its counts do not add up (${report.succeeded ?? '?'} succeeded, ${report.failed ?? '?'} failed of ${item.positions.length})`
             : `it ended with status "${report.status}"`;
         for (const p of unknown)
-          settled[p] = { kind: 'unknown', message: `import ${importId}: ${why}, ${item.whole + 1} times`, importId };
+          settled[p] = {
+            kind: 'unknown',
+            message: `import ${importId}: ${why}, ${item.whole + 1} times; it may have applied some rows: resume --resend-unknown uploads them again (safe: the import matches rows by their key)`,
+            importId,
+          };
       } else work.push({ positions: unknown, attempt: undefined, whole: item.whole + 1 });
       continue;
     }

@@ -62,13 +62,25 @@ export function splitMessage(message: string): string[] {
   return parts.filter((p) => p !== '');
 }
 
-/** The grouping key of one error: its text with the row's values left out. */
-export function errorKind(error: string): string {
+/** A quoted value anywhere in a message: the service's own words quote the row's values (`Invalid custom_id "P-1"`). */
+const QUOTED = new RegExp(JSON_STRING, 'g');
+
+/**
+ * The grouping key of one error: its text with the row's values left out. A `failed` row's
+ * message is the service's, which may quote the row's values anywhere: every quoted value goes.
+ */
+export function errorKind(error: string, status?: RowStatus): string {
   // A malformed record's message starts with `file.csv line 7: `: the file is the group's already.
   let text = error.replace(/^\S+\.\w+ line \d+: /, '');
   for (const [pattern, replacement] of VALUE_PATTERNS) text = text.replace(pattern, replacement);
-  return text;
+  return status === 'failed' ? text.replace(QUOTED, '"…"') : text;
 }
+
+/**
+ * Statuses whose message lists one error per field (`field: message; field: message`), each its
+ * own kind: local checks, and the service's field errors. Other messages are one sentence.
+ */
+const PER_FIELD: ReadonlySet<RowStatus> = new Set(['invalid', 'failed']);
 
 const NOT_ERRORS: ReadonlySet<RowStatus> = new Set([
   'ok',
@@ -100,8 +112,8 @@ export class ErrorGroups {
    */
   add(status: RowStatus, line: number, message: string | undefined): void {
     if (message === undefined || message === '' || NOT_ERRORS.has(status)) return;
-    for (const error of splitMessage(message)) {
-      let key = `${status}\u0000${errorKind(error)}`;
+    for (const error of PER_FIELD.has(status) ? splitMessage(message) : [message]) {
+      let key = `${status}\u0000${errorKind(error, status)}`;
       let tally = this.tallies.get(key);
       if (tally === undefined && this.tallies.size >= MAX_KINDS) {
         key = `${status}\u0000${OTHER}`;

@@ -37,7 +37,10 @@ function harness(answers: Record<number, ReportLine['status']>) {
     {
       ledger: { recordOutcome: async (_s: number, line: number, o: Outcome) => void recorded.push([line, o]) },
       state,
-      cascade: { failed: () => () => undefined },
+      cascade: {
+        failed: () => ({ failed: [], failure: { file: 'p.csv', line: 0, how: 'failed' } }),
+        succeeded: () => ({ succeeded: [] }),
+      },
       reject: (r: SendableRow) => void rejected.push(r.line),
     } as never,
     (r) => r.payload.custom_id as string,

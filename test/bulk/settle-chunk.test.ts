@@ -111,8 +111,18 @@ describe('settleChunk', () => {
       [0, 1],
     ]);
     expect(out).toEqual([
-      { kind: 'unknown', message: 'import imp-2: it ended with status "failed", 3 times', importId: 'imp-2' },
-      { kind: 'unknown', message: 'import imp-2: it ended with status "failed", 3 times', importId: 'imp-2' },
+      {
+        kind: 'unknown',
+        message:
+          'import imp-2: it ended with status "failed", 3 times; it may have applied some rows: resume --resend-unknown uploads them again (safe: the import matches rows by their key)',
+        importId: 'imp-2',
+      },
+      {
+        kind: 'unknown',
+        message:
+          'import imp-2: it ended with status "failed", 3 times; it may have applied some rows: resume --resend-unknown uploads them again (safe: the import matches rows by their key)',
+        importId: 'imp-2',
+      },
     ]);
   });
 

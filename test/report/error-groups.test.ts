@@ -31,6 +31,30 @@ describe("errorKind: the row's values are left out of the key", () => {
   });
 });
 
+describe('ErrorGroups: one kind per error, and a row counted once per kind', () => {
+  it("an unknown row's message is one sentence, even with '; ' in it: one group, counted once a row", () => {
+    const groups = new ErrorGroups();
+    const message =
+      'HTTP 500: Server Error; the request may have been applied and was not resent to avoid a duplicate: check the account; if it is not there, resume --resend-unknown';
+    for (let line = 2; line < 57; line++) groups.add('unknown', line, message);
+    expect(groups.top().map((g) => [g.count, g.message])).toEqual([[55, message]]);
+  });
+
+  it("the service's messages of failed rows group though they quote each row's values", () => {
+    const groups = new ErrorGroups();
+    for (let i = 0; i < 12; i++)
+      groups.add(
+        'failed',
+        i + 2,
+        `products_custom_id: Invalid custom_id "P-0000${i}" - object does not exist. (bulk import 3f2a9c1e-77aa)`,
+      );
+    expect(groups.top().map((g) => [g.count, g.message])).toEqual([
+      [12, 'products_custom_id: Invalid custom_id "…" - object does not exist. (bulk import …)'],
+    ]);
+    expect(groups.kinds).toBe(1);
+  });
+});
+
 describe('ErrorGroups on a file with 10,000 errors of 3 kinds', () => {
   const groups = new ErrorGroups();
   const summary = newFileSummary('contacts.csv', 'user');
