@@ -123,7 +123,8 @@ async function settle(
       );
     }
     case 'failed': {
-      const line = failureLine({ ...outcome, message: outcome.message + productChangeNote(stage, row) });
+      const why = outcome.exists ? productExistsNote(stage, row) : '';
+      const line = failureLine({ ...outcome, message: outcome.message + why });
       const note = await record({ state: 'failed', status: outcome.status, message: line.message });
       await deps.reject(row, line.message);
       // A create refused because the record exists already: the rows that name it as their parent
@@ -161,13 +162,17 @@ async function settle(
 }
 
 /**
- * POST /products/ only creates: a product whose request changed since the API accepted it is
- * answered "already exists" (our own resend in doubt is recognised earlier and is `ok`). Say how
- * such a change reaches the account.
+ * POST /products/ only creates, so a product that exists already is refused. Say why it may
+ * exist, and how the row's values reach it: a product whose request changed since the API
+ * accepted it is updated only by the bulk import; another may be an earlier row's, another tool's,
+ * or an earlier run's create whose answer was lost (a resend of this run's own create in doubt
+ * is recognised earlier and is `ok`).
  */
-function productChangeNote(stage: StageInfo, row: SendableRow): string {
-  if (stage.mapping.resource !== 'product' || row.sync?.status !== 'changed') return '';
-  return '; this product changed since it was created, and products are updated only by the bulk import (run with --bulk auto or --bulk always)';
+function productExistsNote(stage: StageInfo, row: SendableRow): string {
+  if (stage.mapping.resource !== 'product') return '';
+  if (row.sync?.status === 'changed')
+    return '; this product changed since it was created, and products are updated only by the bulk import (run with --bulk auto or --bulk always)';
+  return "; it exists already (made by an earlier row, another tool, or an earlier run that reported it unknown: resume --resend-unknown that run records it); the bulk import (--bulk auto or always) updates it with this row's values";
 }
 
 /** The answer in the ledger; if the ledger fails, the row's report line still says what the API answered. */

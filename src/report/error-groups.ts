@@ -65,16 +65,20 @@ export function splitMessage(message: string): string[] {
 /** A quoted value anywhere in a message: the service's own words quote the row's values (`Invalid custom_id "P-1"`). */
 const QUOTED = new RegExp(JSON_STRING, 'g');
 
-/**
- * The grouping key of one error: its text with the row's values left out. A `failed` row's
- * message is the service's, which may quote the row's values anywhere: every quoted value goes.
- */
-export function errorKind(error: string, status?: RowStatus): string {
+/** The grouping key of one error: its text with the row's values left out. */
+export function errorKind(error: string): string {
   // A malformed record's message starts with `file.csv line 7: `: the file is the group's already.
   let text = error.replace(/^\S+\.\w+ line \d+: /, '');
   for (const [pattern, replacement] of VALUE_PATTERNS) text = text.replace(pattern, replacement);
-  return status === 'failed' ? text.replace(QUOTED, '"…"') : text;
+  return text;
 }
+
+/**
+ * A `failed` row's message is the service's, which may quote the row's values anywhere: its
+ * group leaves every quoted text out. The group still shows a quoted text while every row of it
+ * has the same one (`Custom attribute "shoe_size" does not exist`), see `ErrorGroups.add`.
+ */
+const groupKey = (kind: string, status: RowStatus) => (status === 'failed' ? kind.replace(QUOTED, '"…"') : kind);
 
 /**
  * Statuses whose message lists one error per field (`field: message; field: message`), each its
@@ -113,16 +117,19 @@ export class ErrorGroups {
   add(status: RowStatus, line: number, message: string | undefined): void {
     if (message === undefined || message === '' || NOT_ERRORS.has(status)) return;
     for (const error of PER_FIELD.has(status) ? splitMessage(message) : [message]) {
-      let key = `${status}\u0000${errorKind(error, status)}`;
+      const kind = errorKind(error);
+      const grouped = groupKey(kind, status);
+      let key = `${status}\u0000${grouped}`;
       let tally = this.tallies.get(key);
       if (tally === undefined && this.tallies.size >= MAX_KINDS) {
         key = `${status}\u0000${OTHER}`;
         tally = this.tallies.get(key);
       }
       if (tally === undefined) {
-        tally = { status, message: key.slice(key.indexOf('\u0000') + 1), count: 0, lines: [] };
+        // Shown as the first row says it until another row of the group says it otherwise.
+        tally = { status, message: key === `${status}\u0000${OTHER}` ? OTHER : kind, count: 0, lines: [] };
         this.tallies.set(key, tally);
-      }
+      } else if (tally.message !== kind && tally.message !== OTHER) tally.message = grouped;
       tally.count++;
       // One row with two errors of one kind (two list elements) names its line once.
       if (tally.lines.length < FIRST_LINES && tally.lines.at(-1) !== line) tally.lines.push(line);
