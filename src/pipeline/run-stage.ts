@@ -140,8 +140,10 @@ function decideWithoutSending(
   if (decision.kind === 'report' && before !== undefined) {
     // Resumed run: this row has its outcome already; never send it again.
     run.strategy.answeredFromLedger?.(row, before);
+    // A create refused because the record exists already leaves it in the account, as in the run that sent it.
+    const exists = before.state === 'failed' && run.stage.def.refusedAsExisting?.(before.message ?? '') === true;
     const effect =
-      before.state === 'ok'
+      before.state === 'ok' || exists
         ? run.cascade.succeeded(row, before.id ?? undefined)
         : before.state === 'failed'
           ? run.cascade.failed(row, 'failed')

@@ -166,13 +166,14 @@ async function settle(
  * exist, and how the row's values reach it: a product whose request changed since the API
  * accepted it is updated only by the bulk import; another may be an earlier row's, another tool's,
  * or an earlier run's create whose answer was lost (a resend of this run's own create in doubt
- * is recognised earlier and is `ok`).
+ * is recognised earlier and is `ok`). In parentheses, without `; `: a failed row's message is
+ * split on `; ` into one error group per field error (src/report/error-groups.ts).
  */
 function productExistsNote(stage: StageInfo, row: SendableRow): string {
   if (stage.mapping.resource !== 'product') return '';
   if (row.sync?.status === 'changed')
-    return '; this product changed since it was created, and products are updated only by the bulk import (run with --bulk auto or --bulk always)';
-  return "; it exists already (made by an earlier row, another tool, or an earlier run that reported it unknown: resume --resend-unknown that run records it); the bulk import (--bulk auto or always) updates it with this row's values";
+    return ' (this product changed since it was created, and products are updated only by the bulk import: run with --bulk auto or --bulk always)';
+  return ' (it exists already: made by an earlier row of this file, by another tool, or by an earlier run that reported it unknown, which resume --resend-unknown of that run records as sent. Only the bulk import updates a product: --bulk always)';
 }
 
 /** The answer in the ledger; if the ledger fails, the row's report line still says what the API answered. */

@@ -28,6 +28,8 @@ export const product: ResourceDef = {
   // custom id already exists." (the framework's unique-field message).
   recognisesOwnCreate: (status, bodyText) => status === 400 && customIdExists(bodyText),
 
+  refusedAsExisting: (message) => /product with this custom id already exists/i.test(message),
+
   parents: () => [],
 
   identity(payload, responseId) {

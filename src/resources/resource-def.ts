@@ -52,6 +52,12 @@ export interface ResourceDef {
    * created it, and the row is `ok`. Absent when the API does not let the client tell.
    */
   readonly recognisesOwnCreate?: ((status: number, bodyText: string) => boolean) | undefined;
+  /**
+   * Whether a `failed` row's recorded message says the create was refused because the record
+   * exists already (so rows naming it as their parent may be sent): how a resume, which has only
+   * the ledger's message, tells what `recognisesOwnCreate` told the run that sent it.
+   */
+  readonly refusedAsExisting?: ((message: string) => boolean) | undefined;
   /** Entities the row refers to, which earlier rows of the run may create. Never throws. */
   parents(payload: Payload): EntityRef[];
   /** Keys under which later rows can refer to this row's entity. Never throws, even on an invalid payload. */

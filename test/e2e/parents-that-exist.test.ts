@@ -5,7 +5,7 @@
  * second plain run of the same job (every product exists from the first).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/index.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { importOnNewSandbox, requestPaths } from '../helpers/import-on-sandbox.js';
 import { runCli } from '../helpers/run-cli.js';
 import { fastClock } from '../helpers/fast-clock.js';
@@ -46,7 +46,11 @@ describe('a parent whose create was refused because it exists already', () => {
     const dir = job(['Q-1,First', 'Q-2,Second', 'Q-1,Again']);
     const run = await importOnNewSandbox(dir, ['--bulk', 'never'], { opened: sandboxes });
     expect(statuses(run.report)).toEqual(LATER_ROW_REFUSED);
-    expect(run.report[2]!.message).toContain(EXISTS);
+    expect(run.report[2]!.message).toBe(
+      `${EXISTS} (it exists already: made by an earlier row of this file, by another tool, or by an earlier run that reported it unknown, which resume --resend-unknown of that run records as sent. Only the bulk import updates a product: --bulk always)`,
+    );
+    // One row, one error group.
+    expect(run.stderr.match(/× \[failed\]/g)).toHaveLength(1);
     expect(requestPaths(run.sandbox).filter((p) => p === 'POST deals/update_or_create/')).toHaveLength(2);
   }, 30_000);
 
@@ -82,5 +86,33 @@ describe('a parent whose create was refused because it exists already', () => {
     expect(again.stderr).toMatch(/deals\.csv\s+deal\s+ok 2\b/);
     expect(again.stderr).not.toContain('skipped');
     expect(requestPaths(first.sandbox).filter((p) => p === 'POST deals/update_or_create/')).toHaveLength(4);
+  }, 30_000);
+
+  it('after an interruption, the resume still sends the deals of the product refused as existing', async () => {
+    const deals = Array.from({ length: 40 }, (_, i) => `QD-${i},Deal ${i},Q-1`);
+    const dir = tmpTree({
+      'products.csv': 'sku,title\nQ-1,First\nQ-2,Second\nQ-1,Again\n',
+      'products.yaml':
+        'resource: product\nsource: { file: products.csv }\nkey: sku\nfields:\n  custom_id: { column: sku, required: true }\n  name: title\n',
+      'deals.csv': `ref,title,skus\n${deals.join('\n')}\n`,
+      'deals.yaml':
+        'resource: deal\noperation: update_or_create\nsource: { file: deals.csv }\nkey: ref\nfields:\n  custom_id: { column: ref, required: true }\n  name: { column: title, required: true }\n  products_custom_id: { column: skus, type: list, separator: ";" }\n',
+      'job.yaml': 'mappings: [products.yaml, deals.yaml]\n',
+    });
+    const sandbox = await startSandbox({ rate: 0, latencyMs: 5 });
+    sandboxes.push(sandbox);
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const common = ['--rate', '1000', '--bulk', 'never', '--concurrency', '1', '--report', 'report.csv'];
+    const controller = new AbortController();
+    const stop = setInterval(() => {
+      if (requestPaths(sandbox).filter((p) => p.startsWith('POST deals/')).length >= 5) controller.abort('SIGINT');
+    }, 1);
+    const first = await runCli(['import', 'job.yaml', ...common], { cwd: dir, env, signal: controller.signal });
+    clearInterval(stop);
+    expect(first.code).toBe(130);
+    const resumed = await runCli(['resume', ...common], { cwd: dir, env });
+    expect(resumed.stderr).toMatch(/deals\.csv\s+deal\s+ok 40\b/);
+    expect(resumed.stderr).not.toContain('skipped');
+    expect(requestPaths(sandbox).filter((p) => p === 'POST deals/update_or_create/')).toHaveLength(40);
   }, 30_000);
 });
