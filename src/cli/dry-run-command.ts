@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { loadJob } from '../config/load-job.js';
 import { runDryRun } from '../pipeline/dry-run.js';
 import type { CliIo } from './command.js';
@@ -10,12 +12,18 @@ import { printSummary } from './print-summary.js';
 
 /** `validate` and `import --dry-run`: every row checked locally, nothing sent. */
 export async function runDryRunCommand(
-  args: JobArgs & Partial<PreviewArgs> & Partial<BulkChoiceArgs> & { payloads?: string | undefined },
+  args: JobArgs &
+    Partial<PreviewArgs> &
+    Partial<BulkChoiceArgs> & {
+      payloads?: string | undefined;
+      'base-url'?: string | undefined;
+      'api-key-file'?: string | undefined;
+    },
   io: CliIo,
 ): Promise<number> {
   const job = await loadJob(args.job, { cwd: io.cwd, ...(args.input !== undefined ? { input: args.input } : {}) });
   const at = (option: string, p: string | undefined) => (p === undefined ? undefined : outputPath(io.cwd, option, p));
-  const preview = openPreview(job, { ...args, incremental: args.incremental }, io.cwd, io.env);
+  const preview = openPreview(job, { ...args, incremental: args.incremental }, io.cwd, previewTarget(args, io));
   const summary = await runDryRun(job, {
     cwd: io.cwd,
     report: outputPath(io.cwd, '--report', args.report),
@@ -38,4 +46,21 @@ function bulkChoiceOf(args: Partial<BulkChoiceArgs>) {
   const { bulk, 'bulk-min-rows': minRows, 'bulk-chunk-rows': chunkRows } = args;
   if (bulk === undefined || minRows === undefined || chunkRows === undefined) return undefined;
   return bulkOptionsOf({ bulk, 'bulk-min-rows': minRows, 'bulk-chunk-rows': chunkRows });
+}
+
+/**
+ * The account the live run would send to, as `import` reads it (flags first, then the
+ * environment), for the preview's check of the state's account. A key file that cannot be read
+ * is left out: the preview sends nothing and needs no key.
+ */
+function previewTarget(args: { 'base-url'?: string | undefined; 'api-key-file'?: string | undefined }, io: CliIo) {
+  let apiKey = io.env.ENGAGE_API_KEY;
+  if (args['api-key-file'] !== undefined) {
+    try {
+      apiKey = readFileSync(resolve(io.cwd, args['api-key-file']), 'utf8');
+    } catch {
+      apiKey = undefined;
+    }
+  }
+  return { baseUrl: args['base-url'] ?? io.env.ENGAGE_BASE_URL, apiKey };
 }

@@ -33,7 +33,7 @@ export function openPreview(
   job: LoadedJob,
   args: PreviewArgs,
   cwd: string,
-  env: Readonly<Record<string, string | undefined>> = {},
+  target: PreviewTarget = {},
 ): { classifier: RunClassifier; close: () => void } | undefined {
   const refresh = args['full-refresh'] === true;
   const incremental = refresh || (args.incremental ?? job.sync === 'incremental');
@@ -43,7 +43,7 @@ export function openPreview(
     args['state-dir'] !== undefined ? resolve(cwd, args['state-dir']) : join(dirname(job.file), DEFAULTS.stateDir);
   const state = caughtUpState(job, stateDir, cwd);
   try {
-    if (state !== undefined) checkPreviewTarget(state, env);
+    if (state !== undefined) checkPreviewTarget(state, target);
   } catch (error) {
     state?.close();
     throw error;
@@ -62,24 +62,32 @@ export function openPreview(
   };
 }
 
+/** The account the live run would send to, as far as the command knows it (each part optional). */
+export interface PreviewTarget {
+  /** --base-url (import --dry-run) or ENGAGE_BASE_URL, as given. */
+  readonly baseUrl?: string | undefined;
+  /** The API key from --api-key-file (import --dry-run) or ENGAGE_API_KEY. */
+  readonly apiKey?: string | undefined;
+}
+
 /**
- * The state belongs to one account: a preview for another (ENGAGE_BASE_URL or ENGAGE_API_KEY, as
- * the live run would read them, not those the state records) is refused as that run would be,
- * rather than calling rows `unchanged` that account never got. What the environment does not
- * say is taken as the state's.
+ * The state belongs to one account: a preview for another (the base URL or API key the live run
+ * would use) is refused as that run would be, rather than calling rows `unchanged` that account
+ * never got. What the command does not know, or cannot read (a base URL that is not one: the
+ * preview needs none), is taken as the state's.
  */
-function checkPreviewTarget(state: SyncState, env: Readonly<Record<string, string | undefined>>): void {
+function checkPreviewTarget(state: SyncState, target: PreviewTarget): void {
   const recorded = state.target();
   if (recorded === undefined) return;
-  const url = env.ENGAGE_BASE_URL?.trim();
-  const key = env.ENGAGE_API_KEY?.trim();
-  state.checkTarget(
-    {
-      baseUrl: url ? resolveBaseUrl(url).href : recorded.baseUrl,
-      keyFingerprint: key ? keyFingerprint(key) : recorded.keyFingerprint,
-    },
-    false,
-  );
+  const url = target.baseUrl?.trim();
+  const key = target.apiKey?.trim();
+  let baseUrl = recorded.baseUrl;
+  try {
+    if (url) baseUrl = resolveBaseUrl(url).href;
+  } catch {
+    // Not a URL: the live run would refuse it; the preview compares what it can.
+  }
+  state.checkTarget({ baseUrl, keyFingerprint: key ? keyFingerprint(key) : recorded.keyFingerprint }, false);
 }
 
 /**

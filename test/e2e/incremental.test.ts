@@ -210,6 +210,17 @@ describe('incremental runs against the sandbox', () => {
       // Its own account, or nothing said: the preview runs.
       expect((await preview({ ENGAGE_BASE_URL: sandbox!.url, ENGAGE_API_KEY: sandbox!.apiKey })).code).toBe(0);
       expect((await preview({})).code).toBe(0);
+      // The flags of import --dry-run come first, as in the live run; a base URL that is not one is not compared.
+      writeFileSync(join(cwd, 'key.txt'), `${sandbox!.apiKey}\n`);
+      const dryRun = await runCli(
+        [
+          ...['import', 'job.yaml', '--dry-run', '--incremental', '--state-dir', 'state', '--report', 'd.csv'],
+          ...['--base-url', sandbox!.url, '--api-key-file', 'key.txt'],
+        ],
+        { cwd, env: { ENGAGE_BASE_URL: other.url, ENGAGE_API_KEY: `${sandbox!.apiKey}x` } },
+      );
+      expect([dryRun.code, dryRun.stderr]).toEqual([0, expect.stringContaining('Live import:')]);
+      expect((await preview({ ENGAGE_BASE_URL: 'acme.example.com' })).code).toBe(0);
     } finally {
       await other.close();
     }
@@ -297,7 +308,7 @@ describe('incremental runs against the sandbox', () => {
     expect(day2.code).toBe(1);
     expect(day2.lines.map((l) => `${l.key}:${l.status}`)).toEqual(['P-1:unchanged', 'P-2:failed', 'P-3:ok']);
     expect(day2.lines[1]?.message).toMatch(
-      /products are updated only by the bulk import \(run with --bulk auto or --bulk always\)$/,
+      /\(this product changed since it was created, and products are updated only by the bulk import: run with --bulk auto or --bulk always\)$/,
     );
     expect(requestsSince(before)).toEqual(['POST products/ P-2', 'POST products/ P-3']);
   });
