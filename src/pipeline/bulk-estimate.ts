@@ -28,7 +28,10 @@ export function estimateBulk(summary: FileSummary, mapping: ResolvedMapping, opt
     (n, [status, count]) => (status === 'invalid' ? n : n + count),
     0,
   );
-  if (rows === 0 || bulkPlanOf(mapping, valid, options, summary.counts.changed) === undefined) return;
+  // Rows sent to a record the state says exists (changed, or unchanged on a full refresh): for
+  // products, updates, which only the import makes. A plain preview knows of none (`valid`).
+  const updates = Math.max(0, rows - summary.counts.new - summary.counts.valid);
+  if (rows === 0 || bulkPlanOf(mapping, valid, options, updates) === undefined) return;
   const chunk = options!.chunkRows;
   // Full chunks all cost the same: one replay for them, one for the last, shorter chunk.
   const full = Math.floor(rows / chunk);

@@ -36,6 +36,14 @@ function estimated(
 }
 
 describe('a dry run estimates a stage the live import sends by bulk as its imports', () => {
+  it('a full refresh of 5 unchanged products: updates, which only the import makes, as the live run sends them', async () => {
+    const summary = newFileSummary('p.csv', 'product');
+    summary.counts.unchanged = 5;
+    summary.requests = 5;
+    estimateBulk(summary, await load(PRODUCTS), DEFAULT_BULK);
+    expect([summary.bulk?.rows, summary.bulk?.imports]).toEqual([5, 1]);
+  });
+
   it('the stage size chooses bulk, as in the live run: 10 rows to send of 1,200 valid go in one import', async () => {
     const mapping = await load(CONTACTS);
     const chosen = estimated(mapping, 10, DEFAULT_BULK, 10, 1200);
