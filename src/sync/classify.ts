@@ -44,6 +44,8 @@ export function classifyRow(
   stored: StoredEntry | undefined,
   winner: Winner | undefined,
   mode: SyncMode,
+  /** How `state forget` reaches this job's state (`forgetCommand`), for the message of a row in doubt. */
+  forget = 'engage-import state forget',
 ): Classification {
   if (winner !== undefined) {
     const message =
@@ -60,7 +62,7 @@ export function classifyRow(
     return {
       status: 'unknown',
       send: false,
-      message: `in doubt since run ${run} at ${stored.at} (its answer was lost or a 5xx): it may have been recorded; check the account, then engage-import resume --resend-unknown that run, or, when its file has changed since, send it again with the next run after: engage-import state forget --resource ${row.resource} --key ${row.key}`,
+      message: `in doubt since run ${run} at ${stored.at} (its answer was lost or a 5xx): it may have been recorded; check the account, then engage-import resume --resend-unknown that run, or, when its file has changed since, send it again with the next run after: ${forget} --resource ${row.resource} --key ${row.key}`,
     };
   }
   const when = `run ${stored.runId} at ${stored.at}`;

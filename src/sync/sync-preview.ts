@@ -9,6 +9,7 @@ import {
 } from './classify.js';
 import { resourceFingerprints } from './mapping-fingerprint.js';
 import { RunKeys, type RowPlace } from './run-keys.js';
+import { forgetCommand } from './forget-command.js';
 import { createSyncKeyer, entityKeyOf, type KeyedRow, type SyncKey } from './sync-key.js';
 import { DOUBT_PREFIX, type StoredEntry, type SyncState } from './sync-state.js';
 
@@ -60,6 +61,7 @@ export interface RunClassifierOptions {
  */
 export function createRunClassifier(options: RunClassifierOptions): RunClassifier {
   const keys = new RunKeys();
+  const forget = forgetCommand(options.state);
   const files: string[] = [];
   const tallies: {
     file: string;
@@ -124,7 +126,8 @@ export function createRunClassifier(options: RunClassifierOptions): RunClassifie
                         ? `line ${win.line}`
                         : `${files[win.source] ?? `file ${win.source}`} line ${win.line}`,
                   };
-            const c = legacyDoubt(key, stored[i], tallies) ?? classifyRow(key, stored[i], winner, options.mode);
+            const c =
+              legacyDoubt(key, stored[i], tallies, forget) ?? classifyRow(key, stored[i], winner, options.mode, forget);
             tally.counts[c.status]++;
             if (key.kind === 'entity') tally.entities++;
             else tally.events++;
@@ -175,13 +178,14 @@ function legacyDoubt(
   key: SyncKey,
   stored: StoredEntry | undefined,
   tallies: readonly { readonly mapping: ResolvedMapping }[],
+  forget: string,
 ): Classification | undefined {
   if (stored?.legacy !== true) return undefined;
   if (tallies.filter((t) => t.mapping.resource === key.resource).length <= 1) return undefined;
   return {
     status: 'unknown',
     send: false,
-    message: `the sync state, written by an earlier engage-import, records a ${key.resource} with this row's ${key.resource === 'deal' ? 'custom_id' : 'identity cells'} (run ${stored.runId} at ${stored.at}) without saying which of the job's ${key.resource} mappings sent it: check the account; to send this row, engage-import state forget --resource ${key.resource} --key ${key.legacy?.().key ?? key.key}`,
+    message: `the sync state, written by an earlier engage-import, records a ${key.resource} with this row's ${key.resource === 'deal' ? 'custom_id' : 'identity cells'} (run ${stored.runId} at ${stored.at}) without saying which of the job's ${key.resource} mappings sent it: check the account; to send this row, ${forget} --resource ${key.resource} --key ${key.legacy?.().key ?? key.key}`,
   };
 }
 
@@ -196,6 +200,7 @@ function zeroCounts(): Record<SyncStatus, number> {
  * been recorded, so it stays `unknown` and unsent here too, until `resume --resend-unknown`.
  */
 export function createSendAllClassifier(state?: SyncState): RunClassifier {
+  const forget = forgetCommand(state);
   return {
     forSource(_index, mapping, header) {
       const keyer = createSyncKeyer(mapping, header);
@@ -212,7 +217,7 @@ export function createSendAllClassifier(state?: SyncState): RunClassifier {
           return keys.map((key, i) => {
             const held = doubts.get(i);
             return held?.runId.startsWith(DOUBT_PREFIX) === true
-              ? { ...classifyRow(key, held, undefined, 'full-refresh'), key }
+              ? { ...classifyRow(key, held, undefined, 'full-refresh', forget), key }
               : { status: 'new', send: true, key };
           });
         },

@@ -108,7 +108,9 @@ describe('1. a 500 after the write is never resent silently', () => {
 
     // The file changed since (a resume is refused then): the message gives the command that lets
     // the next run send that one event, and only it, again.
-    const forget = /engage-import (state forget --resource event --key [0-9a-f]{64})$/.exec(night2[0]!.message);
+    const forget = /engage-import (state forget --job job.yaml --resource event --key [0-9a-f]{64})$/.exec(
+      night2[0]!.message,
+    );
     expect(forget).not.toBeNull();
     const f = await runCli(forget![1]!.split(' '), { cwd: dir });
     expect([f.code, f.stderr]).toEqual([0, expect.stringMatching(/^Forgot event [0-9a-f]{64} \(1 row\)/)]);

@@ -1,3 +1,4 @@
+import { forgetCommand } from '../../src/sync/forget-command.js';
 import { copyFileSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -342,7 +343,7 @@ describe('a row found only under an earlier version key, in a job with several m
     const [refund] = refunds.classify([row('Refund')]);
     expect(refund).toMatchObject({ status: 'unknown', send: false });
     expect(refund!.message).toContain(
-      `without saying which of the job's event mappings sent it: check the account; to send this row, engage-import state forget --resource event --key ${legacyIdentityHash(['O-1'])}`,
+      `without saying which of the job's event mappings sent it: check the account; to send this row, ${forgetCommand(state)} --resource event --key ${legacyIdentityHash(['O-1'])}`,
     );
     expect(purchases.classify([row('Purchase')])[0]).toMatchObject({ status: 'unknown', send: false });
     classifier.close();

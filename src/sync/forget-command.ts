@@ -1,0 +1,23 @@
+import { dirname, join } from 'node:path';
+import { DEFAULTS } from '../defaults.js';
+import { displayPath } from '../text/display-path.js';
+import type { SyncState } from './sync-state.js';
+
+/**
+ * The `state forget` command line that reaches this state from where the run was started: the
+ * job named (the state commands look for its state beside it), and the state directory when it
+ * is not that default. Paths as the report shows them, quoted for a shell when they need it.
+ */
+export function forgetCommand(state: SyncState | undefined): string {
+  if (state === undefined || state.job === '') return 'engage-import state forget';
+  const { cwd } = state.place;
+  // The state file is <state-dir>/sync/<job>-<hash>.sqlite.
+  const stateDir = dirname(dirname(state.place.file));
+  const job = `--job ${shellWord(displayPath(state.job, cwd))}`;
+  const beside = join(dirname(state.job), DEFAULTS.stateDir);
+  return stateDir === beside
+    ? `engage-import state forget ${job}`
+    : `engage-import state forget ${job} --state-dir ${shellWord(displayPath(stateDir, cwd))}`;
+}
+
+const shellWord = (word: string) => (/^[\w./@%+=:,-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`);
