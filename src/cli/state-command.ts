@@ -1,6 +1,6 @@
-import { createReadStream, existsSync, rmSync, statSync } from 'node:fs';
+import { existsSync, rmSync, statSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { createInterface } from 'node:readline';
 import type { Argv } from 'yargs';
 import { RESOURCES } from '../config/mapping-schema.js';
 import { DEFAULTS } from '../defaults.js';
@@ -228,6 +228,11 @@ function restoredJob(named: string | undefined, exported: string, show: (p: stri
       `the export is of the job ${exported}, which is not there on this machine; name the job to restore it for: engage-import state import FILE --job path/to/${basename(exported)}; the sync state was not changed`,
     );
   }
+  if (!existsSync(named))
+    throw new ConfigError(
+      'USAGE',
+      `there is no job file ${show(named)}: a state restored for it would sit where no run reads it; name the job file the state is for; the sync state was not changed`,
+    );
   if (basename(named) !== basename(exported))
     throw new ConfigError(
       'USAGE',
@@ -246,20 +251,28 @@ async function jobNamedIn(file: string, shown: string): Promise<string> {
   );
 }
 
-/** The first line of a file ('' when it is empty). */
+/** An export's first line (its header) is short: a file whose first line is longer is not one. */
+const HEADER_BYTES = 64 * 1024;
+
+/** The first line of a file ('' when it is empty), read from its first `HEADER_BYTES` only. */
 async function firstLineOf(file: string, shown: string): Promise<string> {
-  const lines = createInterface({ input: createReadStream(file, { encoding: 'utf8' }), crlfDelay: Infinity });
+  let handle: FileHandle | undefined;
   try {
-    for await (const line of lines) return line;
-    return '';
+    handle = await open(file, 'r');
+    const buffer = Buffer.alloc(HEADER_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, HEADER_BYTES, 0);
+    const text = buffer.subarray(0, bytesRead).toString('utf8');
+    const end = text.indexOf('\n');
+    return (end === -1 ? text : text.slice(0, end)).replace(/\r$/, '');
   } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
     throw new SyncError(
       'SYNC_STATE',
-      `cannot read ${shown}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`,
+      `cannot read ${shown}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : (error as Error).message}`,
       { cause: error },
     );
   } finally {
-    lines.close();
+    await handle?.close();
   }
 }
 
@@ -273,7 +286,11 @@ async function checkExportTarget(target: string, stateDir: string, given: string
       'USAGE',
       `state export: ${given} is inside the state directory ${show(stateDir)}, beside the state and the run ledgers it could overwrite: write the export somewhere else`,
     );
-  if (!existsSync(target) || statSync(target).size === 0) return;
+  if (!existsSync(target)) return;
+  const stat = statSync(target);
+  if (stat.isDirectory())
+    throw new ConfigError('USAGE', `state export: ${given} is a folder: name the file to write the export to`);
+  if (stat.size === 0) return;
   if (exportedJob(await firstLineOf(target, given)) === undefined)
     throw new ConfigError(
       'USAGE',

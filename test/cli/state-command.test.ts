@@ -181,6 +181,12 @@ describe('engage-import state', () => {
     expect(readFileSync(job, 'utf8')).toBe('mappings: [contacts.yaml]\n');
     expect((await runCli(['state', 'export', 'state.ndjson'], { cwd: dir })).code).toBe(0);
     expect((await runCli(['state', 'export', 'state.ndjson'], { cwd: dir })).code).toBe(0);
+    // A file whose first line never ends (1 MB of it) is not an export either; a folder is no file.
+    writeFileSync(join(dir, 'big.dat'), 'x'.repeat(1 << 20));
+    let r = await runCli(['state', 'export', 'big.dat'], { cwd: dir });
+    expect([r.code, r.stderr]).toEqual([2, expect.stringContaining('big.dat exists and is not a sync state export')]);
+    r = await runCli(['state', 'export', '.'], { cwd: dir });
+    expect([r.code, r.stderr]).toEqual([2, expect.stringContaining('state export: . is a folder')]);
   });
 
   it('import restores the state beside the job it is for: the same job moved to a fresh folder, never another job', async () => {
@@ -205,6 +211,13 @@ describe('engage-import state', () => {
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(', not other.yaml: a state restored into another job would call its rows sent');
     expect(existsSync(join(fresh, '.engage-import', 'sync'))).toBe(false);
+    // A job file that is not there (a typo, the wrong folder): refused, not restored where no run reads it.
+    r = await runCli(['state', 'import', 'state.ndjson', '--job', 'jobs/nightly.yaml'], { cwd: fresh });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      'there is no job file jobs/nightly.yaml: a state restored for it would sit where no run reads it',
+    );
+    expect(existsSync(join(fresh, 'jobs'))).toBe(false);
     // The same job, moved: restored beside it, where its runs and its preview look.
     const job = join(fresh, 'nightly.yaml');
     r = await runCli(['state', 'import', 'state.ndjson', '--job', 'nightly.yaml'], { cwd: fresh });
