@@ -42,6 +42,9 @@ const VALUE_PATTERNS: readonly [RegExp, string][] = [
   [/\b(custom_id|id) ?= ?\S+?(?=\.?(?:\s|$))/g, '$1=…'],
   // A bulk row names its import; one service message is one kind whichever import said it.
   [/\bbulk import [0-9a-f-]{8,}/gi, 'bulk import …'],
+  [/^import [^\s:]+:/, 'import …:'],
+  // A skipped row names its parent: `depends on user custom_id 'C-1', which failed at …`.
+  [/(?<=^depends on \S+ \S+ )'[^']*'(?=, which)/, '…'],
 ];
 
 /** A row's message is `field: message; field: message`: split on `; ` outside quoted values. */

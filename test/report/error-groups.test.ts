@@ -22,6 +22,14 @@ describe("errorKind: the row's values are left out of the key", () => {
     ["Client user with ID '42' does not exist", 'Client user with ID … does not exist'],
     ["Couldn't find product with custom_id = TNT-9", "Couldn't find product with custom_id=…"],
     ['pipeline: Invalid pk "12" - object does not exist.', 'pipeline: Invalid pk … - object does not exist.'],
+    [
+      'import 3f2a9c1e-77aa: it ended with status "failed", 3 times; it may have applied some rows',
+      'import …: it ended with status "failed", 3 times; it may have applied some rows',
+    ],
+    [
+      "depends on user custom_id 'C-1', which failed at contacts.csv line 3",
+      'depends on user custom_id …, which failed at contacts.csv line …',
+    ],
   ])('%s', (message, kind) => {
     expect(errorKind(message)).toBe(kind);
   });
