@@ -40,11 +40,16 @@ const VALUE_PATTERNS: readonly [RegExp, string][] = [
   [new RegExp(String.raw`\bpk ${JSON_STRING}`, 'g'), 'pk …'],
   [/'[^']*'(?= does not exist)/g, '…'],
   [/\b(custom_id|id) ?= ?\S+?(?=\.?(?:\s|$))/g, '$1=…'],
-  // A bulk row names its import; one service message is one kind whichever import said it.
-  [/\bbulk import [0-9a-f-]{8,}/gi, 'bulk import …'],
-  [/^import [^\s:]+:/, 'import …:'],
+  // A bulk row names its import (`bulk import <id>: …`, `import <id> did not end within 30 min
+  // (last status "running", 120 of 5,000 rows done)`): one kind whichever import said it. An
+  // import id has a digit, which keeps prose (`the bulk import updates …`) as it is.
+  [/\bimport (?=[^\s:,;()]*\d)[^\s:,;()]+/gi, 'import …'],
+  [/\b[\d,]+ of [\d,]+ rows done\b/g, '… of … rows done'],
+  // A row in doubt names the run, the time and the key: `in doubt since run R at 2026-…Z`, `--key <hash>`.
+  [/\brun \S+ at \d{4}-\d{2}-\d{2}T[\d:.]+Z/g, 'run … at …'],
+  [/--key \S+/g, '--key …'],
   // A skipped row names its parent: `depends on user custom_id 'C-1', which failed at …`.
-  [/(?<=^depends on \S+ \S+ )'[^']*'(?=, which)/, '…'],
+  [/(?<=^depends on \S+ \S+ )'.*?'(?=, which (?:failed|was))/, '…'],
 ];
 
 /** A row's message is `field: message; field: message`: split on `; ` outside quoted values. */

@@ -65,7 +65,7 @@ describe('duplicate product custom_ids on the bulk path', () => {
     const [a, b, c, d] = await Promise.all([...lines, fifth]);
     expect([a, b, c, d].map((s) => s!.line.status)).toEqual(['ok', 'ok', 'failed', 'failed']);
     expect(d!.line.message).toBe(
-      'custom_id: product with this custom id already exists. (line 2 of this file created it in this run; a second create is refused, so this row was not uploaded)',
+      'custom_id: product with this custom id already exists. (line 2 of this file created it in this run, and a second create is refused, so this row was not uploaded)',
     );
     expect(h.sent).toEqual(['chunk 2', 'chunk 3']);
     expect(h.recorded.map(([line, o]) => `${line} ${o.state}`)).toEqual(['4 failed', '5 failed']);

@@ -62,7 +62,7 @@ describe('bulk imports: one product custom_id on several rows', () => {
         expect(p.message).toContain(EXISTS);
         expect(p.http_status).toBe('400');
         expect(b.message).toBe(
-          `${EXISTS} (line ${firstOk.get(b.key!)} of this file created it in this run; a second create is refused, so this row was not uploaded)`,
+          `${EXISTS} (line ${firstOk.get(b.key!)} of this file created it in this run, and a second create is refused, so this row was not uploaded)`,
         );
         expect(b.http_status).toBe('');
       }

@@ -58,6 +58,8 @@ describe('a parent whose create was refused because it exists already', () => {
     const dir = job(['Q-1,First', 'Q-2,Second', 'Q-1,Again']);
     const run = await importOnNewSandbox(dir, ['--bulk', 'auto', '--bulk-min-rows', '1'], { opened: sandboxes });
     expect(run.stderr).toMatch(/products\.csv\s+product\s+bulk: /);
+    // One refused row, one error group, as per row.
+    expect(run.stderr.match(/× \[failed\]/g)).toHaveLength(1);
     expect(statuses(run.report)).toEqual(LATER_ROW_REFUSED);
   }, 30_000);
 

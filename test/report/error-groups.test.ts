@@ -30,6 +30,23 @@ describe("errorKind: the row's values are left out of the key", () => {
       "depends on user custom_id 'C-1', which failed at contacts.csv line 3",
       'depends on user custom_id …, which failed at contacts.csv line …',
     ],
+    [
+      "depends on user custom_id 'O'Brien', which was skipped at contacts.csv line 3",
+      'depends on user custom_id …, which was skipped at contacts.csv line …',
+    ],
+    [
+      'import 5678fd8c-1a2b did not end within 3 s (last status "running", 2 of 10 rows done); its rows are unknown',
+      'import … did not end within 3 s (last status "running", … of … rows done); its rows are unknown',
+    ],
+    [
+      'stopped while waiting for import 3be10e37-9f: its rows are unknown',
+      'stopped while waiting for import …: its rows are unknown',
+    ],
+    [
+      'in doubt since run 20261122T020000Z-ab12 at 2026-11-22T02:01:00.123Z (its answer was lost or a 5xx): check the account, then engage-import state forget --job job.yaml --resource event --key 9354ed83aa',
+      'in doubt since run … at … (its answer was lost or a 5xx): check the account, then engage-import state forget --job job.yaml --resource event --key …',
+    ],
+    ['the bulk import updates a product', 'the bulk import updates a product'],
   ])('%s', (message, kind) => {
     expect(errorKind(message)).toBe(kind);
   });
