@@ -1,6 +1,5 @@
-import { dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import type { LoadedJob } from '../config/load-job.js';
-import { DEFAULTS } from '../defaults.js';
 import { resolveBaseUrl } from '../transport/index.js';
 import { keyFingerprint } from './run-identity.js';
 import { openSyncFeed } from '../ledger/index.js';
@@ -11,6 +10,7 @@ import {
   runsToApply,
   syncStateFile,
   SyncState,
+  stateDirBeside,
   type RunClassifier,
 } from '../sync/index.js';
 
@@ -39,8 +39,7 @@ export function openPreview(
   const incremental = refresh || (args.incremental ?? job.sync === 'incremental');
   if (!incremental) return undefined;
   // The same default as a live run: beside the job file, whatever the working directory.
-  const stateDir =
-    args['state-dir'] !== undefined ? resolve(cwd, args['state-dir']) : join(dirname(job.file), DEFAULTS.stateDir);
+  const stateDir = args['state-dir'] !== undefined ? resolve(cwd, args['state-dir']) : stateDirBeside(job.file);
   const state = caughtUpState(job, stateDir, cwd);
   try {
     if (state !== undefined) checkPreviewTarget(state, target);

@@ -1,4 +1,4 @@
-import { dirname, join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { loadJob } from '../config/load-job.js';
 import { DEFAULTS } from '../defaults.js';
 import { ConfigError, LedgerError } from '../errors.js';
@@ -22,6 +22,7 @@ import { readApiKey, readBaseUrl } from './credentials.js';
 import { EXIT } from './exit-codes.js';
 import { bulkOptionsOf, type LiveArgs, type SyncModeArgs } from './live-options.js';
 import { liveRunHooks } from './live-run-hooks.js';
+import { stateDirBeside } from '../sync/index.js';
 import { checkSyncState, openRunSync, type RunSync, type RunSyncMode } from './live-sync.js';
 import { printSummary } from './print-summary.js';
 import { payloadOptionsToCompare, runIdentity, type PayloadOptions } from './run-identity.js';
@@ -52,8 +53,7 @@ export async function runLive(
   // Checked before any ledger is opened in it: a file, a read-only folder or /proc is a usage error.
   const stateDir: string = checkStateDir(
     io.cwd,
-    args['state-dir'] ??
-      (jobArg !== undefined ? join(dirname(resolve(io.cwd, jobArg)), DEFAULTS.stateDir) : DEFAULTS.stateDir),
+    args['state-dir'] ?? (jobArg !== undefined ? stateDirBeside(resolve(io.cwd, jobArg)) : DEFAULTS.stateDir),
   );
   const target = { baseUrl, apiKey };
   const payloadOptions: PayloadOptions = {

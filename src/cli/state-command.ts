@@ -1,6 +1,6 @@
 import { existsSync, rmSync, statSync } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, resolve } from 'node:path';
 import type { Argv } from 'yargs';
 import { RESOURCES } from '../config/mapping-schema.js';
 import { DEFAULTS } from '../defaults.js';
@@ -17,6 +17,7 @@ import {
   listSyncStateFiles,
   syncStateFile,
   SyncState,
+  stateDirBeside,
 } from '../sync/index.js';
 import { defineCommand, type CliIo, type OptionsOf } from './command.js';
 import { EXIT } from './exit-codes.js';
@@ -78,7 +79,7 @@ async function runState(args: StateArgs, io: CliIo): Promise<number> {
     args['state-dir'] !== undefined
       ? resolve(io.cwd, args['state-dir'])
       : job !== undefined
-        ? join(dirname(job), DEFAULTS.stateDir)
+        ? stateDirBeside(job)
         : resolve(io.cwd, DEFAULTS.stateDir);
   if ((args.action === 'export' || args.action === 'import') && args.file === undefined) {
     throw new ConfigError(

@@ -1,6 +1,6 @@
-import { dirname, join } from 'node:path';
-import { DEFAULTS } from '../defaults.js';
+import { dirname } from 'node:path';
 import { displayPath } from '../text/display-path.js';
+import { stateDirBeside } from './state-file.js';
 import type { SyncState } from './sync-state.js';
 
 /**
@@ -14,8 +14,7 @@ export function forgetCommand(state: SyncState | undefined): string {
   // The state file is <state-dir>/sync/<job>-<hash>.sqlite.
   const stateDir = dirname(dirname(state.place.file));
   const job = `--job ${shellWord(displayPath(state.job, cwd))}`;
-  const beside = join(dirname(state.job), DEFAULTS.stateDir);
-  return stateDir === beside
+  return stateDir === stateDirBeside(state.job)
     ? `engage-import state forget ${job}`
     : `engage-import state forget ${job} --state-dir ${shellWord(displayPath(stateDir, cwd))}`;
 }

@@ -2,7 +2,7 @@ export { createSyncKeyer, type SyncKey } from './sync-key.js';
 export type { Classification, SyncMode } from './classify.js';
 export { resourceFingerprints } from './mapping-fingerprint.js';
 export { SyncState } from './sync-state.js';
-export { syncStateFile, listSyncStateFiles } from './state-file.js';
+export { syncStateFile, listSyncStateFiles, stateDirBeside } from './state-file.js';
 export { exportedJob, exportState, importState } from './state-transfer.js';
 export { catchUp, runsToApply } from './catch-up.js';
 export type { LedgerSyncFeed, SyncDelta } from './ledger-feed.js';

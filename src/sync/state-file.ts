@@ -1,9 +1,15 @@
 import { createHash } from 'node:crypto';
 import { readdirSync } from 'node:fs';
-import { basename, extname, join, resolve } from 'node:path';
+import { basename, dirname, extname, join, resolve } from 'node:path';
+import { DEFAULTS } from '../defaults.js';
 
 /** Beside `<state-dir>/runs/`: `<state-dir>/sync/<job>-<hash>.sqlite`, one file per job. */
 export const SYNC_FOLDER = 'sync';
+
+/** Where a job's runs keep their ledgers and its sync state by default: beside the job file, whatever the cwd. */
+export function stateDirBeside(jobPath: string): string {
+  return join(dirname(resolve(jobPath)), DEFAULTS.stateDir);
+}
 
 /**
  * The sync state file of a job: named after the job file (readable in `ls`) plus a hash of its
