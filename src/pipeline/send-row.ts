@@ -123,13 +123,14 @@ async function settle(
       );
     }
     case 'failed': {
-      const why = outcome.exists ? productExistsNote(stage, row) : '';
-      const line = failureLine({ ...outcome, message: outcome.message + why });
+      // A create refused because the record exists already (the same test a resume makes on the
+      // ledger's message): the rows that name it as their parent find it in the account, so they
+      // are sent, not skipped.
+      const exists = stage.def.refusedAsExisting?.(outcome.message) === true;
+      const line = failureLine({ ...outcome, message: outcome.message + (exists ? productExistsNote(row) : '') });
       const note = await record({ state: 'failed', status: outcome.status, message: line.message });
       await deps.reject(row, line.message);
-      // A create refused because the record exists already: the rows that name it as their parent
-      // find it in the account, so they are sent, not skipped.
-      const effect = outcome.exists ? deps.cascade.succeeded(row, undefined) : deps.cascade.failed(row, 'failed');
+      const effect = exists ? deps.cascade.succeeded(row, undefined) : deps.cascade.failed(row, 'failed');
       return settled({ ...base, ...line, message: line.message + note }, effect);
     }
     case 'unknown': {
@@ -162,15 +163,15 @@ async function settle(
 }
 
 /**
- * POST /products/ only creates, so a product that exists already is refused. Say why it may
+ * POST /products/ only creates (products are the one resource with `refusedAsExisting`), so a
+ * product that exists already is refused. Say why it may
  * exist, and how the row's values reach it: a product whose request changed since the API
  * accepted it is updated only by the bulk import; another may be an earlier row's, another tool's,
  * or an earlier run's create whose answer was lost (a resend of this run's own create in doubt
  * is recognised earlier and is `ok`). In parentheses, without `; `: a failed row's message is
  * split on `; ` into one error group per field error (src/report/error-groups.ts).
  */
-function productExistsNote(stage: StageInfo, row: SendableRow): string {
-  if (stage.mapping.resource !== 'product') return '';
+function productExistsNote(row: SendableRow): string {
   if (row.sync?.status === 'changed')
     return ' (this product changed since it was created, and products are updated only by the bulk import: run with --bulk auto or --bulk always)';
   return ' (it exists already: made by an earlier row of this file, by another tool, or by an earlier run that reported it unknown, which resume --resend-unknown of that run records as sent. Only the bulk import updates a product: --bulk always)';

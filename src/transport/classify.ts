@@ -35,11 +35,7 @@ export type DoneOutcome =
       readonly id: string | undefined;
       readonly message?: string;
     }
-  | (RowFailure<'failed' | 'unknown'> & {
-      readonly status: number | undefined;
-      /** A create refused because its key exists already: the record is in the account, if not by this row. */
-      readonly exists?: true;
-    });
+  | (RowFailure<'failed' | 'unknown'> & { readonly status: number | undefined });
 
 export interface ClassifyContext {
   readonly method: string;
@@ -141,11 +137,7 @@ function decided(answer: AttemptAnswer, status: number | undefined, message: str
         outcome: { kind: 'ok', status: status ?? 0, body: undefined, id: undefined, message: NOTE_OWN_CREATE },
       };
     case 'failed':
-      return {
-        action: 'done',
-        answer,
-        outcome: { kind: 'failed', status, message, ...(answer === 'exists' && { exists: true as const }) },
-      };
+      return { action: 'done', answer, outcome: { kind: 'failed', status, message } };
     case 'unknown':
       return { action: 'done', answer, outcome: { kind: 'unknown', status, message: `${message}; ${NOT_RESENT}` } };
     case 'not_sent':

@@ -43,12 +43,7 @@ export type SendOutcome =
       readonly attempts: number;
       readonly message?: string;
     }
-  | (RowFailure<'failed' | 'unknown'> & {
-      readonly status: number | undefined;
-      readonly attempts: number;
-      /** `failed` only: a create refused because its key exists already (the record is in the account). */
-      readonly exists?: true;
-    })
+  | (RowFailure<'failed' | 'unknown'> & { readonly status: number | undefined; readonly attempts: number })
   | (RowFailure<'not_sent'> & { readonly attempts: number; readonly mayHaveApplied: boolean });
 
 /** Counters since the transport was created (the pipeline subtracts two readings per stage). */
