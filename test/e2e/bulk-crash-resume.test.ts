@@ -17,6 +17,17 @@ afterEach(async () => {
   sandbox = undefined;
 });
 
+/** A job of contacts C-<n> (custom_id and email) by number. */
+function contactsJob(numbers: readonly number[]): string {
+  const rows = ['customer_id,email', ...numbers.map((n) => `C-${n},c${n}@example.com`)];
+  return tmpTree({
+    'contacts.csv': `${rows.join('\n')}\n`,
+    'contacts.yaml':
+      'resource: user\nsource: { file: contacts.csv }\nkey: customer_id\nfields: { custom_id: customer_id, email: email }\n',
+    'job.yaml': 'mappings: [contacts.yaml]\n',
+  });
+}
+
 /** The CLI in its own process, its stderr readable. */
 const importer = (args: string[], env: NodeJS.ProcessEnv, cwd: string) => spawnCli(args, { cwd, env, stderr: 'pipe' });
 
@@ -75,13 +86,7 @@ describe('bulk import: kill -9 while polling, then resume', () => {
 
 describe('bulk import: a resend of rows in doubt whose upload is refused', () => {
   it('keeps them unknown, in the report and in the ledger, rather than not_sent', async () => {
-    const rows = ['customer_id,email', 'C-1,c1@example.com', 'C-2,c2@example.com'];
-    const dir = tmpTree({
-      'contacts.csv': `${rows.join('\n')}\n`,
-      'contacts.yaml':
-        'resource: user\nsource: { file: contacts.csv }\nkey: customer_id\nfields: { custom_id: customer_id, email: email }\n',
-      'job.yaml': 'mappings: [contacts.yaml]\n',
-    });
+    const dir = contactsJob([1, 2]);
     // An import of 1 row/s outlives --bulk-timeout (0.01 min): both rows end unknown.
     sandbox = await startSandbox({ port: 0, rate: 0, bulkRowsPerS: 1 });
     const { apiKey, url } = sandbox;
@@ -110,14 +115,7 @@ describe('bulk import: a resend of rows in doubt whose upload is refused', () =>
 
 describe('bulk import: kill -9 while an upload waits for its answer, then resume', () => {
   it('uploads the rows again in a new chunk and leaves no chunk file behind, not even the one it was filling', async () => {
-    const rows = ['customer_id,email'];
-    for (let i = 0; i < 20; i++) rows.push(`C-${i},c${i}@example.com`);
-    const dir = tmpTree({
-      'contacts.csv': `${rows.join('\n')}\n`,
-      'contacts.yaml':
-        'resource: user\nsource: { file: contacts.csv }\nkey: customer_id\nfields: { custom_id: customer_id, email: email }\n',
-      'job.yaml': 'mappings: [contacts.yaml]\n',
-    });
+    const dir = contactsJob(Array.from({ length: 20 }, (_, i) => i));
     // Every answer takes 4 s: the importer is killed while its upload waits for one.
     sandbox = await startSandbox({ port: 0, rate: 0, latencyMs: 4000 });
     const { apiKey, url } = sandbox;
