@@ -1,8 +1,7 @@
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
 import { loadJob } from '../config/load-job.js';
 import { runDryRun } from '../pipeline/dry-run.js';
 import type { CliIo } from './command.js';
+import { readApiKey } from './credentials.js';
 import type { JobArgs } from './common-options.js';
 import { EXIT } from './exit-codes.js';
 import { openPreview, type PreviewArgs } from './incremental-preview.js';
@@ -50,17 +49,15 @@ function bulkChoiceOf(args: Partial<BulkChoiceArgs>) {
 
 /**
  * The account the live run would send to, as `import` reads it (flags first, then the
- * environment), for the preview's check of the state's account. A key file that cannot be read
- * is left out: the preview sends nothing and needs no key.
+ * environment, through the same reader), for the preview's check of the state's account. A key
+ * that cannot be read is left out: the preview sends nothing and needs no key.
  */
 function previewTarget(args: { 'base-url'?: string | undefined; 'api-key-file'?: string | undefined }, io: CliIo) {
-  let apiKey = io.env.ENGAGE_API_KEY;
-  if (args['api-key-file'] !== undefined) {
-    try {
-      apiKey = readFileSync(resolve(io.cwd, args['api-key-file']), 'utf8');
-    } catch {
-      apiKey = undefined;
-    }
+  let apiKey: string | undefined;
+  try {
+    apiKey = readApiKey(io.env, args['api-key-file'], io.cwd);
+  } catch {
+    apiKey = undefined;
   }
   return { baseUrl: args['base-url'] ?? io.env.ENGAGE_BASE_URL, apiKey };
 }
