@@ -27,6 +27,12 @@ export const DEFAULTS = {
   maxPauseSeconds: 300,
   /** `--request-timeout`, in seconds: how long an answer is waited for. */
   requestTimeoutSeconds: 30,
+  /**
+   * `--lock-wait`, in seconds: how long `import` and `resume` wait for a state directory another
+   * process holds before refusing. A preview's catch-up or a state command holds it a moment; a
+   * run in progress holds it for its whole length, and a minute is soon enough to say so.
+   */
+  lockWaitSeconds: 60,
   /** `--state-dir`: the folder of run ledgers and sync states, beside the job file (`resume` without a job: in the working directory). */
   stateDir: '.engage-import',
   /**

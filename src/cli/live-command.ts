@@ -1,4 +1,5 @@
 import { resolve } from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { loadJob } from '../config/load-job.js';
 import { DEFAULTS } from '../defaults.js';
 import { ConfigError, LedgerError } from '../errors.js';
@@ -8,6 +9,8 @@ import {
   findUnfinishedRun,
   openForResume,
   readRun,
+  stateDirOf,
+  waitForFreeLock,
   type OpenLedger,
 } from '../ledger/index.js';
 import { displayPath } from '../pipeline/display-path.js';
@@ -27,6 +30,12 @@ import { checkSyncState, openRunSync, type RunSync, type RunSyncMode } from './l
 import { printSummary } from './print-summary.js';
 import { payloadOptionsToCompare, runIdentity, type PayloadOptions } from './run-identity.js';
 import { VERSION } from './version.js';
+
+/** The lock wait's clock when the caller injects none. */
+const REAL_CLOCK = {
+  now: Date.now,
+  sleep: (ms: number, signal?: AbortSignal) => delay(ms, undefined, signal ? { signal } : {}),
+};
 
 const SILENT: Progress = { stage: () => ({ tick: () => undefined, finish: () => undefined }), stop: () => undefined };
 
@@ -107,6 +116,7 @@ export async function runLive(
       { ...payloadOptionsToCompare(payloadOptions, run.identity), ...(mode !== undefined && { sync: mode }) },
       target,
     );
+    await waitForLock(stateDirOf(run.runDir));
     // The run's own identity is compared first (it says which of base URL and key differs).
     ledger = await openForResume(run.runDir, identity, { cwd: io.cwd });
     // Then, as for a new run, a state the resume could not trust is refused before anything is
@@ -130,6 +140,8 @@ export async function runLive(
     cwd: io.cwd,
     ...(args.input !== undefined ? { input: args.input } : {}),
   });
+  // Before looking for an unfinished run: a run that holds the lock is in progress, not unfinished.
+  await waitForLock(stateDir);
   const unfinished = findUnfinishedRun(stateDir, { cwd: io.cwd, jobPath: job.file });
   if (unfinished) {
     throw new LedgerError(
@@ -148,6 +160,27 @@ export async function runLive(
   checkSyncState(job, stateDir, identity.target, io.cwd);
   ledger = await createRun(stateDir, identity, undefined, { cwd: io.cwd });
   return await drive(job, ledger, mode);
+
+  /**
+   * Waits up to --lock-wait for another process to let go of the state directory (taking the lock
+   * afterwards refuses, naming the holder, when it did not). A cron run that meets a preview or a
+   * state command holding it for a moment goes on instead of failing the night.
+   */
+  async function waitForLock(dir: string): Promise<void> {
+    const clock = io.clock ?? REAL_CLOCK;
+    await waitForFreeLock(dir, {
+      ms: args['lock-wait'] * 1000,
+      now: clock.now,
+      sleep: clock.sleep,
+      signal: io.signal,
+      onWait: (holder) => {
+        if (!args.quiet)
+          io.stderr.write(
+            `engage-import: waiting up to ${args['lock-wait']} s for ${displayPath(dir, io.cwd)}, in use by another engage-import process (pid ${holder.pid} on host ${holder.hostname}, since ${holder.startedAt})\n`,
+          );
+      },
+    });
+  }
 
   /** `resume` with nothing unfinished: the newest run (of the job) says "finished already". */
   function finishedRunOf(jobFile: string | undefined) {

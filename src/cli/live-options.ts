@@ -84,6 +84,13 @@ export function withLiveOptions<T>(y: Argv<T>) {
         type: 'string',
         describe: `Where run ledgers are kept, one folder per run (default: ${DEFAULTS.stateDir} beside the job file; for \`resume\` without a job, in the current folder)`,
       })
+      .option('lock-wait', {
+        type: 'number',
+        default: DEFAULTS.lockWaitSeconds,
+        coerce: wholeNumber('--lock-wait', 0),
+        describe:
+          'Seconds to wait for the state directory when another engage-import process holds it (a preview, a state command, another run); then the run is refused',
+      })
       .option('resend-unknown', {
         type: 'boolean',
         default: false,

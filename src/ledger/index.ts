@@ -9,10 +9,11 @@ export type {
   OutboxKey,
   Outcome,
 } from './types.js';
-export { findLatestRun, findUnfinishedRun, readRun, LEDGER_FILE, RUNS_FOLDER } from './run-dirs.js';
+export { findLatestRun, findUnfinishedRun, readRun, stateDirOf, LEDGER_FILE, RUNS_FOLDER } from './run-dirs.js';
 export type { RunInfo } from './run-dirs.js';
 export { hashFile } from './hash-file.js';
 export { identityChanges } from './identity.js';
 export type { RunIdentity } from './identity.js';
-export type { LockOwner } from './lock.js';
+export type { LockOwner, LockWait } from './lock.js';
+export { waitForFreeLock } from './lock.js';
 export { openSyncFeed, type OutboxFeed } from './sync-feed.js';

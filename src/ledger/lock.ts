@@ -81,9 +81,8 @@ export function acquireLock(stateDir: string, options: LockOptions = {}): StateL
         `the state directory ${displayPath(stateDir, cwd)} has a lock file that cannot be read (${displayPath(path, cwd)}); if no engage-import run is using this directory, delete that file`,
       );
     }
-    const stale =
-      holder.hostname === host && (Date.parse(holder.startedAt) + BOOT_SLACK_MS < bootTime() || !isAlive(holder.pid));
-    if (!stale) throw lockedError(stateDir, path, holder, holder.hostname === host, cwd);
+    if (!isStale(holder, host, isAlive, bootTime))
+      throw lockedError(stateDir, path, holder, holder.hostname === host, cwd);
     // Move the stale lock aside and check it is the one we judged: another process may have
     // taken it over in the meantime, and its fresh lock must not be thrown away.
     const aside = `${path}.stale-${mine.token}`;
@@ -108,6 +107,63 @@ export function acquireLock(stateDir: string, options: LockOptions = {}): StateL
   throw new LedgerError(
     'STATE_LOCKED',
     `could not take the lock ${displayPath(path, cwd)}: other processes keep taking it; try again`,
+  );
+}
+
+/** How long `waitForFreeLock` waits, and its clock (tests: virtual time). */
+export interface LockWait {
+  /** Longest wait for a lock held by a live process, in ms; 0: do not wait. */
+  readonly ms: number;
+  readonly now: () => number;
+  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Stops the wait early (Ctrl-C, SIGTERM). */
+  readonly signal?: AbortSignal;
+  /** Told once, when the wait starts: who holds the lock. */
+  readonly onWait?: (holder: LockOwner) => void;
+}
+
+/** Between two looks at a held lock: short, since a preview or a state command holds it a moment. */
+const LOCK_POLL_MS = 250;
+
+/**
+ * Waits until the state directory's lock is free (no lock file, or one left by a process that is
+ * gone) or `wait.ms` has passed, without taking it: the caller then takes it as usual, which
+ * refuses with the holder's name when the wait ran out. An unattended run that starts while a
+ * preview or a state command holds the lock for a moment waits for it instead of failing the night.
+ * Answers whether the lock was seen free.
+ */
+export async function waitForFreeLock(stateDir: string, wait: LockWait, options: LockOptions = {}): Promise<boolean> {
+  const path = join(stateDir, 'lock');
+  const host = options.hostname ?? osHostname();
+  const isAlive = options.isAlive ?? pidIsAlive;
+  const bootTime = options.bootTime ?? (() => Date.now() - uptime() * 1000);
+  const until = wait.now() + wait.ms;
+  let told = false;
+  for (;;) {
+    const raw = readOrUndefined(path);
+    if (raw === undefined) return true;
+    const holder = parseLock(raw);
+    // An unreadable lock does not free itself: taking it says what to do.
+    if (holder === undefined) return false;
+    if (isStale(holder, host, isAlive, bootTime)) return true;
+    const left = until - wait.now();
+    if (left <= 0 || wait.signal?.aborted === true) return false;
+    if (!told) {
+      told = true;
+      wait.onWait?.({ pid: holder.pid, hostname: holder.hostname, startedAt: holder.startedAt });
+    }
+    try {
+      await wait.sleep(Math.min(LOCK_POLL_MS, left), wait.signal);
+    } catch {
+      // An injected sleep may reject on abort; the loop sees the signal.
+    }
+  }
+}
+
+/** A lock left on this host by a process that is no longer running, or taken before this host booted. */
+function isStale(holder: LockOwner, host: string, isAlive: (pid: number) => boolean, bootTime: () => number): boolean {
+  return (
+    holder.hostname === host && (Date.parse(holder.startedAt) + BOOT_SLACK_MS < bootTime() || !isAlive(holder.pid))
   );
 }
 

@@ -1,0 +1,100 @@
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { runCli } from '../helpers/run-cli.js';
+import { tmpTree } from '../helpers/tmp.js';
+
+const ROOT = join(import.meta.dirname, '../..');
+
+let sandbox: Sandbox | undefined;
+afterEach(async () => {
+  await sandbox?.close();
+  sandbox = undefined;
+});
+
+/**
+ * A state directory whose lock is held by a live engage-import process (this test's own pid): a
+ * preview catching up the state, or a state command, at the moment the nightly run starts.
+ */
+function lockedStateDir(): { out: string; state: string; lock: string } {
+  const out = tmpTree();
+  const state = join(out, 'state');
+  mkdirSync(state);
+  const lock = join(state, 'lock');
+  writeFileSync(
+    lock,
+    `${JSON.stringify({ pid: process.pid, hostname: hostname(), startedAt: '2026-11-24T02:00:00.000Z', token: 't' })}\n`,
+  );
+  return { out, state, lock };
+}
+
+/** Virtual time for the lock wait and the transport; `release` runs once the clock passes 1 s. */
+function clockReleasingAt(release?: () => void) {
+  let t = 0;
+  return {
+    now: () => t,
+    sleep: async (ms: number) => {
+      t += ms;
+      if (release !== undefined && t >= 1_000) release();
+      await new Promise((r) => setTimeout(r, 1));
+    },
+  };
+}
+
+const importSamples = (out: string, state: string, clock: ReturnType<typeof clockReleasingAt>, extra: string[] = []) =>
+  runCli(
+    [
+      'import',
+      'samples/job.yaml',
+      '--base-url',
+      sandbox!.url,
+      '--report',
+      join(out, 'report.csv'),
+      '--state-dir',
+      state,
+      '--rate',
+      '1000',
+      ...extra,
+    ],
+    { cwd: ROOT, env: { ENGAGE_API_KEY: sandbox!.apiKey }, clock },
+  );
+
+describe('a run that starts while another process holds the state directory', () => {
+  it('waits for the lock, then runs as usual', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const { out, state, lock } = lockedStateDir();
+    const r = await importSamples(
+      out,
+      state,
+      clockReleasingAt(() => rmSync(lock, { force: true })),
+    );
+    expect(r.stderr).toContain(
+      `engage-import: waiting up to 60 s for ${state}, in use by another engage-import process (pid ${process.pid} on host ${hostname()}, since 2026-11-24T02:00:00.000Z)`,
+    );
+    expect(r.code).toBe(1); // the samples hold bad rows on purpose
+    const report = parse(readFileSync(join(out, 'report.csv')), { columns: true }) as { status: string }[];
+    expect(report.filter((l) => l.status === 'ok')).toHaveLength(73);
+  });
+
+  it('is refused, naming the holder and sending nothing, when the lock is still held after --lock-wait', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const { out, state } = lockedStateDir();
+    const r = await importSamples(out, state, clockReleasingAt(), ['--lock-wait', '2']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('waiting up to 2 s for');
+    expect(r.stderr).toContain(`is in use by another engage-import run (pid ${process.pid} on host ${hostname()}`);
+    expect(sandbox.requests).toHaveLength(0);
+  });
+
+  it('--lock-wait 0 refuses at once, as before', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const { out, state } = lockedStateDir();
+    const r = await importSamples(out, state, clockReleasingAt(), ['--lock-wait', '0']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).not.toContain('waiting');
+    expect(r.stderr).toContain('is in use by another engage-import run');
+  });
+});
