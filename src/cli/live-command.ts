@@ -28,6 +28,7 @@ import { liveRunHooks } from './live-run-hooks.js';
 import { stateDirBeside } from '../sync/index.js';
 import { checkSyncState, openRunSync, type RunSync, type RunSyncMode } from './live-sync.js';
 import { printSummary } from './print-summary.js';
+import { rowsNotOk } from '../report/report-line.js';
 import { payloadOptionsToCompare, runIdentity, type PayloadOptions } from './run-identity.js';
 import { VERSION } from './version.js';
 
@@ -281,11 +282,7 @@ export async function runLive(
       if (result.interrupted === 'SIGTERM') return await hooks.finish(result, EXIT.SIGTERM);
       if (result.interrupted !== undefined) return await hooks.finish(result, EXIT.SIGINT);
       if (result.fatal) return await hooks.finish(result, EXIT.ABORTED);
-      const t = result.totals;
-      return await hooks.finish(
-        result,
-        t.failed + t.invalid + t.unknown + t.skipped + t.not_sent > 0 ? EXIT.ROWS_NOT_OK : EXIT.OK,
-      );
+      return await hooks.finish(result, rowsNotOk(result.totals) > 0 ? EXIT.ROWS_NOT_OK : EXIT.OK);
     } finally {
       await transport.close();
       await ledgerOfRun.close();

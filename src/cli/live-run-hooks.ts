@@ -6,7 +6,7 @@ import { notificationBody, shouldNotify } from '../notify/notification.js';
 import { parseNotifyUrl, shownUrl } from '../notify/notify-url.js';
 import { sendNotification, type SendOptions } from '../notify/send-notification.js';
 import type { LiveRunResult } from '../pipeline/live-import.js';
-import { ROW_STATUSES } from '../report/report-line.js';
+import { ROW_STATUSES, rowsNotOk } from '../report/report-line.js';
 import type { TransportEvent } from '../transport/index.js';
 import type { AlertArgs } from './alert-options.js';
 import type { CliIo } from './command.js';
@@ -73,7 +73,8 @@ export function liveRunHooks(
     async finish(result: LiveRunResult, exitCode: number): Promise<number> {
       const t = result.totals;
       const rows = ROW_STATUSES.reduce((n, s) => n + t[s], 0);
-      const bad = rows - t.ok;
+      // Rows an incremental run did not need to send (unchanged, already sent, superseded) are not failures.
+      const bad = rowsNotOk(t);
       let code = exitCode;
       let outcome =
         code === EXIT.OK

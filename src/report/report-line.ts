@@ -24,6 +24,23 @@ export const ROW_STATUSES = [
 ] as const;
 export type RowStatus = (typeof ROW_STATUSES)[number];
 
+/**
+ * The statuses of a live run's rows that did not end well: any of them makes the exit code 1
+ * (`--max-failed` counts them). The others are success: `ok`, and the rows an incremental run has
+ * no need to send (`unchanged`, `already_sent`, `superseded`).
+ */
+export const NOT_OK_STATUSES = [
+  'failed',
+  'invalid',
+  'unknown',
+  'skipped',
+  'not_sent',
+] as const satisfies readonly RowStatus[];
+
+/** How many of a run's rows did not end well (see NOT_OK_STATUSES). */
+export const rowsNotOk = (totals: Readonly<Record<RowStatus, number>>): number =>
+  NOT_OK_STATUSES.reduce((n, s) => n + totals[s], 0);
+
 /** One line of the report CSV: one per input record, in input order. */
 export interface ReportLine {
   /** The CSV file as the user named it in the mapping (relative to the cwd when possible). */

@@ -146,6 +146,37 @@ describe('--max-failed', () => {
     );
   });
 
+  it('counts only rows that did not end well: unchanged rows of an incremental run are not failures', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const out = tmpTree();
+    dirs.push(out);
+    const run = () =>
+      runCli(
+        [
+          'import',
+          'mappings/products.yaml',
+          '--base-url',
+          sandbox!.url,
+          '--report',
+          join(out, 'report.csv'),
+          '--state-dir',
+          join(out, 'state'),
+          '--rate',
+          '1000',
+          '--incremental',
+          '--max-failed',
+          '3',
+        ],
+        { cwd: ROOT, env: { ENGAGE_API_KEY: sandbox!.apiKey } },
+      );
+    expect((await run()).code).toBe(0);
+    // Night 2: the same file, 11 rows unchanged and the same 3 invalid ones.
+    const night2 = await run();
+    expect(night2.stderr).toContain('unchanged 11');
+    expect(night2.stderr).toContain('Exit 0: 3 rows not ok, within --max-failed 3 rows');
+    expect(night2.code).toBe(0);
+  });
+
   it('parses N and P%, refuses anything else', () => {
     expect(parseMaxFailed('5')).toEqual({ kind: 'count', rows: 5 });
     expect(parseMaxFailed('0.5%')).toEqual({ kind: 'percent', percent: 0.5 });
