@@ -8,6 +8,7 @@ import {
   findLatestRun,
   findUnfinishedRun,
   openForResume,
+  acquireLock,
   readRun,
   stateDirOf,
   waitForFreeLock,
@@ -169,7 +170,7 @@ export async function runLive(
    */
   async function waitForLock(dir: string): Promise<void> {
     const clock = io.clock ?? REAL_CLOCK;
-    await waitForFreeLock(dir, {
+    const free = await waitForFreeLock(dir, {
       ms: args['lock-wait'] * 1000,
       now: clock.now,
       sleep: clock.sleep,
@@ -181,6 +182,9 @@ export async function runLive(
           );
       },
     });
+    // Still held: refused now, naming the holder. Looking for an unfinished run first would call
+    // the run in progress unfinished and suggest moving its folder away.
+    if (!free) acquireLock(dir, { cwd: io.cwd }).release();
   }
 
   /** `resume` with nothing unfinished: the newest run (of the job) says "finished already". */

@@ -89,6 +89,30 @@ describe('a run that starts while another process holds the state directory', ()
     expect(sandbox.requests).toHaveLength(0);
   });
 
+  it('names a run in progress as in use, never as an unfinished run to move away', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const { out, state, lock } = lockedStateDir();
+    // A run that started (its folder exists, unfinished): interrupted before its first row…
+    rmSync(lock);
+    const stop = new AbortController();
+    stop.abort('SIGTERM');
+    const first = await runCli(
+      ['import', 'samples/job.yaml', '--base-url', sandbox.url, '--report', join(out, 'r1.csv'), '--state-dir', state],
+      { cwd: ROOT, env: { ENGAGE_API_KEY: sandbox.apiKey }, signal: stop.signal },
+    );
+    expect(first.code).toBe(143);
+    // …and still running: its process holds the lock.
+    writeFileSync(
+      lock,
+      `${JSON.stringify({ pid: process.pid, hostname: hostname(), startedAt: '2026-11-24T02:00:00.000Z', token: 't' })}\n`,
+    );
+    const r = await importSamples(out, state, clockReleasingAt(), ['--lock-wait', '1']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('is in use by another engage-import run');
+    expect(r.stderr).not.toContain('unfinished');
+    expect(r.stderr).not.toContain('move that folder away');
+  });
+
   it('--lock-wait 0 refuses at once, as before', async () => {
     sandbox = await startSandbox({ rate: 0 });
     const { out, state } = lockedStateDir();
