@@ -25,7 +25,7 @@ import type { RunArgs } from './common-options.js';
 import { readApiKey, readBaseUrl } from './credentials.js';
 import { EXIT } from './exit-codes.js';
 import { bulkOptionsOf, type LiveArgs, type SyncModeArgs } from './live-options.js';
-import { liveRunHooks } from './live-run-hooks.js';
+import { liveRunHooks, type LiveRunHooks } from './live-run-hooks.js';
 import { stateDirBeside } from '../sync/index.js';
 import { checkSyncState, openRunSync, type RunSync, type RunSyncMode } from './live-sync.js';
 import { printSummary } from './print-summary.js';
@@ -56,6 +56,21 @@ export async function runLive(
   const apiKey = readApiKey(io.env, args['api-key-file'], io.cwd);
   // Log format, --max-failed and the notification (src/cli/live-run-hooks.ts).
   const hooks = liveRunHooks(args, io, apiKey);
+  try {
+    return await runLiveWith(start, args, io, apiKey, hooks);
+  } catch (error) {
+    await hooks.refused(error, start.job);
+    throw error;
+  }
+}
+
+async function runLiveWith(
+  start: LiveStart,
+  args: RunArgs & LiveArgs & Partial<SyncModeArgs>,
+  io: CliIo,
+  apiKey: string,
+  hooks: LiveRunHooks,
+): Promise<number> {
   const baseUrl = resolveBaseUrl(readBaseUrl(io.env, args['base-url']));
   const inDoubt = inDoubtOf(args, io);
   // The default state directory sits beside the job file, so the working directory does not
@@ -161,7 +176,7 @@ export async function runLive(
   // A sync state this run could not use is refused before the run exists: nothing is sent.
   checkSyncState(job, stateDir, identity.target, io.cwd);
   ledger = await createRun(stateDir, identity, undefined, { cwd: io.cwd });
-  return await drive(job, ledger, mode);
+  return await drive(job, ledger, mode, true);
 
   /**
    * Waits up to --lock-wait for another process to let go of the state directory (taking the lock
@@ -193,12 +208,14 @@ export async function runLive(
     return latest !== undefined && (jobFile === undefined || latest.identity.job.path === jobFile) ? latest : undefined;
   }
 
+  /** `fresh`: a new run, whose folder is removed when it stops by an error before its first row. */
   async function drive(
     job: Awaited<ReturnType<typeof loadJob>>,
     ledgerOfRun: OpenLedger,
     mode: RunSyncMode,
+    fresh = false,
   ): Promise<number> {
-    let sync: RunSync;
+    let sync: RunSync | undefined;
     try {
       sync = await openRunSync(
         job,
@@ -208,14 +225,16 @@ export async function runLive(
         { dealUpdateMethod: args['deal-update-method'] },
         io.cwd,
       );
-    } catch (error) {
-      await ledgerOfRun.close();
-      throw error;
-    }
-    try {
       return await driveWith(job, ledgerOfRun, sync);
+    } catch (error) {
+      // Refused before its first row (an input that cannot be read, an output that cannot be
+      // written): nothing was sent, so no unfinished run is left to block the next night.
+      if (fresh) await ledgerOfRun.closeRemovingIfEmpty();
+      throw error;
     } finally {
-      sync.close();
+      // The ledger first: its last commits are applied to the state before the state closes.
+      await ledgerOfRun.close();
+      sync?.close();
     }
   }
 
@@ -289,7 +308,6 @@ export async function runLive(
       return await hooks.finish(result, rowsNotOk(result.totals) > 0 ? EXIT.ROWS_NOT_OK : EXIT.OK);
     } finally {
       await transport.close();
-      await ledgerOfRun.close();
     }
   }
 }

@@ -11,6 +11,7 @@ import type { TransportEvent } from '../transport/index.js';
 import type { AlertArgs } from './alert-options.js';
 import type { CliIo } from './command.js';
 import { EXIT } from './exit-codes.js';
+import { EngageError } from '../errors.js';
 
 /** The first segment of an API path: enough to say which endpoint, never a customer's id. */
 const endpointOf = (path: string) => path.replace(/^\/+/, '').split('/')[0] ?? '';
@@ -37,6 +38,19 @@ export function liveRunHooks(
       : parseNotifyUrl(urlText, args['notify-url'] !== undefined ? '--notify-url' : 'ENGAGE_NOTIFY_URL');
   if (urlText) log.redact(urlText);
   const now = options.now ?? Date.now;
+  /** POSTs `body` to the notification URL, if any; a failure is a warning, never another exit code. */
+  const notify = async (body: Record<string, unknown>) => {
+    if (notifyUrl === undefined) return;
+    const delivery = await sendNotification(notifyUrl, body, options);
+    if (delivery.ok) log.log('info', 'notify_sent', { host: shownUrl(notifyUrl), status: delivery.status });
+    else
+      log.log(
+        'warn',
+        'notify_failed',
+        { reason: delivery.reason },
+        `engage-import: warning: the notification was not delivered: ${delivery.reason}`,
+      );
+  };
   const started = now();
   let job = '';
   return {
@@ -106,19 +120,35 @@ export function liveRunHooks(
         duration_ms: durationMs,
         report: result.report,
       });
-      if (notifyUrl !== undefined && shouldNotify(args['notify-on'], code)) {
-        const body = notificationBody(result, { job, exitCode: code, outcome, durationMs });
-        const delivery = await sendNotification(notifyUrl, body, options);
-        if (delivery.ok) log.log('info', 'notify_sent', { host: shownUrl(notifyUrl), status: delivery.status });
-        else
-          log.log(
-            'warn',
-            'notify_failed',
-            { reason: delivery.reason },
-            `engage-import: warning: the notification was not delivered: ${delivery.reason}`,
-          );
-      }
+      if (shouldNotify(args['notify-on'], code))
+        await notify(notificationBody(result, { job, exitCode: code, outcome, durationMs }));
       return code;
+    },
+    /**
+     * A run refused by an error before it had a result (an input or output refused by its checks,
+     * an unfinished run, a state of another account): the end is logged and, as for any exit code
+     * but 0, the notification sent. A cron job hears of a night that sent nothing.
+     */
+    async refused(error: unknown, jobFile: string | undefined): Promise<void> {
+      const code = error instanceof EngageError ? error.exitCode : EXIT.INTERNAL;
+      const message = (error instanceof EngageError ? error.message : 'internal error')
+        .split(apiKey || '\u0000')
+        .join('[redacted]');
+      const name = job || (jobFile === undefined ? '' : basename(jobFile));
+      const durationMs = now() - started;
+      log.log('error', 'run_end', { job: name, outcome: 'refused', exit_code: code, message, duration_ms: durationMs });
+      if (shouldNotify(args['notify-on'], code))
+        await notify({
+          text: `engage-import ${name}: refused (exit ${code}): ${message}`,
+          job: name,
+          outcome: 'refused',
+          exit_code: code,
+          duration_ms: durationMs,
+          message,
+        });
     },
   };
 }
+
+/** What a live run tells the outside world (`liveRunHooks`). */
+export type LiveRunHooks = ReturnType<typeof liveRunHooks>;

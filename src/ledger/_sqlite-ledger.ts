@@ -1,5 +1,6 @@
 import { LedgerError } from '../errors.js';
-import { guard, toLedgerError, type Db, type DbPlace } from './_database.js';
+import { rmSync } from 'node:fs';
+import { guard, isEmpty, toLedgerError, type Db, type DbPlace } from './_database.js';
 import { displayPath } from './_display-path.js';
 import { isApplied } from '../transport/in-doubt.js';
 import { GroupCommit } from './group-commit.js';
@@ -72,7 +73,7 @@ export class SqliteLedger implements OpenLedger {
   readonly #pending = new Map<string, LedgerEntry | null>();
   readonly #listeners: (() => void)[] = [];
   #finished: boolean;
-  #closing: Promise<void> | undefined;
+  #closing: Promise<boolean> | undefined;
 
   constructor({ db, place, runDir, runId, identity, finished, lock, schedule }: SqliteLedgerParts) {
     this.#db = db;
@@ -306,17 +307,32 @@ export class SqliteLedger implements OpenLedger {
   }
 
   close(): Promise<void> {
+    return this.#close(false).then(() => undefined);
+  }
+
+  closeRemovingIfEmpty(): Promise<boolean> {
+    return this.#close(true);
+  }
+
+  #close(removeIfEmpty: boolean): Promise<boolean> {
     this.#closing ??= (async () => {
+      let removed = false;
       try {
         await this.#group.close();
       } finally {
         try {
+          const empty = removeIfEmpty && guard(this.#place, () => isEmpty(this.#db));
           // Closing the last connection checkpoints the WAL into the file and removes it.
           guard(this.#place, () => this.#db.close());
+          if (empty) {
+            rmSync(this.runDir, { recursive: true, force: true });
+            removed = true;
+          }
         } finally {
           this.#lock.release();
         }
       }
+      return removed;
     })();
     return this.#closing;
   }

@@ -97,6 +97,13 @@ export interface OpenLedger extends Ledger {
   recordFingerprints(fingerprints: Readonly<Partial<Record<ResourceName, string>>>): Promise<void>;
   /** Called after every commit of this handle (the sync state applies the new outbox rows). */
   afterCommit(listener: () => void): void;
+  /**
+   * Closes a new run that stopped before its first row (a refused input, an output that cannot
+   * be written): when its ledger holds no row, nothing was sent and there is nothing to resume, so
+   * its folder is removed, before the lock is released, and the next run is not told to resume
+   * it. A ledger with any row is closed as `close` does. Answers whether the folder was removed.
+   */
+  closeRemovingIfEmpty(): Promise<boolean>;
 }
 
 export interface LedgerOptions {

@@ -1,0 +1,100 @@
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { gzipSync } from 'node:zlib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { runCli } from '../helpers/run-cli.js';
+import { tmpTree } from '../helpers/tmp.js';
+
+const ROOT = join(import.meta.dirname, '../..');
+
+let sandbox: Sandbox | undefined;
+let hook: Server | undefined;
+afterEach(async () => {
+  await sandbox?.close();
+  sandbox = undefined;
+  await new Promise<void>((done) => (hook ? hook.close(() => done()) : done()));
+  hook = undefined;
+});
+
+/** A webhook receiver on loopback, keeping the bodies it receives. */
+async function webhook(): Promise<{ url: string; received: Record<string, unknown>[] }> {
+  const received: Record<string, unknown>[] = [];
+  hook = createServer((req, res) => {
+    let body = '';
+    req.on('data', (c: Buffer) => (body += c.toString()));
+    req.on('end', () => {
+      received.push(JSON.parse(body) as Record<string, unknown>);
+      res.writeHead(204).end();
+    });
+  });
+  await new Promise<void>((done) => hook!.listen(0, '127.0.0.1', done));
+  return { url: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`, received };
+}
+
+/** The products mapping run on `input` against the sandbox, as a cron line would. */
+const night = (out: string, input: string, extra: string[] = [], report = join(out, 'report.csv')) =>
+  runCli(
+    [
+      'import',
+      'mappings/products.yaml',
+      '--input',
+      input,
+      '--base-url',
+      sandbox!.url,
+      '--report',
+      report,
+      '--state-dir',
+      join(out, 'state'),
+      '--rate',
+      '1000',
+      ...extra,
+    ],
+    { cwd: ROOT, env: { ENGAGE_API_KEY: sandbox!.apiKey } },
+  );
+
+const runFolders = (out: string) => {
+  const runs = join(out, 'state', 'runs');
+  return existsSync(runs) ? readdirSync(runs) : [];
+};
+
+describe('a run refused by its input or output checks', () => {
+  it('alerts, leaves no unfinished run behind, and the next night runs as usual', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const { url, received } = await webhook();
+    const out = tmpTree();
+    // Night 1: the export arrives compressed.
+    const gz = join(out, 'products.csv.gz');
+    writeFileSync(gz, gzipSync(readFileSync(join(ROOT, 'samples/products.csv'))));
+    const refused = await night(out, gz, ['--notify-url', url]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('gzip');
+    expect(sandbox.requests).toHaveLength(0);
+    expect(runFolders(out)).toEqual([]);
+    expect(received).toHaveLength(1);
+    expect(received[0]).toMatchObject({ outcome: 'refused', exit_code: 2, job: 'products.yaml' });
+    expect(String(received[0]!['text'])).toMatch(/^engage-import products\.yaml: refused \(exit 2\): .*gzip/);
+    // Night 2: the file is fine again; nothing says to resume a run that sent nothing.
+    const next = await night(out, join(ROOT, 'samples/products.csv'));
+    expect(next.stderr).not.toContain('unfinished');
+    expect(next.code).toBe(1); // the sample holds 3 bad rows on purpose
+    expect(next.stderr).toContain('ok 11');
+  });
+
+  it('a report path that is a folder: refused, no run left, in json the end is logged with its message', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const out = tmpTree();
+    const r = await night(out, join(ROOT, 'samples/products.csv'), ['--log-format', 'json'], out);
+    expect(r.code).toBe(2);
+    expect(runFolders(out)).toEqual([]);
+    const end = r.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l['event'] === 'run_end');
+    expect(end).toMatchObject({ outcome: 'refused', exit_code: 2, job: 'products.yaml' });
+    expect(String(end!['message'])).not.toBe('');
+  });
+});
