@@ -2,17 +2,8 @@ import { resolve } from 'node:path';
 import type { LoadedJob } from '../config/load-job.js';
 import { resolveBaseUrl } from '../transport/index.js';
 import { keyFingerprint } from './run-identity.js';
-import { openSyncFeed } from '../ledger/index.js';
-import { acquireLock } from '../ledger/lock.js';
-import {
-  catchUp,
-  createRunClassifier,
-  runsToApply,
-  syncStateFile,
-  SyncState,
-  stateDirBeside,
-  type RunClassifier,
-} from '../sync/index.js';
+import { catchUpWhenFree } from './catch-up-when-free.js';
+import { createRunClassifier, syncStateFile, SyncState, stateDirBeside, type RunClassifier } from '../sync/index.js';
 
 /** Options of `validate` that ask for the incremental preview. */
 export interface PreviewArgs {
@@ -91,40 +82,16 @@ function checkPreviewTarget(state: SyncState, target: PreviewTarget): void {
 
 /**
  * The state as the next run will see it: that run first applies what earlier runs committed and
- * the state missed (a kill -9 between the two commits, a last apply that failed). When the state
- * is behind, no run holds the state directory, and the state knows its target (so that only runs
- * sent to its account are applied), the preview does that catch-up itself, under the lock for the
- * moment it takes. Otherwise (a run in progress keeps the state up to date itself; a lock that
- * cannot be taken, a read-only folder) the state is read as it is. Undefined: no state yet.
+ * the state missed, and so does the preview when it can (`catchUpWhenFree`). Undefined: no state yet.
  */
 function caughtUpState(job: LoadedJob, stateDir: string, cwd: string): SyncState | undefined {
-  const file = syncStateFile(stateDir, job.file);
-  const state = SyncState.open(file, job.file, { cwd, mode: 'read' });
+  const state = SyncState.open(syncStateFile(stateDir, job.file), job.file, { cwd, mode: 'read' });
   if (state === undefined) return undefined;
   try {
-    if (state.target() === undefined || runsToApply(state, stateDir, { cwd }).length === 0) return state;
+    catchUpWhenFree(state, stateDir, cwd);
   } catch (error) {
     state.close();
     throw error;
-  }
-  let lock: ReturnType<typeof acquireLock>;
-  try {
-    lock = acquireLock(stateDir, { cwd });
-  } catch {
-    return state;
-  }
-  try {
-    const writer = SyncState.open(file, job.file, { cwd, mode: 'write', check: false })!;
-    try {
-      catchUp(writer, stateDir, (runDir) => openSyncFeed(runDir, { cwd }), { cwd });
-    } finally {
-      writer.close();
-    }
-  } catch (error) {
-    state.close();
-    throw error;
-  } finally {
-    lock.release();
   }
   return state;
 }

@@ -27,7 +27,7 @@ import { EXIT } from './exit-codes.js';
 import { bulkOptionsOf, type LiveArgs, type SyncModeArgs } from './live-options.js';
 import { liveRunHooks, type LiveRunHooks } from './live-run-hooks.js';
 import { stateDirBeside } from '../sync/index.js';
-import { checkSyncState, openRunSync, type RunSync, type RunSyncMode } from './live-sync.js';
+import { catchUpBeforeRefusal, checkSyncState, openRunSync, type RunSync, type RunSyncMode } from './live-sync.js';
 import { printSummary } from './print-summary.js';
 import { rowsNotOk } from '../report/report-line.js';
 import { payloadOptionsToCompare, runIdentity, type PayloadOptions } from './run-identity.js';
@@ -135,7 +135,14 @@ async function runLiveWith(
     );
     await waitForLock(stateDirOf(run.runDir));
     // The run's own identity is compared first (it says which of base URL and key differs).
-    ledger = await openForResume(run.runDir, identity, { cwd: io.cwd });
+    try {
+      ledger = await openForResume(run.runDir, identity, { cwd: io.cwd });
+    } catch (error) {
+      // Refused (an input changed since): the operator may move the run away next.
+      if (error instanceof LedgerError && error.code === 'RESUME_REFUSED')
+        catchUpBeforeRefusal(job, stateDirOf(run.runDir), io.cwd);
+      throw error;
+    }
     // Then, as for a new run, a state the resume could not trust is refused before anything is
     // sent or a finished run reopened, so the refusal leaves the run as it was.
     try {
@@ -161,9 +168,10 @@ async function runLiveWith(
   await waitForLock(stateDir);
   const unfinished = findUnfinishedRun(stateDir, { cwd: io.cwd, jobPath: job.file });
   if (unfinished) {
+    catchUpBeforeRefusal(job, stateDir, io.cwd);
     throw new LedgerError(
       'RESUME_REFUSED',
-      `an unfinished run of this job is in ${displayPath(unfinished.runDir, io.cwd)}: continue it with 'engage-import resume' (rows it sent are not sent again), or move that folder away to start over (its rows would be sent again)`,
+      `an unfinished run of this job is in ${displayPath(unfinished.runDir, io.cwd)}: continue it with 'engage-import resume' (rows it sent are not sent again; rows in flight when it stopped are reported unknown), or move that folder away to start over (a plain run sends every row again; an incremental one skips the rows it had accepted, but sends again those in flight when it stopped, which may record an event twice)`,
     );
   }
   const mode: RunSyncMode =

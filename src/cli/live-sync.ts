@@ -1,5 +1,6 @@
 import type { LoadedJob } from '../config/load-job.js';
 import { openSyncFeed, type OpenLedger, type RunIdentity } from '../ledger/index.js';
+import { catchUpWhenFree } from './catch-up-when-free.js';
 import {
   catchUp,
   createRunClassifier,
@@ -35,6 +36,22 @@ export function checkSyncState(job: LoadedJob, stateDir: string, target: RunIden
     if (target !== undefined) state?.checkTarget(target, false);
   } finally {
     state?.close();
+  }
+}
+
+/**
+ * Before a run or resume is refused because of an unfinished run: what that run committed and
+ * the state has not applied yet (its last second of accepted rows, after a kill -9) is applied
+ * now (`catchUpWhenFree`), so that the operator may move its folder away, as the refusal offers,
+ * without those rows being sent again.
+ */
+export function catchUpBeforeRefusal(job: LoadedJob, stateDir: string, cwd: string): void {
+  const state = SyncState.open(syncStateFile(stateDir, job.file), job.file, { cwd, mode: 'read', check: false });
+  if (state === undefined) return;
+  try {
+    catchUpWhenFree(state, stateDir, cwd);
+  } finally {
+    state.close();
   }
 }
 

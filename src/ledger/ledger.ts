@@ -124,7 +124,7 @@ function openLedger(
       if (changes.length > 0) {
         throw new LedgerError(
           'RESUME_REFUSED',
-          `cannot resume the run in ${displayPath(runDir, cwd)}: ${changes.join('; ')}. Put back what the run started with to resume it, or move the run folder away to start a new run (which sends every row again)`,
+          `cannot resume the run in ${displayPath(runDir, cwd)}: ${changes.join('; ')}. Put back what the run started with to resume it, or move the run folder away to start a new run (a plain run sends every row again; an incremental one skips the rows this run had accepted, but sends again those in flight when it stopped)`,
         );
       }
       if (moved.length > 0) {

@@ -271,7 +271,7 @@ describe('openForResume', () => {
     expect(error?.code).toBe('RESUME_REFUSED');
     expect(error?.message).toBe(
       `cannot resume the run in .engage-import/runs/${ledger.runId}: samples/events.csv changed since the run started (size 40 → 61 bytes; sha256 differs). ` +
-        'Put back what the run started with to resume it, or move the run folder away to start a new run (which sends every row again)',
+        'Put back what the run started with to resume it, or move the run folder away to start a new run (a plain run sends every row again; an incremental one skips the rows this run had accepted, but sends again those in flight when it stopped)',
     );
   });
 
@@ -284,7 +284,7 @@ describe('openForResume', () => {
     );
     expect(error?.message).toBe(
       `cannot resume the run in .engage-import/runs/${ledger.runId}: mapping mappings/events.yaml changed; option deal-update-method was PATCH, now PUT. ` +
-        'Put back what the run started with to resume it, or move the run folder away to start a new run (which sends every row again)',
+        'Put back what the run started with to resume it, or move the run folder away to start a new run (a plain run sends every row again; an incremental one skips the rows this run had accepted, but sends again those in flight when it stopped)',
     );
   });
 
