@@ -304,7 +304,7 @@ async function runLiveWith(
           bulk: { ...bulkOptionsOf(args), ...(io.clock && { sleep: io.clock.sleep, now: io.clock.now }) },
           dealUpdateMethod: args['deal-update-method'],
         },
-        { transport, ledger: ledgerOfRun, progress, signal: io.signal, sync: sync.classifier },
+        { transport, ledger: ledgerOfRun, progress, signal: io.signal, sync: sync.classifier, beforeStage: sync.apply },
       );
       // The run's last outcomes (and, once finished, its end) into the sync state.
       applyLast(sync, io, args.quiet);

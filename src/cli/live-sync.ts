@@ -90,9 +90,10 @@ export async function openRunSync(
     state.apply(feed);
   };
   // After a group commit, at most every APPLY_EVERY_MS: each apply is a transaction (an fsync)
-  // of its own, and the state only needs to be recent for a preview run meanwhile; the run's
-  // own classification never reads what the run itself sent. A failure here leaves the rows in
-  // the ledger's outbox, which the next run's catch-up applies; the run goes on (the ledger is the truth).
+  // of its own, and the state only needs to be recent for a preview run meanwhile. The run's own
+  // classification needs the earlier stages' rows, and gets them by a full apply before each
+  // stage (`apply` below, the pipeline's beforeStage). A failure here leaves the rows in the
+  // ledger's outbox, which the next run's catch-up applies; the run goes on (the ledger is the truth).
   ledger.afterCommit(() => {
     if (Date.now() - last < APPLY_EVERY_MS) return;
     try {

@@ -37,6 +37,13 @@ export interface LiveImportDeps {
    * key (every run records what it sent). Absent: rows are sent without keys (tests).
    */
   readonly sync?: RunClassifier | undefined;
+  /**
+   * Called before each stage classifies its first row: brings the sync state up to what the
+   * earlier stages of this run had accepted. Two files of one resource are two stages, and the
+   * later one must compare its rows with the requests the earlier one just sent, or it would take
+   * a key the earlier file changed for unchanged and leave the account with the earlier file's values.
+   */
+  readonly beforeStage?: (() => void) | undefined;
 }
 
 export interface LiveRunResult extends RunSummary {
@@ -123,6 +130,7 @@ export async function runLiveImport(
 /** One mapping's stage, with its counters and progress. */
 async function stage(run: Run, index: number, mapping: ResolvedMapping, { rows, invalid }: FileCounts): Promise<void> {
   const { transport, ledger, progress } = run.deps;
+  run.deps.beforeStage?.();
   const def = resourceDef(mapping.resource);
   const file = displayPath(mapping.source.path, run.options.cwd);
   const summary = newFileSummary(file, mapping.resource);

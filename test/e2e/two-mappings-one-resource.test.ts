@@ -1,0 +1,40 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { runCli } from '../helpers/run-cli.js';
+import { tmpTree } from '../helpers/tmp.js';
+
+let sandbox: Sandbox | undefined;
+afterEach(async () => {
+  await sandbox?.close();
+  sandbox = undefined;
+});
+
+/** Two exports that both set the contacts' first name; the job sends a.csv, then b.csv. */
+function twoExportsJob(): string {
+  const mapping = (file: string) =>
+    `resource: user\nsource: { file: ${file} }\nkey: id\nfields: { custom_id: id, first_name: name }\n`;
+  return tmpTree({
+    'a.csv': 'id,name\nC-1,FromA1\nC-2,FromA2\n',
+    'b.csv': 'id,name\nC-1,FromB1\nC-2,FromB2\n',
+    'a.yaml': mapping('a.csv'),
+    'b.yaml': mapping('b.csv'),
+    'job.yaml': 'mappings: [a.yaml, b.yaml]\nsync: incremental\n',
+  });
+}
+
+describe('two mappings of one resource in an incremental job', () => {
+  it('every night ends as a full run would, with the later file’s values', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const dir = twoExportsJob();
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    for (let night = 1; night <= 3; night++) {
+      const r = await runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env });
+      expect(r.code).toBe(0);
+      const names = sandbox.state
+        .users()
+        .map((u) => `${String(u['custom_id'])}:${String(u['first_name'])}`)
+        .sort();
+      expect([night, names]).toEqual([night, ['C-1:FromB1', 'C-2:FromB2']]);
+    }
+  });
+});
