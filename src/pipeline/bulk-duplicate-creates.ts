@@ -94,7 +94,7 @@ async function refused(stage: StageInfo, deps: RefusalDeps, row: SendableRow, cr
   const base = baseLine(stage, row);
   if (deps.state.stopReason !== undefined)
     return settled({ ...base, status: 'not_sent', message: deps.state.stopReason });
-  const message = `custom_id: product with this custom id already exists. (line ${creator} of this file created it in this run, and a second create is refused, so this row was not uploaded)`;
+  const message = `custom_id: product with this custom id already exists. (line ${creator} of this file already sent this product in this run, and a second create is refused, so this row was not uploaded)`;
   let note = '';
   try {
     await deps.ledger.recordOutcome(stage.index, row.line, { state: 'failed', message });

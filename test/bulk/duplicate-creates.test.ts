@@ -65,7 +65,7 @@ describe('duplicate product custom_ids on the bulk path', () => {
     const [a, b, c, d] = await Promise.all([...lines, fifth]);
     expect([a, b, c, d].map((s) => s!.line.status)).toEqual(['ok', 'ok', 'failed', 'failed']);
     expect(d!.line.message).toBe(
-      'custom_id: product with this custom id already exists. (line 2 of this file created it in this run, and a second create is refused, so this row was not uploaded)',
+      'custom_id: product with this custom id already exists. (line 2 of this file already sent this product in this run, and a second create is refused, so this row was not uploaded)',
     );
     expect(h.sent).toEqual(['chunk 2', 'chunk 3']);
     expect(h.recorded.map(([line, o]) => `${line} ${o.state}`)).toEqual(['4 failed', '5 failed']);
@@ -84,7 +84,7 @@ describe('duplicate product custom_ids on the bulk path', () => {
     await h.release(); // row 4 created A: row 6 is failed without a request
     const statuses = (await Promise.all([first, other, second, otherAgain, third])).map((s) => s.line.status);
     expect(statuses).toEqual(['failed', 'unknown', 'ok', 'ok', 'failed']);
-    expect((await third).line.message).toContain('(line 4 of this file created it');
+    expect((await third).line.message).toContain('(line 4 of this file already sent this product');
     expect(h.sent).toHaveLength(4);
   });
 
@@ -101,7 +101,7 @@ describe('duplicate product custom_ids on the bulk path', () => {
     await h.release();
     await h.release();
     expect((await a).line).toMatchObject({ status: 'failed' });
-    expect((await a).line.message).toContain('(line 2 of this file created it');
+    expect((await a).line.message).toContain('(line 2 of this file already sent this product');
     expect((await b).line.status).toBe('ok');
     expect((await c).line.status).toBe('ok');
     expect(h.sent).toEqual(['chunk 5', 'per-row 7']);

@@ -62,7 +62,7 @@ describe('bulk imports: one product custom_id on several rows', () => {
         expect(p.message).toContain(EXISTS);
         expect(p.http_status).toBe('400');
         expect(b.message).toBe(
-          `${EXISTS} (line ${firstOk.get(b.key!)} of this file created it in this run, and a second create is refused, so this row was not uploaded)`,
+          `${EXISTS} (line ${firstOk.get(b.key!)} of this file already sent this product in this run, and a second create is refused, so this row was not uploaded)`,
         );
         expect(b.http_status).toBe('');
       }
@@ -118,7 +118,7 @@ describe('bulk imports: a product created before an interruption', () => {
     const report = parse(readFileSync(join(dir, 'report.csv')), { columns: true }) as Line[];
     expect(report).toHaveLength(401);
     expect(report.at(-1)).toMatchObject({ line: '402', key: 'P-0', status: 'failed' });
-    expect(report.at(-1)!.message).toContain('(line 2 of this file created it in this run');
+    expect(report.at(-1)!.message).toContain('(line 2 of this file already sent this product in this run');
     expect(sandbox.state.products().find((p) => p['custom_id'] === 'P-0')?.['name']).toBe('Product 0');
   });
 });
