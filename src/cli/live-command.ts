@@ -29,6 +29,7 @@ import { liveRunHooks, type LiveRunHooks } from './live-run-hooks.js';
 import { stateDirBeside } from '../sync/index.js';
 import { catchUpBeforeRefusal, checkSyncState, openRunSync, type RunSync, type RunSyncMode } from './live-sync.js';
 import { printSummary } from './print-summary.js';
+import { withRecordedPayloadOptions } from './resume-args.js';
 import { rowsNotOk } from '../report/report-line.js';
 import { payloadOptionsToCompare, runIdentity, type PayloadOptions } from './run-identity.js';
 import { VERSION } from './version.js';
@@ -66,11 +67,13 @@ export async function runLive(
 
 async function runLiveWith(
   start: LiveStart,
-  args: RunArgs & LiveArgs & Partial<SyncModeArgs>,
+  given: RunArgs & LiveArgs & Partial<SyncModeArgs>,
   io: CliIo,
   apiKey: string,
   hooks: LiveRunHooks,
 ): Promise<number> {
+  // A resume takes the payload options its run started with where the command line gives none.
+  let args = given;
   const baseUrl = resolveBaseUrl(readBaseUrl(io.env, args['base-url']));
   const inDoubt = inDoubtOf(args, io);
   // The default state directory sits beside the job file, so the working directory does not
@@ -82,19 +85,20 @@ async function runLiveWith(
     args['state-dir'] ?? (jobArg !== undefined ? stateDirBeside(resolve(io.cwd, jobArg)) : DEFAULTS.stateDir),
   );
   const target = { baseUrl, apiKey };
-  const payloadOptions: PayloadOptions = {
-    input: args.input ?? null,
-    limit: args.limit ?? null,
-    'deal-update-method': args['deal-update-method'],
-    bulk: args.bulk,
-    'bulk-min-rows': args['bulk-min-rows'],
-    'bulk-chunk-rows': args['bulk-chunk-rows'],
-  };
+  const payloadOptionsOf = (a: typeof args): PayloadOptions => ({
+    input: a.input ?? null,
+    limit: a.limit ?? null,
+    'deal-update-method': a['deal-update-method'],
+    bulk: a.bulk,
+    'bulk-min-rows': a['bulk-min-rows'],
+    'bulk-chunk-rows': a['bulk-chunk-rows'],
+  });
+  let payloadOptions = payloadOptionsOf(args);
   if (args.incremental === true && args['full-refresh'] === true)
     throw new ConfigError('USAGE', '--incremental and --full-refresh exclude each other: choose one');
 
-  // Payload options always come from this command line: a resume with other values refuses
-  // and says what changed, rather than silently using the stored ones.
+  // A resume with other payload options than its run's refuses and says what changed, rather
+  // than silently using the stored ones; options left out (or at their default) are the run's.
   let ledger: OpenLedger;
   if (start.kind === 'resume') {
     const explicit = start.runDir !== undefined ? resolve(io.cwd, start.runDir) : undefined;
@@ -122,6 +126,8 @@ async function runLiveWith(
       return EXIT.OK;
     };
     if (run.finished && !args['resend-unknown']) return finished();
+    args = withRecordedPayloadOptions(args, run.identity.options);
+    payloadOptions = payloadOptionsOf(args);
     const job = await loadJob(jobFile ?? run.identity.job.path, {
       cwd: io.cwd,
       ...(args.input !== undefined ? { input: args.input } : {}),

@@ -116,25 +116,28 @@ describe('interrupt and resume', () => {
     expect(statuses(dir).filter((s) => s.startsWith('E'))).toEqual(['E0:ok', 'E1:ok', 'E2:ok', 'E3:ok', 'E4:ok']);
   });
 
-  it('a resume with another payload option refuses and says which', async () => {
+  it('a resume with another payload option refuses and says which; one left out is the run’s', async () => {
     const { dir, env } = await eventsSetUp(5);
     await importStoppedAtOnce(dir, env, ['--limit', '3']);
-    const r = await runCli(['resume'], { cwd: dir, env });
+    const r = await runCli(['resume', '--limit', '4'], { cwd: dir, env });
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/option limit was 3, now/);
-    expect((await runCli(['resume', '--limit', '3'], { cwd: dir, env })).code).toBe(0);
+    expect(r.stderr).toMatch(/option limit was 3, now 4/);
+    expect((await runCli(['resume'], { cwd: dir, env })).code).toBe(0);
+    expect(statuses(dir)).toHaveLength(3 + 3);
   });
 
-  it('a resume with other bulk options refuses and names each: they decide which rows share an upload', async () => {
+  it('a resume with other bulk options refuses and names each; the plain resume the run prints goes on as it started', async () => {
     const { server, dir, env } = await eventsSetUp(5);
-    await importStoppedAtOnce(dir, env, ['--bulk', 'never', '--bulk-chunk-rows', '2']);
-    const r = await runCli(['resume', '--bulk-min-rows', '5'], { cwd: dir, env });
+    const stopped = await importStoppedAtOnce(dir, env, ['--bulk', 'never', '--bulk-chunk-rows', '2']);
+    const r = await runCli(['resume', '--bulk', 'always', '--bulk-min-rows', '5'], { cwd: dir, env });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(
-      `option bulk was never, now ${DEFAULTS.bulk}; option bulk-chunk-rows was 2, now ${DEFAULTS.bulkChunkRows}; option bulk-min-rows was ${DEFAULTS.bulkMinRows}, now 5`,
+      `option bulk was never, now always; option bulk-min-rows was ${DEFAULTS.bulkMinRows}, now 5`,
     );
     expect(server.requests).toHaveLength(0);
-    const same = await runCli(['resume', '--bulk', 'never', '--bulk-chunk-rows', '2'], { cwd: dir, env });
+    // Exactly what the stopped run printed: its bulk options are the run's own.
+    const hint = /resume with: (engage-import resume \S+)/.exec(stopped.stderr)![1]!;
+    const same = await runCli(hint.split(' ').slice(1), { cwd: dir, env });
     expect(same.code).toBe(0);
     expect(statuses(dir).every((s) => s.endsWith(':ok'))).toBe(true);
   });
