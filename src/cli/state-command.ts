@@ -306,7 +306,7 @@ function formatShow(
     job: string;
     file: string;
     bytes: number;
-    resources: readonly { resource: string; kind: string; count: number }[];
+    resources: readonly { resource: string; kind: string; count: number; inDoubt?: number }[];
     lastRun: { runId: string; at: string } | null;
   },
   show: (p: string) => string,
@@ -314,7 +314,9 @@ function formatShow(
   const lines = [`Sync state of ${show(s.job)}: ${s.file}, ${formatBytes(s.bytes)}`];
   if (s.resources.length === 0) lines.push('  empty: the next incremental run sends every row');
   for (const r of s.resources)
-    lines.push(`  ${r.resource.padEnd(16)}  ${n(r.count).padStart(12)} ${r.kind === 'entity' ? 'keys' : 'events'}`);
+    lines.push(
+      `  ${r.resource.padEnd(16)}  ${n(r.count).padStart(12)} ${r.kind === 'entity' ? 'keys' : 'events'}${r.inDoubt === undefined ? '' : `, ${n(r.inDoubt)} in doubt`}`,
+    );
   lines.push(
     s.lastRun === null ? 'Last run: none applied' : `Last run: ${s.lastRun.runId} (last accepted row ${s.lastRun.at})`,
   );

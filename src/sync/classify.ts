@@ -62,7 +62,7 @@ export function classifyRow(
     return {
       status: 'unknown',
       send: false,
-      message: `in doubt since run ${run} at ${stored.at} (its answer was lost or a 5xx): it may have been recorded; check the account, then engage-import resume --resend-unknown that run, or, when its file has changed since, send it again with the next run after: ${forget} --resource ${row.resource} --key ${row.key}`,
+      message: `in doubt since run ${run} at ${stored.at} (a 5xx, a lost answer, or the run stopped while it was in flight): it may have been recorded; check the account, then engage-import resume --resend-unknown that run, or, when its file has changed since, send it again with the next run after: ${forget} --resource ${row.resource} --key ${row.key}`,
     };
   }
   const when = `run ${stored.runId} at ${stored.at}`;

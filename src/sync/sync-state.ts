@@ -25,7 +25,10 @@ export interface StoredEntry {
 export interface ResourceCount {
   readonly resource: ResourceName;
   readonly kind: SyncKind;
+  /** Keys (entities) or occurrences accepted (events). */
   readonly count: number;
+  /** Events only: occurrences in doubt (they may have been recorded), when there are any. */
+  readonly inDoubt?: number;
 }
 
 /** Where rows were sent: the base URL and a fingerprint of the API key (never the key). */
@@ -284,9 +287,19 @@ export class SyncState {
       ).map((r) => ({ ...r, kind: 'entity' as const })),
       ...(
         this.#db
-          .prepare(`SELECT resource, count(*) AS count FROM events GROUP BY resource ORDER BY resource`)
-          .all() as { resource: ResourceName; count: number }[]
-      ).map((r) => ({ ...r, kind: 'event' as const })),
+          .prepare(
+            `SELECT resource, count(*) FILTER (WHERE run_id NOT LIKE '${DOUBT_PREFIX}%') AS count,
+                    count(*) FILTER (WHERE run_id LIKE '${DOUBT_PREFIX}%') AS inDoubt
+             FROM events GROUP BY resource ORDER BY resource`,
+          )
+          .all() as { resource: ResourceName; count: number; inDoubt: number }[]
+      ).map(({ resource, count, inDoubt }) => ({
+        resource,
+        kind: 'event' as const,
+        count,
+        // Occurrences that may have been recorded (a lost answer): never resent until resolved.
+        ...(inDoubt > 0 && { inDoubt }),
+      })),
     ]);
   }
 

@@ -58,6 +58,22 @@ describe('engage-import state', () => {
     expect(json.lastRun.runId).toBe('20261123T020000Z-0001');
   });
 
+  it('show: events in doubt are counted apart from the events accepted', async () => {
+    const { dir, job, stateFile } = project();
+    const state = SyncState.open(stateFile, job, { mode: 'write' })!;
+    // A later run lost the answer of one event: in doubt, not accepted.
+    state.apply(
+      fakeFeed('20261124T020000Z-0002', [{ resource: 'event', kind: 'doubt', key: hex('d'), hash: hex('d') }]),
+    );
+    state.close();
+    const r = await runCli(['state', 'show'], { cwd: dir });
+    expect(r.stdout).toContain('  event                        1 events, 1 in doubt\n');
+    const json = JSON.parse((await runCli(['state', 'show', '--json'], { cwd: dir })).stdout) as {
+      resources: unknown[];
+    };
+    expect(json.resources).toContainEqual({ resource: 'event', kind: 'event', count: 1, inDoubt: 1 });
+  });
+
   it('forget: one key, then a whole resource', async () => {
     const { dir } = project();
     let r = await runCli(['state', 'forget', '--resource', 'user', '--key', 'C-1'], { cwd: dir });

@@ -157,7 +157,7 @@ describe('an event in doubt is not resent by a later run without --incremental e
     expect(next.code).toBe(1);
     expect(statuses(dir)).toEqual(['E0:unknown', 'E1:ok']);
     expect(report(dir)[0]!.message).toMatch(
-      /^in doubt since run \S+ at \S+ \(its answer was lost or a 5xx\): it may have been recorded/,
+      /^in doubt since run \S+ at \S+ \(a 5xx, a lost answer, or the run stopped while it was in flight\): it may have been recorded/,
     );
     expect(applied(sandbox)).toEqual({ E0: 1, E1: 1 });
   });

@@ -43,8 +43,8 @@ describe("errorKind: the row's values are left out of the key", () => {
       'stopped while waiting for import …: its rows are unknown',
     ],
     [
-      'in doubt since run 20261122T020000Z-ab12 at 2026-11-22T02:01:00.123Z (its answer was lost or a 5xx): check the account, then engage-import state forget --job job.yaml --resource event --key 9354ed83aa',
-      'in doubt since run … at … (its answer was lost or a 5xx): check the account, then engage-import state forget --job job.yaml --resource event --key …',
+      'in doubt since run 20261122T020000Z-ab12 at 2026-11-22T02:01:00.123Z (a 5xx, a lost answer, or the run stopped while it was in flight): check the account, then engage-import state forget --job job.yaml --resource event --key 9354ed83aa',
+      'in doubt since run … at … (a 5xx, a lost answer, or the run stopped while it was in flight): check the account, then engage-import state forget --job job.yaml --resource event --key …',
     ],
     ['the bulk import updates a product', 'the bulk import updates a product'],
   ])('%s', (message, kind) => {
