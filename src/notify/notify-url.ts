@@ -19,5 +19,11 @@ export function parseNotifyUrl(text: string, from: '--notify-url' | 'ENGAGE_NOTI
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:')
     throw new ConfigError('USAGE', `${from} must be an http or https URL, got a ${url.protocol} one`);
+  // fetch refuses a URL with credentials, so every delivery would fail at the end of the run.
+  if (url.username !== '' || url.password !== '')
+    throw new ConfigError(
+      'USAGE',
+      `${from} holds a user name or password (user:pass@host), which cannot be sent: use a webhook URL whose secret is in its path or query`,
+    );
   return url;
 }

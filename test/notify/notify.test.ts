@@ -127,6 +127,14 @@ describe('--notify-url', () => {
     expect(r.stderr).toBe('engage-import: --notify-url is not a URL (expected https://…)\n');
     expect(sandbox!.requests).toEqual([]);
   });
+
+  it('a URL with a user name and password is refused before anything is sent, without repeating it', async () => {
+    const r = await importProducts(['--notify-url', 'https://hook:s3cr3t@hooks.example.com/x']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('--notify-url holds a user name or password (user:pass@host), which cannot be sent');
+    expect(r.stderr).not.toContain('s3cr3t');
+    expect(sandbox!.requests).toEqual([]);
+  });
 });
 
 describe('--max-failed', () => {
