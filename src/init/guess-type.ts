@@ -2,6 +2,9 @@ import { parseValue, type ValueSpec } from '../mapping/parse-value.js';
 import { guessDateFormat } from './date-formats.js';
 import type { Expect } from './targets.js';
 
+/** The end of an ISO 8601 date-time that says which instant it is: `Z` or an offset such as `+02:00`. */
+const ISO_OFFSET = /(?:z|[+-]\d{2}(?::?\d{2})?)$/i;
+
 /** The options written for a field besides its column (`type`, `format`, …). */
 export type FieldOptions = Readonly<Record<string, string | number | boolean | Readonly<Record<string, number>>>>;
 
@@ -120,9 +123,11 @@ function guessScalar(values: readonly string[], expect: Expect | undefined): Typ
     if (date !== undefined) {
       const type = expect ?? (date.withTime ? 'datetime' : 'date');
       if (date.kind === 'iso') {
+        // A date-time without Z or an offset names no instant: it is read as UTC unless the mapping says where.
+        const local = date.withTime && type !== 'date' && values.some((v) => !ISO_OFFSET.test(v.trim()));
         return {
           options: { type },
-          why: `${share(values, { type: date.withTime ? 'datetime' : 'date' })} are ISO 8601 ${date.withTime ? 'date-times' : 'dates'}`,
+          why: `${share(values, { type: date.withTime ? 'datetime' : 'date' })} are ISO 8601 ${date.withTime ? 'date-times' : 'dates'}${local ? ' without an offset; read as UTC: add `timezone:` if they are local times' : ''}`,
         };
       }
       if (date.kind === 'format') {

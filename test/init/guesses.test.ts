@@ -70,6 +70,15 @@ describe('guessType', () => {
     expect(guessType(values, undefined).options).toEqual({});
   });
 
+  it('ISO date-times without an offset say they are read as UTC; with Z or an offset they need no word', () => {
+    expect(guessType(['2024-01-15 10:30:00', '2024-02-01T08:00'], undefined).why).toBe(
+      '2/2 sampled values are ISO 8601 date-times without an offset; read as UTC: add `timezone:` if they are local times',
+    );
+    expect(guessType(['2024-01-15T10:30:00Z', '2024-02-01T08:00:00+02:00'], undefined).why).toBe(
+      '2/2 sampled values are ISO 8601 date-times',
+    );
+  });
+
   it('ambiguous day/month names both readings and is left undecided', () => {
     const guess = guessType(['03/04/2026', '05/06/2026'], 'date');
     expect(guess.undecided).toBe(
