@@ -29,6 +29,7 @@ import { liveRunHooks, type LiveRunHooks } from './live-run-hooks.js';
 import { stateDirBeside } from '../sync/index.js';
 import { catchUpBeforeRefusal, checkSyncState, openRunSync, type RunSync, type RunSyncMode } from './live-sync.js';
 import { printSummary } from './print-summary.js';
+import { refuseChangedEventMappings } from './changed-event-mappings.js';
 import { withRecordedPayloadOptions } from './resume-args.js';
 import { rowsNotOk } from '../report/report-line.js';
 import { payloadOptionsToCompare, runIdentity, type PayloadOptions } from './run-identity.js';
@@ -189,6 +190,12 @@ async function runLiveWith(
   const identity = await runIdentity(job, { ...payloadOptions, ...(mode !== undefined && { sync: mode }) }, target);
   // A sync state this run could not use is refused before the run exists: nothing is sent.
   checkSyncState(job, stateDir, identity.target, io.cwd);
+  if (mode !== undefined && args['accept-mapping-change'] !== true)
+    await refuseChangedEventMappings(job, stateDir, mode, {
+      dealUpdateMethod: args['deal-update-method'],
+      limit: args.limit,
+      cwd: io.cwd,
+    });
   ledger = await createRun(stateDir, identity, undefined, { cwd: io.cwd });
   return await drive(job, ledger, mode, true);
 

@@ -121,6 +121,11 @@ export function withSyncModeOptions<T>(y: Argv<T>) {
       describe:
         'Send every contact, product, deal update and campaign again, unchanged ones included, and refresh the sync state; events and deal creates the state holds are never sent twice (state forget them first to do that)',
     })
+    .option('accept-mapping-change', {
+      type: 'boolean',
+      describe:
+        'Send the events of a file whose mapping (without identity:) changed since the sync state was recorded and whose events mostly look new: without it such a run is refused, since a cumulative export would record its past events again',
+    })
     .conflicts('incremental', 'full-refresh');
 }
 

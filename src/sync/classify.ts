@@ -109,5 +109,5 @@ export function mappingChangeNote(
   const share = `${n.format(differing)} of ${n.format(compared)}`;
   return kind === 'entity'
     ? `${file}: most rows changed (${share}) and its mapping changed since the state was recorded: the requests differ because of the mapping, not the data`
-    : `${file}: most events look new (${share}) and its mapping changed since the state was recorded: their requests differ because of the mapping, so sending them would record old events again; give the mapping identity: [columns] that stay the same before the next run sends them`;
+    : `${file}: most events look new (${share}) and its mapping changed since the state was recorded: their requests differ because of the mapping, so sending them would record old events again; a live incremental run refuses this file unless --accept-mapping-change (put the mapping's earlier form back, or accept if these events are new)`;
 }

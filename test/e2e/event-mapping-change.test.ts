@@ -1,0 +1,81 @@
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { runCli } from '../helpers/run-cli.js';
+import { tmpTree } from '../helpers/tmp.js';
+
+let sandbox: Sandbox | undefined;
+afterEach(async () => {
+  await sandbox?.close();
+  sandbox = undefined;
+});
+
+const EVENTS =
+  'resource: event\nsource: { file: events.csv }\nkey: id\nfields:\n  user_custom_id: user\n  name: { value: Visited }\n  data.id: id\n';
+
+/** A cumulative event export (10 events of 3 contacts) without identity:, run incrementally. */
+function nightlyJob(): string {
+  const lines = ['id,user'];
+  for (let i = 0; i < 10; i++) lines.push(`E${i},${i % 3}`);
+  return tmpTree({
+    'events.csv': `${lines.join('\n')}\n`,
+    'events.yaml': EVENTS,
+    'contacts.csv': 'custom_id,name\n0,Ann\n1,Bo\n2,Cy\n',
+    'contacts.yaml':
+      'resource: user\nsource: { file: contacts.csv }\nkey: custom_id\nfields: { custom_id: custom_id, first_name: name }\n',
+    'job.yaml': 'mappings: [events.yaml, contacts.yaml]\nsync: incremental\n',
+  });
+}
+
+const eventRequests = (s: Sandbox) =>
+  s.requests.filter((q) => q.method === 'POST' && q.path.includes('/events/')).length;
+
+describe('an event mapping without identity: that changed', () => {
+  it('refuses the run before anything is sent, until the operator accepts the change', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const dir = nightlyJob();
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const night = (extra: string[] = []) =>
+      runCli(['import', 'job.yaml', '--rate', '1000', ...extra], { cwd: dir, env });
+    expect((await night()).code).toBe(0);
+    expect(eventRequests(sandbox)).toBe(10);
+
+    // The mapping gains a field: every past event's request, its identity, changes.
+    writeFileSync(join(dir, 'events.yaml'), `${EVENTS}  data.channel: { value: web }\n`);
+    const refused = await night();
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      'events.csv: 10 of 10 events look new and events.yaml changed since the sync state was recorded',
+    );
+    expect(refused.stderr).toContain('run again with --accept-mapping-change');
+    expect(eventRequests(sandbox)).toBe(10);
+    expect(readdirSync(join(dir, '.engage-import', 'runs'))).toHaveLength(1);
+    // The preview says the same before the night.
+    const preview = await runCli(['validate', 'job.yaml', '--report', join(dir, 'preview.csv')], { cwd: dir, env });
+    expect(preview.stderr).toContain('a live incremental run refuses this file unless --accept-mapping-change');
+
+    // The operator decides these are new events: sent once, and the state learns the new mapping.
+    const accepted = await night(['--accept-mapping-change']);
+    expect(accepted.code).toBe(0);
+    expect(eventRequests(sandbox)).toBe(20);
+    const next = await night();
+    expect(next.code).toBe(0);
+    expect(next.stderr).toContain('already_sent 10');
+    expect(eventRequests(sandbox)).toBe(20);
+  });
+
+  it('a change to another mapping of the job does not hold the events back', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const dir = nightlyJob();
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    expect((await runCli(['import', 'job.yaml'], { cwd: dir, env })).code).toBe(0);
+    writeFileSync(
+      join(dir, 'contacts.yaml'),
+      'resource: user\nsource: { file: contacts.csv }\nkey: custom_id\nfields: { custom_id: custom_id, last_name: name }\n',
+    );
+    const r = await runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('already_sent 10');
+  });
+});
