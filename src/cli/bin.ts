@@ -51,5 +51,20 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
+// A reader that went away (`| head`: EPIPE) or a full disk behind stdout (`--json > file`) would
+// otherwise crash the process with a stack trace after the run logged its end, and before its
+// notification: the run's exit code stands, and a failure other than EPIPE is said on stderr.
+let stdoutFailed: string | undefined;
+process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+  stdoutFailed ??= error.code ?? error.message;
+});
+process.stderr.on('error', () => {
+  // Nowhere left to say it; the exit code still tells.
+});
+
 const code = await main(argv, io);
+// A failed write is reported on a later tick: let it arrive.
+await new Promise((done) => setImmediate(done));
+if (stdoutFailed !== undefined && stdoutFailed !== 'EPIPE')
+  io.stderr.write(`engage-import: warning: the output on stdout could not be written (${stdoutFailed})\n`);
 process.exitCode = code;

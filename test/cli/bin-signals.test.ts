@@ -59,3 +59,25 @@ describe('the engage-import process and signals', () => {
     60_000,
   );
 });
+
+describe('the engage-import process and its output', () => {
+  it('a stdout that cannot be written (a full disk) is a warning: the exit code stands, no stack trace', async () => {
+    const { openSync, closeSync } = await import('node:fs');
+    const full = openSync('/dev/full', 'w');
+    try {
+      const child = spawn(
+        process.execPath,
+        ['--import', TSX, BIN, 'validate', 'samples/job.yaml', '--json', '--report', join(tmpTree(), 'r.csv')],
+        { cwd: join(import.meta.dirname, '../..'), env: process.env, stdio: ['ignore', full, 'pipe'] },
+      );
+      let stderr = '';
+      child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
+      const exit = await new Promise<number | null>((r) => child.once('exit', r));
+      expect(exit).toBe(1); // the samples hold invalid rows on purpose
+      expect(stderr).toContain('engage-import: warning: the output on stdout could not be written (ENOSPC)');
+      expect(stderr).not.toContain('    at ');
+    } finally {
+      closeSync(full);
+    }
+  });
+});
