@@ -3,16 +3,25 @@ import { SyncError } from '../errors.js';
 import { displayPath } from '../pipeline/display-path.js';
 import { countNewEvents } from '../pipeline/events-new-count.js';
 import { inDependencyOrder } from '../pipeline/stage-order.js';
-import { createRunClassifier, resourceFingerprints, syncStateFile, SyncState, type SyncMode } from '../sync/index.js';
+import {
+  createRunClassifier,
+  mostlyDiffer,
+  resourceFingerprints,
+  syncStateFile,
+  SyncState,
+  type SyncMode,
+} from '../sync/index.js';
+import { catchUpWhenFree } from './catch-up-when-free.js';
 
 /**
- * An event or product event without `identity:` is known to the sync state by its exact request,
- * so a mapping change (a field added, a value reworded) gives every past event of a cumulative
- * export a new identity: an incremental run would record them all again. Before a run is created,
- * a file of such a mapping whose resource's mapping changed since the state was recorded, and
- * whose events mostly look new, refuses the run (nothing sent, no run left behind), unless the
- * operator says the events are new indeed (`--accept-mapping-change`). Files whose events the
- * state still recognises (another mapping of the resource changed) go on.
+ * An event or product event is known to the sync state by its exact request, or by its name and
+ * `identity:` cells: a mapping change (a field added to a mapping without identity, an event
+ * renamed) gives every past event of a cumulative export a new identity, and an incremental run
+ * would record them all again. Before a run is created, a file of an event resource whose mappings
+ * changed since the state was recorded, and whose events mostly look new, refuses the run (nothing
+ * sent, no run left behind), unless the operator says the events are new indeed
+ * (`--accept-mapping-change`). The state keeps one fingerprint per resource, so a file added to
+ * the job counts as a change too; files whose events the state still recognises go on.
  */
 export async function refuseChangedEventMappings(
   job: LoadedJob,
@@ -20,33 +29,34 @@ export async function refuseChangedEventMappings(
   mode: SyncMode,
   options: { readonly dealUpdateMethod: 'PATCH' | 'PUT'; readonly limit?: number | undefined; readonly cwd: string },
 ): Promise<void> {
-  const state = SyncState.open(syncStateFile(stateDir, job.file), job.file, {
-    cwd: options.cwd,
-    mode: 'read',
-    check: false,
-  });
+  const { cwd } = options;
+  const state = SyncState.open(syncStateFile(stateDir, job.file), job.file, { cwd, mode: 'read', check: false });
   if (state === undefined) return;
   const requestOptions = { dealUpdateMethod: options.dealUpdateMethod };
   const classifier = createRunClassifier({ state, mode, requestOptions });
   try {
-    const current = resourceFingerprints(job.mappings, requestOptions);
+    // As the run would see it: the rows earlier runs committed and the state missed count as sent.
+    catchUpWhenFree(state, stateDir, cwd);
+    // The deal update method is part of every fingerprint; changing it changes no event's request.
+    const fingerprints = (['PATCH', 'PUT'] as const).map((m) =>
+      resourceFingerprints(job.mappings, { dealUpdateMethod: m }),
+    );
     const refused: string[] = [];
     for (const [index, mapping] of inDependencyOrder(job.mappings).entries()) {
       if (mapping.resource !== 'event' && mapping.resource !== 'product-event') continue;
-      if ((mapping.identity ?? []).length > 0) continue;
       const stored = state.mappingFingerprint(mapping.resource);
-      if (stored === undefined || stored === current[mapping.resource]) continue;
+      if (stored === undefined || fingerprints.some((f) => f[mapping.resource] === stored)) continue;
       const { fresh, compared } = await countNewEvents(index, mapping, { ...options, ...requestOptions }, classifier);
-      if (compared === 0 || fresh * 2 <= compared) continue;
+      if (!mostlyDiffer(fresh, compared)) continue;
       const n = new Intl.NumberFormat('en-US');
       refused.push(
-        `${displayPath(mapping.source.path, options.cwd)}: ${n.format(fresh)} of ${n.format(compared)} events look new and ${displayPath(mapping.mappingFile, options.cwd)} changed since the sync state was recorded`,
+        `${displayPath(mapping.source.path, cwd)}: ${n.format(fresh)} of ${n.format(compared)} events look new, and the job's ${mapping.resource} mappings changed since the sync state was recorded (${displayPath(mapping.mappingFile, cwd)} or another was edited or added)`,
       );
     }
     if (refused.length > 0)
       throw new SyncError(
         'SYNC_STATE',
-        `${refused.join('; ')}. Without identity: an event is known by its exact request, so a changed mapping makes every event sent before look new, and sending them would record them a second time. Nothing was sent. Put the mapping's earlier form back (its events are then recognised again), or, if these events are new indeed, run again with --accept-mapping-change`,
+        `${refused.join('; ')}. An event is known by its exact request (or its name and identity: cells), so a changed mapping can make every event sent before look new, and sending them would record them a second time. Nothing was sent. Put the mapping's earlier form back (its events are then recognised again), or, if these events are new indeed or the file is new to the job, run again with --accept-mapping-change`,
       );
   } finally {
     classifier.close();

@@ -58,11 +58,26 @@ export async function runLive(
   const apiKey = readApiKey(io.env, args['api-key-file'], io.cwd);
   // Log format, --max-failed and the notification (src/cli/live-run-hooks.ts).
   const hooks = liveRunHooks(args, io, apiKey);
+  // Set when an error ends a run whose ledger holds rows: it had begun sending, so it was not refused.
+  const ended = { began: false };
   try {
-    return await runLiveWith(start, args, io, apiKey, hooks);
+    return await runLiveWith(start, args, io, apiKey, hooks, ended);
   } catch (error) {
-    await hooks.refused(error, start.job);
+    if (error instanceof InterruptedWhileWaiting) {
+      io.stderr.write(
+        `engage-import: interrupted (${error.signal}) while waiting for the state directory; nothing was sent\n`,
+      );
+      return error.signal === 'SIGTERM' ? EXIT.SIGTERM : EXIT.SIGINT;
+    }
+    await hooks.refused(error, start.job, ended.began);
     throw error;
+  }
+}
+
+/** A signal while the run waited for the state directory's lock, before anything started. */
+class InterruptedWhileWaiting extends Error {
+  constructor(readonly signal: string) {
+    super(`interrupted by ${signal}`);
   }
 }
 
@@ -72,6 +87,7 @@ async function runLiveWith(
   io: CliIo,
   apiKey: string,
   hooks: LiveRunHooks,
+  ended: { began: boolean },
 ): Promise<number> {
   // A resume takes the payload options its run started with where the command line gives none.
   let args = given;
@@ -218,6 +234,8 @@ async function runLiveWith(
           );
       },
     });
+    // Interrupted while waiting: nothing was sent, and the exit code says which signal.
+    if (!free && io.signal.aborted) throw new InterruptedWhileWaiting(String(io.signal.reason ?? 'SIGINT'));
     // Still held: refused now, naming the holder. Looking for an unfinished run first would call
     // the run in progress unfinished and suggest moving its folder away.
     if (!free) acquireLock(dir, { cwd: io.cwd }).release();
@@ -250,7 +268,8 @@ async function runLiveWith(
     } catch (error) {
       // Refused before its first row (an input that cannot be read, an output that cannot be
       // written): nothing was sent, so no unfinished run is left to block the next night.
-      if (fresh) await ledgerOfRun.closeRemovingIfEmpty();
+      if (fresh) ended.began = !(await ledgerOfRun.closeRemovingIfEmpty());
+      else ended.began = Object.values(ledgerOfRun.counts()).some((n) => n > 0);
       throw error;
     } finally {
       // The ledger first: its last commits are applied to the state before the state closes.
@@ -317,7 +336,14 @@ async function runLiveWith(
           bulk: { ...bulkOptionsOf(args), ...(io.clock && { sleep: io.clock.sleep, now: io.clock.now }) },
           dealUpdateMethod: args['deal-update-method'],
         },
-        { transport, ledger: ledgerOfRun, progress, signal: io.signal, sync: sync.classifier, beforeStage: sync.apply },
+        {
+          transport,
+          ledger: ledgerOfRun,
+          progress,
+          signal: io.signal,
+          sync: sync.classifier,
+          beforeStage: () => applyLast(sync, io, args.quiet),
+        },
       );
       // The run's last outcomes (and, once finished, its end) into the sync state.
       applyLast(sync, io, args.quiet);

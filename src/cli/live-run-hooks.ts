@@ -125,23 +125,25 @@ export function liveRunHooks(
       return code;
     },
     /**
-     * A run refused by an error before it had a result (an input or output refused by its checks,
-     * an unfinished run, a state of another account): the end is logged and, as for any exit code
-     * but 0, the notification sent. A cron job hears of a night that sent nothing.
+     * A run ended by an error instead of a result: `refused` before it began sending (an input or
+     * output refused by its checks, an unfinished run, a state of another account), `failed`
+     * after. The end is logged and, as for any exit code but 0, the notification sent: a cron job
+     * hears of a night that sent nothing.
      */
-    async refused(error: unknown, jobFile: string | undefined): Promise<void> {
+    async refused(error: unknown, jobFile: string | undefined, began: boolean): Promise<void> {
       const code = error instanceof EngageError ? error.exitCode : EXIT.INTERNAL;
       const message = (error instanceof EngageError ? error.message : 'internal error')
         .split(apiKey || '\u0000')
         .join('[redacted]');
       const name = job || (jobFile === undefined ? '' : basename(jobFile));
+      const outcome = began ? 'failed' : 'refused';
       const durationMs = now() - started;
-      log.log('error', 'run_end', { job: name, outcome: 'refused', exit_code: code, message, duration_ms: durationMs });
+      log.log('error', 'run_end', { job: name, outcome, exit_code: code, message, duration_ms: durationMs });
       if (shouldNotify(args['notify-on'], code))
         await notify({
-          text: `engage-import ${name}: refused (exit ${code}): ${message}`,
+          text: `engage-import ${name}: ${outcome} (exit ${code}): ${message}`,
           job: name,
-          outcome: 'refused',
+          outcome,
           exit_code: code,
           duration_ms: durationMs,
           message,

@@ -92,7 +92,8 @@ export async function openRunSync(
   // After a group commit, at most every APPLY_EVERY_MS: each apply is a transaction (an fsync)
   // of its own, and the state only needs to be recent for a preview run meanwhile. The run's own
   // classification needs the earlier stages' rows, and gets them by a full apply before each
-  // stage (`apply` below, the pipeline's beforeStage). A failure here leaves the rows in the
+  // stage (`apply` below, the pipeline's beforeStage; a failure there is a warning, as the last
+  // apply's is, and the stage compares with the state as it is). A failure here leaves the rows in the
   // ledger's outbox, which the next run's catch-up applies; the run goes on (the ledger is the truth).
   ledger.afterCommit(() => {
     if (Date.now() - last < APPLY_EVERY_MS) return;

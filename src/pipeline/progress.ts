@@ -1,7 +1,7 @@
 import cliProgress from 'cli-progress';
 import { createLogger } from '../log/create-logger.js';
 import type { Logger } from '../log/logger.js';
-import type { RowStatus } from '../report/report-line.js';
+import { NOT_OK_STATUSES, type RowStatus } from '../report/report-line.js';
 import { formatDuration } from '../report/summary.js';
 
 /** Progress of one stage (one input file): rows done of its total, by outcome. */
@@ -59,7 +59,7 @@ function figures(label: string, total: number, c: Counts, now: number) {
   };
 }
 
-const NOT_OK: ReadonlySet<RowStatus> = new Set(['failed', 'invalid', 'unknown', 'skipped', 'not_sent']);
+const NOT_OK: ReadonlySet<RowStatus> = new Set(NOT_OK_STATUSES);
 
 /** A terminal gets live bars (cli-progress); a log file gets a line every 10 s and at stage ends. */
 export function createProgress(options: ProgressOptions): Progress {

@@ -65,12 +65,19 @@ async function sendOne(
   // Not sent now: a row in doubt before this run (resent with --resend-unknown) stays in doubt.
   const unsent = (why: string) => unsentLine(base, before, row.idempotent, why);
   if (state.stopReason !== undefined) return unsent(state.stopReason);
-  try {
-    await ledger.recordIntent(stage.index, row.line);
-  } catch (error) {
-    state.ledgerBroke(error);
-    return unsent(state.stopReason!);
-  }
+  // The intent is committed once the request has its rate-limit slot, just before it leaves: a
+  // crash while rows wait for their slot leaves them without one, provably unsent (`not_sent` on
+  // resume), where an intent would make each of them `unknown`.
+  let intentFailed: unknown;
+  const recordIntent = async (): Promise<boolean> => {
+    try {
+      await ledger.recordIntent(stage.index, row.line);
+      return true;
+    } catch (error) {
+      intentFailed = error ?? new Error('the intent could not be recorded');
+      return false;
+    }
+  };
   let outcome: SendOutcome;
   try {
     outcome = await transport.send({
@@ -80,7 +87,12 @@ async function sendOne(
       idempotent: row.idempotent,
       inDoubt: inDoubtBefore(before?.state),
       exists: stage.def.recognisesOwnCreate,
+      beforeFirstAttempt: recordIntent,
     });
+    if (intentFailed !== undefined) {
+      state.ledgerBroke(intentFailed);
+      return unsent(state.stopReason!);
+    }
   } catch (error) {
     // 401 (and the other conditions no row can get past: a redirect, a refused TLS certificate,
     // a breaker): this row's request was refused, nothing applied; stop the run, keep it resumable.

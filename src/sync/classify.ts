@@ -86,6 +86,9 @@ export function classifyRow(
     : { status: 'unchanged', send: false, message: `same request as accepted by ${when}` };
 }
 
+/** Whether more than half of the rows compared with the state differ from it (none compared: no). */
+export const mostlyDiffer = (differing: number, compared: number): boolean => compared > 0 && differing * 2 > compared;
+
 /** Statuses counted per file, for the note below. */
 export type SyncCounts = Readonly<Record<SyncStatus, number>>;
 
@@ -104,10 +107,10 @@ export function mappingChangeNote(
   if (stored === undefined || stored === current) return undefined;
   const differing = kind === 'entity' ? counts.changed : counts.new;
   const compared = kind === 'entity' ? counts.changed + counts.unchanged : counts.new + counts.already_sent;
-  if (compared === 0 || differing * 2 <= compared) return undefined;
+  if (!mostlyDiffer(differing, compared)) return undefined;
   const n = new Intl.NumberFormat('en-US');
   const share = `${n.format(differing)} of ${n.format(compared)}`;
   return kind === 'entity'
     ? `${file}: most rows changed (${share}) and its mapping changed since the state was recorded: the requests differ because of the mapping, not the data`
-    : `${file}: most events look new (${share}) and its mapping changed since the state was recorded: their requests differ because of the mapping, so sending them would record old events again; a live incremental run refuses this file unless --accept-mapping-change (put the mapping's earlier form back, or accept if these events are new)`;
+    : `${file}: most events look new (${share}) and its mapping changed since the state was recorded: their requests differ because of the mapping, so sending them would record old events again; a live incremental run refuses this file unless --accept-mapping-change (put the mapping's earlier form back, or accept if these events are new or the file is new to the job)`;
 }

@@ -172,6 +172,13 @@ class HttpTransport implements Transport {
     for (;;) {
       const stopped = await this.#waitForSlot(tries);
       if (stopped) return stopped;
+      if (tries.sent === 0 && req.beforeFirstAttempt !== undefined && !(await req.beforeFirstAttempt()))
+        return {
+          kind: 'not_sent',
+          message: 'not sent: its intent could not be recorded',
+          attempts: 0,
+          mayHaveApplied: false,
+        };
       const result = await this.#attempt(url, init, tries);
       const mayHaveApplied = tries.mayHaveApplied || tries.inDoubtBefore;
       const step = classify(result, {

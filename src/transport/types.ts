@@ -19,6 +19,12 @@ export interface ApiRequest {
    * row may have been applied, that answer means our own create went through, and the row is `ok`.
    */
   readonly exists?: ((status: number, bodyText: string) => boolean) | undefined;
+  /**
+   * Called once, when the request has its rate-limit slot and is about to leave for the first
+   * time (the run ledger commits the row's intent here, so a crash while rows wait for their slot
+   * leaves them provably unsent). Answering false keeps the request from leaving: it is `not_sent`.
+   */
+  readonly beforeFirstAttempt?: (() => Promise<boolean>) | undefined;
 }
 
 /**

@@ -46,7 +46,7 @@ describe('an event mapping without identity: that changed', () => {
     const refused = await night();
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(
-      'events.csv: 10 of 10 events look new and events.yaml changed since the sync state was recorded',
+      "events.csv: 10 of 10 events look new, and the job's event mappings changed since the sync state was recorded (events.yaml or another was edited or added)",
     );
     expect(refused.stderr).toContain('run again with --accept-mapping-change');
     expect(eventRequests(sandbox)).toBe(10);
@@ -63,6 +63,29 @@ describe('an event mapping without identity: that changed', () => {
     expect(next.code).toBe(0);
     expect(next.stderr).toContain('already_sent 10');
     expect(eventRequests(sandbox)).toBe(20);
+  });
+
+  it('an event renamed in a mapping with identity: is held back too; a deal option changed is not a change', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const dir = nightlyJob();
+    writeFileSync(join(dir, 'events.yaml'), EVENTS.replace('key: id\n', 'key: id\nidentity: [id]\n'));
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const night = (extra: string[] = []) =>
+      runCli(['import', 'job.yaml', '--rate', '1000', ...extra], { cwd: dir, env });
+    expect((await night()).code).toBe(0);
+    // The deal update method is part of every mapping's fingerprint, but changes no event.
+    const other = await night(['--deal-update-method', 'PUT']);
+    expect(other.code).toBe(0);
+    expect(other.stderr).toContain('already_sent 10');
+    // Renamed, the events get new identities: every past one looks new.
+    writeFileSync(
+      join(dir, 'events.yaml'),
+      EVENTS.replace('key: id\n', 'key: id\nidentity: [id]\n').replace('Visited', 'Visit'),
+    );
+    const refused = await night();
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('events.csv: 10 of 10 events look new');
+    expect(eventRequests(sandbox)).toBe(10);
   });
 
   it('a change to another mapping of the job does not hold the events back', async () => {

@@ -113,6 +113,26 @@ describe('a run that starts while another process holds the state directory', ()
     expect(r.stderr).not.toContain('move that folder away');
   });
 
+  it('Ctrl-C while waiting stops with 130, saying nothing was sent', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const { out, state } = lockedStateDir();
+    const stop = new AbortController();
+    const r = await runCli(
+      ['import', 'samples/job.yaml', '--base-url', sandbox.url, '--report', join(out, 'r.csv'), '--state-dir', state],
+      {
+        cwd: ROOT,
+        env: { ENGAGE_API_KEY: sandbox.apiKey },
+        clock: clockReleasingAt(() => stop.abort('SIGINT')),
+        signal: stop.signal,
+      },
+    );
+    expect(r.code).toBe(130);
+    expect(r.stderr).toContain(
+      'engage-import: interrupted (SIGINT) while waiting for the state directory; nothing was sent',
+    );
+    expect(sandbox.requests).toHaveLength(0);
+  });
+
   it('--lock-wait 0 refuses at once, as before', async () => {
     sandbox = await startSandbox({ rate: 0 });
     const { out, state } = lockedStateDir();

@@ -62,7 +62,15 @@ function fakeTransport(answer: (req: ApiRequest) => Promise<SendOutcome>): Trans
   const sent: ApiRequest[] = [];
   return {
     sent,
-    send: (req) => {
+    // As the real transport: the row's intent is recorded when its request is about to leave.
+    send: async (req) => {
+      if (req.beforeFirstAttempt !== undefined && !(await req.beforeFirstAttempt()))
+        return {
+          kind: 'not_sent',
+          message: 'not sent: its intent could not be recorded',
+          attempts: 0,
+          mayHaveApplied: false,
+        };
       sent.push(req);
       return answer(req);
     },

@@ -551,6 +551,33 @@ describe('rate', () => {
     expect(sentAt[10]! - sentAt[0]!).toBeCloseTo(1030.9, 1);
   });
 
+  it('asks beforeFirstAttempt when the request’s slot comes, not while it waits; false keeps it from leaving', async () => {
+    const clock = manualClock();
+    const server = answering('post', 'events/', [[201, { id: 1 }]]);
+    const { transport, sentAt } = make({ rate: 10, headroom: 0, now: clock.now, sleep: clock.sleep });
+    const asked: number[] = [];
+    const ask = (answer: boolean) => async () => {
+      asked.push(clock.now());
+      return answer;
+    };
+    const sends = [true, false, true].map((answer) =>
+      transport.send({ ...post('events/'), beforeFirstAttempt: ask(answer) }),
+    );
+    await clock.advance(10_000);
+    const outcomes = await Promise.all(sends);
+    // Each is asked at its own slot, 100 ms apart; the one refused never leaves.
+    expect(asked).toEqual([0, 100, 200]);
+    expect(outcomes.map((o) => o.kind)).toEqual(['ok', 'not_sent', 'ok']);
+    expect(outcomes[1]).toEqual({
+      kind: 'not_sent',
+      message: 'not sent: its intent could not be recorded',
+      attempts: 0,
+      mayHaveApplied: false,
+    });
+    expect(sentAt).toEqual([0, 200]);
+    expect(server.hits).toHaveLength(2);
+  });
+
   it.each([
     [{ rate: 0 }, 'rate must be a positive number, got 0'],
     [{ concurrency: 0 }, 'concurrency must be a whole number of at least 1, got 0'],
