@@ -1,4 +1,4 @@
-import { Issues, nonEmptyString, number } from './_checks.js';
+import { Issues, nonEmptyString, number, string } from './_checks.js';
 import { pushRef } from './_refs.js';
 import type { ApiCall, EntityRef, ResourceDef } from './resource-def.js';
 
@@ -7,6 +7,9 @@ import type { ApiCall, EntityRef, ResourceDef } from './resource-def.js';
  * so it is required; other fields (name, category_name, product_url, image_url, product
  * attributes: R-PROD-1) are passed through as mapped.
  */
+/** The product fields the API reads as text (docs/api-contract.md R-PROD-1). */
+const TEXT_FIELDS = ['name', 'category_name', 'product_url', 'image_url'] as const;
+
 export const product: ResourceDef = {
   name: 'product',
   stage: 'products',
@@ -15,6 +18,9 @@ export const product: ResourceDef = {
     const issues = new Issues();
     issues.required(payload, 'custom_id', nonEmptyString);
     issues.optional(payload, 'price', number);
+    // Text fields: a boolean or a number a mapping gives them is refused per row, while a bulk
+    // cell would carry it as text; checked here, both paths call the row invalid alike.
+    for (const field of TEXT_FIELDS) issues.optional(payload, field, string);
     return issues.list;
   },
 

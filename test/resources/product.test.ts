@@ -16,6 +16,11 @@ describe('product.validate (R-PROD-1)', () => {
     ['no custom id', { name: 'Gift card' }, [e('custom_id', 'is required')]],
     ['price as text', { custom_id: 'A', price: '1,299.00' }, [e('price', 'expected a number, got "1,299.00"')]],
     [
+      'a text field given a boolean or a number (a bulk cell would carry it as text)',
+      { custom_id: 'A', name: true, category_name: 7, image_url: null },
+      [e('name', 'expected a string, got true'), e('category_name', 'expected a string, got 7')],
+    ],
+    [
       'every error at once',
       { custom_id: '', price: [1] },
       [e('custom_id', 'must not be empty, got ""'), e('price', 'expected a number, got [1]')],
