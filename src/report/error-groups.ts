@@ -94,14 +94,9 @@ const groupKey = (kind: string, status: RowStatus) => (status === 'failed' ? kin
  */
 const PER_FIELD: ReadonlySet<RowStatus> = new Set(['invalid', 'failed']);
 
-const NOT_ERRORS: ReadonlySet<RowStatus> = new Set([
-  'ok',
-  'valid',
-  'not_sent',
-  'unchanged',
-  'already_sent',
-  'superseded',
-]);
+// `not_sent` is counted: its message says why the row did not go (the API unreachable, the
+// run stopped), which is what an exit 1 with no failed row must explain in the summary and alert.
+const NOT_ERRORS: ReadonlySet<RowStatus> = new Set(['ok', 'valid', 'unchanged', 'already_sent', 'superseded']);
 
 interface Tally {
   status: RowStatus;

@@ -65,6 +65,14 @@ describe('ErrorGroups: one kind per error, and a row counted once per kind', () 
     expect(groups.top().map((g) => [g.count, g.message])).toEqual([[55, message]]);
   });
 
+  it('rows not sent are counted with their reason (an exit 1 with no failed row says why); rows an incremental run skipped are not', () => {
+    const groups = new ErrorGroups();
+    const why = 'not sent: no answer from the API (ECONNREFUSED) after 5 attempts';
+    for (let line = 2; line < 15; line++) groups.add('not_sent', line, why);
+    groups.add('unchanged', 15, 'same request as accepted by run 20261123T020000Z-ab12 at 2026-11-23T02:00:00.000Z');
+    expect(groups.top().map((g) => [g.status, g.count, g.message])).toEqual([['not_sent', 13, why]]);
+  });
+
   it("the service's messages of failed rows group though they quote each row's values", () => {
     const groups = new ErrorGroups();
     for (let i = 0; i < 12; i++)
