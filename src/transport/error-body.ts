@@ -86,11 +86,15 @@ function parseJson(text: string): unknown {
 
 /** A body that is not JSON, reduced to readable text: tags dropped, whitespace collapsed. */
 export function textSnippet(text: string): string {
-  const plain = text
-    .replace(/<[^>]*>/g, ' ')
-    .replace(/\s+/g, ' ')
-    .trim();
-  return truncate(plain, SNIPPET_LENGTH);
+  const readable = (t: string) =>
+    t
+      .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ')
+      .replace(/<[^>]*>/g, ' ')
+      .replace(/\s+/g, ' ')
+      .trim();
+  // A page's head repeats its heading in <title> ("Server Error (500)" twice): its body says it once.
+  const body = readable(text.replace(/<head\b[^>]*>[\s\S]*?<\/head\s*>/i, ' '));
+  return truncate(body === '' ? readable(text) : body, SNIPPET_LENGTH);
 }
 
 function truncate(text: string, max: number): string {

@@ -54,7 +54,13 @@ describe('errorMessage: the three formats of R-ERR-1', () => {
       'an HTML page',
       502,
       '<html><head><title>502 Bad Gateway</title></head>\n<body><h1>Bad Gateway</h1></body></html>',
-      'HTTP 502: 502 Bad Gateway Bad Gateway',
+      'HTTP 502: Bad Gateway',
+    ],
+    [
+      'an HTML page whose body is empty: its title',
+      502,
+      '<html><head><title>502 Bad Gateway</title><style>h1 { color: red }</style></head><body></body></html>',
+      'HTTP 502: 502 Bad Gateway',
     ],
     ['plain text', 500, 'Internal Server Error', 'HTTP 500: Internal Server Error'],
   ])('%s', (_name, status, body, message) => {
