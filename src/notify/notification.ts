@@ -29,6 +29,8 @@ export function notificationBody(summary: RunSummary, run: RunOutcome): Record<s
       .map((s) => `${s} ${number.format(t[s])}`)
       .join(', ') || 'no rows';
   const report = summary.report === undefined ? '' : `; report ${summary.report}`;
-  const text = `engage-import ${run.job}: ${run.outcome} (exit ${run.exitCode}): ${number.format(rows)} rows, ${counts} in ${formatDuration(run.durationMs / 1000)}${report}`;
+  // A run that stopped early says why (a 401, the API unreachable) in the one line a chat shows.
+  const why = summary.aborted === undefined ? '' : `: ${summary.aborted}`;
+  const text = `engage-import ${run.job}: ${run.outcome}${why} (exit ${run.exitCode}): ${number.format(rows)} rows, ${counts} in ${formatDuration(run.durationMs / 1000)}${report}`;
   return { text, job: run.job, outcome: run.outcome, exit_code: run.exitCode, duration_ms: run.durationMs, summary };
 }

@@ -59,7 +59,15 @@ export function classifyNetworkError(error: unknown): NetworkFailure | undefined
   if (chain.some((e) => e.message === 'bad port'))
     return { kind: 'before_sent', code: 'BAD_PORT', reason: 'fetch refuses to use this port' };
   const tls = codes.find((c) => TLS_CODE.test(c));
-  if (tls !== undefined) return { kind: 'tls', code: tls, reason: 'the certificate of the service was refused' };
+  if (tls !== undefined)
+    return {
+      kind: 'tls',
+      code: tls,
+      // A plain-HTTP server on the other end answers a TLS hello with text: no certificate at all.
+      reason: /WRONG_VERSION_NUMBER|HTTP_REQUEST/i.test(tls)
+        ? 'the service did not answer in TLS (is it http://, not https://, at that port?)'
+        : 'the certificate of the service was refused',
+    };
   if (chain.some((e) => typeof e.message === 'string' && /other side closed/i.test(e.message))) {
     return { kind: 'lost_answer', code: codes[0] ?? 'UND_ERR_SOCKET', reason: 'connection closed' };
   }

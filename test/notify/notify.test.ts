@@ -128,6 +128,16 @@ describe('--notify-url', () => {
     expect(sandbox!.requests).toEqual([]);
   });
 
+  it('a run stopped early says why in the one-line text (a 401), never the key', async () => {
+    const { url, received } = await webhook(200);
+    const wrongKey = `wrong${'k'.repeat(59)}`;
+    const r = await importProducts(['--notify-url', url], { ENGAGE_API_KEY: wrongKey });
+    expect(r.code).toBe(3);
+    expect(received).toHaveLength(1);
+    expect(String(received[0]!.body['text'])).toMatch(/^engage-import products\.yaml: aborted: .*401.* \(exit 3\)/);
+    expect(JSON.stringify(received[0]!.body)).not.toContain(wrongKey);
+  });
+
   it('a URL with a user name and password is refused before anything is sent, without repeating it', async () => {
     const r = await importProducts(['--notify-url', 'https://hook:s3cr3t@hooks.example.com/x']);
     expect(r.code).toBe(2);

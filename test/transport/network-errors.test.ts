@@ -19,6 +19,11 @@ describe('classifyNetworkError', () => {
     ['UND_ERR_BODY_TIMEOUT', 'lost_answer', 'timed out reading the answer'],
     ['CERT_HAS_EXPIRED', 'tls', 'the certificate of the service was refused'],
     ['ERR_TLS_CERT_ALTNAME_INVALID', 'tls', 'the certificate of the service was refused'],
+    [
+      'ERR_SSL_WRONG_VERSION_NUMBER',
+      'tls',
+      'the service did not answer in TLS (is it http://, not https://, at that port?)',
+    ],
   ])('fetch failed, cause %s → %s', (code, kind, reason) => {
     expect(classifyNetworkError(fetchFailed(code))).toEqual({ kind, code, reason });
   });
