@@ -5,28 +5,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { syncStateFile } from '../../src/sync/state-file.js';
 import { runCli } from '../helpers/run-cli.js';
-import { tmpTree } from '../helpers/tmp.js';
+import { eventsJob } from '../helpers/events-job.js';
 
 let sandbox: Sandbox | undefined;
 afterEach(async () => {
   await sandbox?.close();
   sandbox = undefined;
 });
-
-/** Three contacts and 60 events of them, run with `sync: incremental`. */
-function nightlyJob(): string {
-  const lines = ['id,user'];
-  for (let i = 0; i < 60; i++) lines.push(`E${i},${i % 3}`);
-  return tmpTree({
-    'events.csv': `${lines.join('\n')}\n`,
-    'events.yaml':
-      'resource: event\nsource: { file: events.csv }\nkey: id\nidentity: [id]\nfields:\n  user_custom_id: user\n  name: { value: Visited }\n  data.id: id\n',
-    'contacts.csv': 'custom_id\n0\n1\n2\n',
-    'contacts.yaml':
-      'resource: user\nsource: { file: contacts.csv }\nkey: custom_id\nfields: { custom_id: custom_id }\n',
-    'job.yaml': 'mappings: [events.yaml, contacts.yaml]\nsync: incremental\n',
-  });
-}
 
 /** The events the sandbox received more than once (same body). */
 const eventsSentTwice = (s: Sandbox) => {
@@ -42,7 +27,7 @@ const eventsSentTwice = (s: Sandbox) => {
 describe('an unfinished run moved away, as its refusal offers', () => {
   it('does not send again the events it had accepted, even those the state had not applied yet', async () => {
     sandbox = await startSandbox({ rate: 0, latencyMs: 2 });
-    const dir = nightlyJob();
+    const dir = eventsJob(60, { identity: true, incremental: true });
     const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
     // Night 1 stops part-way through the events.
     const controller = new AbortController();

@@ -5,27 +5,13 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { DEFAULTS } from '../../src/defaults.js';
 import { startSandbox, type Sandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 import { runCli } from '../helpers/run-cli.js';
-import { tmpTree } from '../helpers/tmp.js';
+import { eventsJob } from '../helpers/events-job.js';
 
 let sandbox: Sandbox | undefined;
 afterEach(async () => {
   await sandbox?.close();
   sandbox = undefined;
 });
-
-function eventsJob(rows: number): string {
-  const lines = ['id,user'];
-  for (let i = 0; i < rows; i++) lines.push(`E${i},${i % 3}`);
-  return tmpTree({
-    'events.csv': `${lines.join('\n')}\n`,
-    'events.yaml':
-      'resource: event\nsource: { file: events.csv }\nkey: id\nfields:\n  user_custom_id: user\n  name: { value: Visited }\n  data.id: id\n',
-    'contacts.csv': 'custom_id\n0\n1\n2\n',
-    'contacts.yaml':
-      'resource: user\nsource: { file: contacts.csv }\nkey: custom_id\nfields: { custom_id: custom_id }\n',
-    'job.yaml': 'mappings: [events.yaml, contacts.yaml]\n',
-  });
-}
 
 /** A sandbox without a rate limit (plus `options`), an events job of `rows` rows, and the env that points the CLI at both. */
 async function eventsSetUp(rows: number, options: SandboxOptions = {}) {

@@ -44,12 +44,17 @@ async function importProducts(extra: string[], env: Record<string, string> = {})
   sandbox = await startSandbox({ rate: 0 });
   const out = tmpTree();
   dirs.push(out);
+  return importProductsInto(out, extra, env);
+}
+
+/** The products sample imported into the running sandbox, with its report and state in `out`. */
+function importProductsInto(out: string, extra: string[], env: Record<string, string> = {}) {
   return runCli(
     [
       'import',
       'mappings/products.yaml',
       '--base-url',
-      sandbox.url,
+      sandbox!.url,
       '--report',
       join(out, 'report.csv'),
       '--state-dir',
@@ -58,7 +63,7 @@ async function importProducts(extra: string[], env: Record<string, string> = {})
       '1000',
       ...extra,
     ],
-    { cwd: ROOT, env: { ENGAGE_API_KEY: sandbox.apiKey, ...env } },
+    { cwd: ROOT, env: { ENGAGE_API_KEY: sandbox!.apiKey, ...env } },
   );
 }
 
@@ -168,25 +173,7 @@ describe('--max-failed', () => {
     sandbox = await startSandbox({ rate: 0 });
     const out = tmpTree();
     dirs.push(out);
-    const run = () =>
-      runCli(
-        [
-          'import',
-          'mappings/products.yaml',
-          '--base-url',
-          sandbox!.url,
-          '--report',
-          join(out, 'report.csv'),
-          '--state-dir',
-          join(out, 'state'),
-          '--rate',
-          '1000',
-          '--incremental',
-          '--max-failed',
-          '3',
-        ],
-        { cwd: ROOT, env: { ENGAGE_API_KEY: sandbox!.apiKey } },
-      );
+    const run = () => importProductsInto(out, ['--incremental', '--max-failed', '3']);
     expect((await run()).code).toBe(0);
     // Night 2: the same file, 11 rows unchanged and the same 3 invalid ones.
     const night2 = await run();
