@@ -14,9 +14,10 @@ export interface DetectedEncoding {
 
 /**
  * Single-byte code pages tried when the bytes are not UTF-8, in the order that breaks a tie:
- * Western European first (the most common), then Central European (Polish, Czech, …).
+ * Western European first (the most common), then Central European (Polish, Czech, …) as Windows
+ * and as ISO 8859-2 write it: they differ in a few letters (ś is 0x9C in one, 0xB6 in the other).
  */
-const CODE_PAGES = ['windows-1252', 'windows-1250'] as const;
+const CODE_PAGES = ['windows-1252', 'windows-1250', 'iso-8859-2'] as const;
 
 /**
  * The encoding of a file from its first bytes, where the bytes allow it: a byte order mark says

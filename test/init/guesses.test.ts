@@ -94,6 +94,12 @@ describe('detectEncoding', () => {
     ['ASCII', Buffer.from('plain,ascii\n'), 'utf-8', false],
     ['Polish in windows-1250', iconv.encode(polish, 'windows-1250'), 'windows-1250', true],
     [
+      'Polish in ISO 8859-2 (ś and Ś where windows-1250 has ¶ and ¦)',
+      iconv.encode('nazwisko,imię\nWiśniewska,Ścibór\nŻółta łódź,Łódź\n', 'iso-8859-2'),
+      'iso-8859-2',
+      true,
+    ],
+    [
       'French and German in windows-1252',
       iconv.encode('name,city\nJosé,Mühlheim\nFrançoise,Besançon\n', 'windows-1252'),
       'windows-1252',
