@@ -256,7 +256,7 @@ describe('6. a 2xx that is not the answer of the API', () => {
     expect(statusCounts(dir)).toEqual({ unknown: 3, not_sent: 7 });
     expect(report(dir)[0]!.message).toMatch(/^HTTP 200 but the answer is not the JSON object the API sends/);
     expect(r.stderr).toMatch(
-      /3 answers in a row were not what the API sends .*the base URL is probably wrong.*resume with: engage-import resume/s,
+      /3 answers in a row were not what the API sends .*the base URL is probably wrong, the run stopped\. A resume keeps the run's base URL: to send to the right one, check the account for the rows in doubt, then move this run's folder away and start again.*resume with: engage-import resume/s,
     );
   });
 });
