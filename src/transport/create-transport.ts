@@ -172,13 +172,19 @@ class HttpTransport implements Transport {
     for (;;) {
       const stopped = await this.#waitForSlot(tries);
       if (stopped) return stopped;
-      if (tries.sent === 0 && req.beforeFirstAttempt !== undefined && !(await req.beforeFirstAttempt()))
-        return {
-          kind: 'not_sent',
-          message: 'not sent: its intent could not be recorded',
-          attempts: 0,
-          mayHaveApplied: false,
-        };
+      if (tries.sent === 0 && req.beforeFirstAttempt !== undefined) {
+        if (!(await req.beforeFirstAttempt()))
+          return {
+            kind: 'not_sent',
+            message: 'not sent: its intent could not be recorded',
+            attempts: 0,
+            mayHaveApplied: false,
+          };
+        // The callback awaited (a ledger commit): the run may have stopped meanwhile, and then
+        // this request must not leave either.
+        const stoppedMeanwhile = this.#stoppedBeforeLeaving();
+        if (stoppedMeanwhile) return stoppedMeanwhile;
+      }
       const result = await this.#attempt(url, init, tries);
       const mayHaveApplied = tries.mayHaveApplied || tries.inDoubtBefore;
       const step = classify(result, {
@@ -225,6 +231,13 @@ class HttpTransport implements Transport {
         ? `not sent: ${this.#stoppedWhy()}`
         : `not sent again: ${this.#stoppedWhy()} while the request waited to be resent (last: ${tries.last})`;
     return { kind: 'not_sent', message, attempts: tries.sent, mayHaveApplied: tries.mayHaveApplied };
+  }
+
+  /** A request that has its slot but has not left, when the run stopped: it hears why, and nothing leaves. */
+  #stoppedBeforeLeaving(): SendOutcome | undefined {
+    if (this.#fatal) throw secondHand(this.#fatal);
+    if (!this.#stop.signal.aborted) return undefined;
+    return { kind: 'not_sent', message: `not sent: ${this.#stoppedWhy()}`, attempts: 0, mayHaveApplied: false };
   }
 
   /** One round trip; an error `fetch` throws that is not a network failure may quote the key, so only a scrubbed copy goes on. */

@@ -603,6 +603,47 @@ describe('abort and close', () => {
     expect(server.hits).toHaveLength(0);
   });
 
+  it('a run interrupted while the intent was being recorded: the request that had its slot does not leave', async () => {
+    const server = answering('post', 'events/', [[201]]);
+    const controller = new AbortController();
+    const { transport } = make({ signal: controller.signal });
+    const outcome = await transport.send({
+      ...post('events/'),
+      beforeFirstAttempt: async () => {
+        controller.abort('SIGINT');
+        return true;
+      },
+    });
+    expect(outcome).toEqual({
+      kind: 'not_sent',
+      message: 'not sent: the run was interrupted',
+      attempts: 0,
+      mayHaveApplied: false,
+    });
+    expect(server.hits).toHaveLength(0);
+  });
+
+  it('a run stopped by another request while the intent was being recorded: this one hears why, and does not leave', async () => {
+    const server = answering('post', 'events/', [[401, { detail: 'Invalid token.' }]]);
+    const { transport } = make();
+    let secondDone: (refusal: unknown) => void = () => {};
+    const second = new Promise<unknown>((resolve) => {
+      secondDone = resolve;
+    });
+    const first = transport.send({
+      ...post('events/'),
+      beforeFirstAttempt: async () => {
+        // The other request leaves and meets the 401 while this one's intent is being committed.
+        const refusal = await transport.send(post('events/')).catch((e: unknown) => e);
+        secondDone(refusal);
+        return true;
+      },
+    });
+    await expect(first).rejects.toThrow(/refused the credentials \(401\)/);
+    expect(await second).toMatchObject({ status: 401, message: expect.stringContaining('refused the credentials') });
+    expect(server.hits).toHaveLength(1);
+  });
+
   it('ends a 429 pause at once: the throttled request is not_sent', async () => {
     const clock = manualClock();
     const controller = new AbortController();
