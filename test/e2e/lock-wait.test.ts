@@ -8,6 +8,8 @@ import { runCli } from '../helpers/run-cli.js';
 import { tmpTree } from '../helpers/tmp.js';
 
 const ROOT = join(import.meta.dirname, '../..');
+// The holder's start: now, since a lock taken before this machine booted is stale whatever its pid.
+const STARTED = new Date().toISOString();
 
 let sandbox: Sandbox | undefined;
 afterEach(async () => {
@@ -26,7 +28,7 @@ function lockedStateDir(): { out: string; state: string; lock: string } {
   const lock = join(state, 'lock');
   writeFileSync(
     lock,
-    `${JSON.stringify({ pid: process.pid, hostname: hostname(), startedAt: '2026-11-24T02:00:00.000Z', token: 't' })}\n`,
+    `${JSON.stringify({ pid: process.pid, hostname: hostname(), startedAt: STARTED, token: 't' })}\n`,
   );
   return { out, state, lock };
 }
@@ -72,7 +74,7 @@ describe('a run that starts while another process holds the state directory', ()
       clockReleasingAt(() => rmSync(lock, { force: true })),
     );
     expect(r.stderr).toContain(
-      `engage-import: waiting up to 60 s for ${state}, in use by another engage-import process (pid ${process.pid} on host ${hostname()}, since 2026-11-24T02:00:00.000Z)`,
+      `engage-import: waiting up to 60 s for ${state}, in use by another engage-import process (pid ${process.pid} on host ${hostname()}, since ${STARTED})`,
     );
     expect(r.code).toBe(1); // the samples hold bad rows on purpose
     const report = parse(readFileSync(join(out, 'report.csv')), { columns: true }) as { status: string }[];
@@ -104,7 +106,7 @@ describe('a run that starts while another process holds the state directory', ()
     // …and still running: its process holds the lock.
     writeFileSync(
       lock,
-      `${JSON.stringify({ pid: process.pid, hostname: hostname(), startedAt: '2026-11-24T02:00:00.000Z', token: 't' })}\n`,
+      `${JSON.stringify({ pid: process.pid, hostname: hostname(), startedAt: STARTED, token: 't' })}\n`,
     );
     const r = await importSamples(out, state, clockReleasingAt(), ['--lock-wait', '1']);
     expect(r.code).toBe(2);
