@@ -174,7 +174,7 @@ async function stage(run: Run, index: number, mapping: ResolvedMapping, { rows, 
   }
   summary.bulk = chosen.bulkStats();
   if (run.state.failure !== undefined) throw run.state.failure;
-  bar.finish();
+  bar.finish(run.state.stopReason !== undefined);
   countTransport(summary, before, transport.stats(), started);
 }
 

@@ -7,7 +7,8 @@ import { formatDuration } from '../report/summary.js';
 /** Progress of one stage (one input file): rows done of its total, by outcome. */
 export interface StageProgress {
   tick(status: RowStatus): void;
-  finish(): void;
+  /** `stopped`: the run stopped sending before the stage's end (its last rows are `not_sent`). */
+  finish(stopped?: boolean): void;
 }
 
 export interface Progress {
@@ -128,9 +129,15 @@ function logLines(options: ProgressOptions, now: () => number): Progress {
       );
       return {
         tick: (status) => count(c, status),
-        finish() {
+        finish(stopped = false) {
           cancel();
-          log.log('info', 'stage_end', figures(label, total, c, now()), `${line(label, total, c, now())} (done)`);
+          // A stage the run stopped in is not "done": a reader of the log would take it for complete.
+          log.log(
+            'info',
+            'stage_end',
+            { ...figures(label, total, c, now()), stopped },
+            `${line(label, total, c, now())} (${stopped ? 'stopped early: the rows not sent are in the report as not_sent' : 'done'})`,
+          );
         },
       };
     },

@@ -45,6 +45,11 @@ describe('interrupt and resume', () => {
     expect(first.stderr).toMatch(
       /Stopped early: interrupted by SIGINT; resume with: engage-import resume \.engage-import\/runs\/\d{8}T\d{6}Z-\w+/,
     );
+    // Without a terminal the stage's log line says it stopped, not that it is done.
+    expect(first.stderr).toMatch(
+      /\[events: events\.csv\] .* \(stopped early: the rows not sent are in the report as not_sent\)/,
+    );
+    expect(first.stderr).not.toMatch(/\[events: events\.csv\] .* \(done\)/);
     const afterFirst = statuses(dir);
     expect(afterFirst).toHaveLength(63);
     const sentFirst = server.requests.length;

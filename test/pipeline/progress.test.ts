@@ -31,3 +31,20 @@ describe('createProgress without a terminal (cron)', () => {
     );
   });
 });
+
+describe('a stage the run stopped in', () => {
+  it('ends its log line with "stopped early", not "done"', () => {
+    const out = new PassThrough();
+    let text = '';
+    out.on('data', (c: Buffer) => (text += c.toString()));
+    let t = 0;
+    const progress = createProgress({ stream: out, tty: false, now: () => t, every: () => () => undefined });
+    const stage = progress.stage('contacts: contacts.csv', 10);
+    for (let i = 0; i < 10; i++) stage.tick(i < 4 ? 'ok' : 'not_sent');
+    t = 1_000;
+    stage.finish(true);
+    expect(text).toBe(
+      '[contacts: contacts.csv] 10/10 rows, ok 4, not ok 6, 10.0 rows/s, ETA 0 s (stopped early: the rows not sent are in the report as not_sent)\n',
+    );
+  });
+});
