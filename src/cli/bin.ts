@@ -2,6 +2,7 @@
 import { logFormatOf, withLogFormat } from '../log/cli-logger.js';
 import { tuneV8Memory } from './v8-memory.js';
 import { main } from './main.js';
+import { stoppedAtOnceNotice } from './stopped-at-once.js';
 
 tuneV8Memory();
 
@@ -15,9 +16,21 @@ const DRAIN_TIMEOUT_MS = 30_000;
 const argv = process.argv.slice(2);
 const live = (argv[0] === 'import' || argv[0] === 'resume') && !argv.includes('--dry-run');
 const controller = new AbortController();
+// What continues the run once it has a folder to resume from; before that (a new run still
+// loading its job or waiting for the lock) nothing was sent and there is nothing to resume.
+let resumeCommand: string | undefined = argv[0] === 'resume' ? 'engage-import resume' : undefined;
 // With --log-format json, the notices below are json lines too.
 const io = withLogFormat(
-  { stdout: process.stdout, stderr: process.stderr, env: process.env, cwd: process.cwd(), signal: controller.signal },
+  {
+    stdout: process.stdout,
+    stderr: process.stderr,
+    env: process.env,
+    cwd: process.cwd(),
+    signal: controller.signal,
+    onRunFolder: (command: string | undefined) => {
+      resumeCommand = command;
+    },
+  },
   logFormatOf(argv),
 );
 let signalled = 0;
@@ -26,11 +39,7 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
   process.on(sig, () => {
     signalled++;
     if (signalled > 1) {
-      io.stderr.write(
-        live
-          ? `engage-import: stopped at once (${sig}); 'engage-import resume' continues the run\n`
-          : `engage-import: stopped at once (${sig})\n`,
-      );
+      io.stderr.write(`engage-import: ${stoppedAtOnceNotice(sig, live, resumeCommand)}\n`);
       process.exit(code);
     }
     if (!live) {
@@ -44,7 +53,7 @@ for (const sig of ['SIGINT', 'SIGTERM'] as const) {
     controller.abort(sig);
     setTimeout(() => {
       io.stderr.write(
-        `engage-import: requests still in flight after ${DRAIN_TIMEOUT_MS / 1000} s; stopping; 'engage-import resume' continues the run\n`,
+        `engage-import: requests still in flight after ${DRAIN_TIMEOUT_MS / 1000} s; ${stoppedAtOnceNotice(sig, live, resumeCommand)}\n`,
       );
       process.exit(code);
     }, DRAIN_TIMEOUT_MS).unref();

@@ -8,6 +8,12 @@ export interface CliIo {
   readonly cwd: string;
   /** Aborted on the first SIGINT/SIGTERM (set by bin.ts); tests abort it themselves. */
   readonly signal: AbortSignal;
+  /**
+   * Told by a live run once its run folder exists (the command that resumes it), and told
+   * `undefined` when that folder is removed again: what bin.ts says when a second signal stops
+   * the process at once.
+   */
+  readonly onRunFolder?: ((resumeCommand: string | undefined) => void) | undefined;
   /** The transport's clock (tests: virtual time for waits of 30 s and more). Default: the real one. */
   readonly clock?:
     | { readonly now: () => number; readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void> }

@@ -255,6 +255,7 @@ async function runLiveWith(
     fresh = false,
   ): Promise<number> {
     let sync: RunSync | undefined;
+    io.onRunFolder?.(`engage-import resume ${displayPath(ledgerOfRun.runDir, io.cwd)}`);
     try {
       sync = await openRunSync(
         job,
@@ -268,8 +269,10 @@ async function runLiveWith(
     } catch (error) {
       // Refused before its first row (an input that cannot be read, an output that cannot be
       // written): nothing was sent, so no unfinished run is left to block the next night.
-      if (fresh) ended.began = !(await ledgerOfRun.closeRemovingIfEmpty());
-      else ended.began = Object.values(ledgerOfRun.counts()).some((n) => n > 0);
+      if (fresh) {
+        ended.began = !(await ledgerOfRun.closeRemovingIfEmpty());
+        if (!ended.began) io.onRunFolder?.(undefined);
+      } else ended.began = Object.values(ledgerOfRun.counts()).some((n) => n > 0);
       throw error;
     } finally {
       // The ledger first: its last commits are applied to the state before the state closes.

@@ -60,6 +60,34 @@ describe('the engage-import process and signals', () => {
   );
 });
 
+describe('a second signal', () => {
+  it('stops at once during a live run and names the command that resumes that run', async () => {
+    sandbox = await startSandbox({ rate: 0, latencyMs: 3_000 });
+    const rows = Array.from({ length: 20 }, (_, i) => `P${i},Product ${i}`);
+    const dir = tmpTree({
+      'p.csv': `sku,name\n${rows.join('\n')}\n`,
+      'p.yaml': 'resource: product\nsource: { file: p.csv }\nkey: sku\nfields: { custom_id: sku, name: name }\n',
+    });
+    const child = spawn(process.execPath, ['--import', TSX, BIN, 'import', 'p.yaml', '--rate', '1000'], {
+      cwd: dir,
+      env: { ...process.env, ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
+    // Requests are in flight (each takes 3 s): the first signal waits for them, the second does not.
+    while (sandbox.requests.length < 1) await new Promise((r) => setTimeout(r, 5));
+    child.kill('SIGINT');
+    while (!stderr.includes('SIGINT again to stop at once')) await new Promise((r) => setTimeout(r, 5));
+    child.kill('SIGINT');
+    const exit = await new Promise<number | null>((r) => child.once('exit', r));
+    expect(exit).toBe(130);
+    expect(stderr).toMatch(
+      /engage-import: stopped at once \(SIGINT\); 'engage-import resume \.engage-import\/runs\/\d{8}T\d{6}Z-\w+' continues the run\n/,
+    );
+  }, 60_000);
+});
+
 describe('the engage-import process and its output', () => {
   it('a stdout that cannot be written (a full disk) is a warning: the exit code stands, no stack trace', async () => {
     const { openSync, closeSync } = await import('node:fs');

@@ -35,7 +35,13 @@ async function webhook(): Promise<{ url: string; received: Record<string, unknow
 }
 
 /** The products mapping run on `input` against the sandbox, as a cron line would. */
-const night = (out: string, input: string, extra: string[] = [], report = join(out, 'report.csv')) =>
+const night = (
+  out: string,
+  input: string,
+  extra: string[] = [],
+  report = join(out, 'report.csv'),
+  onRunFolder?: (resumeCommand: string | undefined) => void,
+) =>
   runCli(
     [
       'import',
@@ -52,7 +58,7 @@ const night = (out: string, input: string, extra: string[] = [], report = join(o
       '1000',
       ...extra,
     ],
-    { cwd: ROOT, env: { ENGAGE_API_KEY: sandbox!.apiKey } },
+    { cwd: ROOT, env: { ENGAGE_API_KEY: sandbox!.apiKey }, onRunFolder },
   );
 
 const runFolders = (out: string) => {
@@ -68,7 +74,10 @@ describe('a run refused by its input or output checks', () => {
     // Night 1: the export arrives compressed.
     const gz = join(out, 'products.csv.gz');
     writeFileSync(gz, gzipSync(readFileSync(join(ROOT, 'samples/products.csv'))));
-    const refused = await night(out, gz, ['--notify-url', url]);
+    // What a second Ctrl-C would name: the run's folder while it existed, then nothing to resume.
+    const told: (string | undefined)[] = [];
+    const refused = await night(out, gz, ['--notify-url', url], join(out, 'report.csv'), (c) => told.push(c));
+    expect(told).toEqual([expect.stringMatching(/^engage-import resume \S+state\/runs\/\d{8}T\d{6}Z-\w+$/), undefined]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('gzip');
     expect(sandbox.requests).toHaveLength(0);

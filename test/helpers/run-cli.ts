@@ -16,6 +16,7 @@ export async function runCli(
     env?: Record<string, string | undefined>;
     signal?: AbortSignal;
     clock?: CliIo['clock'];
+    onRunFolder?: CliIo['onRunFolder'];
   } = {},
 ): Promise<CliResult> {
   const stdout = new PassThrough();
@@ -31,6 +32,7 @@ export async function runCli(
     cwd: options.cwd ?? process.cwd(),
     signal: options.signal ?? new AbortController().signal,
     ...(options.clock && { clock: options.clock }),
+    ...(options.onRunFolder && { onRunFolder: options.onRunFolder }),
   });
   return { code, stdout: out, stderr: err };
 }

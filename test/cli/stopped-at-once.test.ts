@@ -1,0 +1,20 @@
+import { describe, expect, it } from 'vitest';
+import { stoppedAtOnceNotice } from '../../src/cli/stopped-at-once.js';
+
+describe('what a second signal says', () => {
+  it('a live run with a folder names the command that resumes it', () => {
+    expect(stoppedAtOnceNotice('SIGINT', true, 'engage-import resume .engage-import/runs/20261124T020000Z-ab12')).toBe(
+      "stopped at once (SIGINT); 'engage-import resume .engage-import/runs/20261124T020000Z-ab12' continues the run",
+    );
+  });
+
+  it('a new run stopped before its folder existed says nothing was sent, and no resume', () => {
+    expect(stoppedAtOnceNotice('SIGTERM', true, undefined)).toBe(
+      'stopped at once (SIGTERM) before the run began; nothing was sent',
+    );
+  });
+
+  it('a command that sends nothing just stops', () => {
+    expect(stoppedAtOnceNotice('SIGINT', false, undefined)).toBe('stopped at once (SIGINT)');
+  });
+});
