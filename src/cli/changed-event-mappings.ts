@@ -7,6 +7,7 @@ import {
   createRunClassifier,
   mostlyDiffer,
   resourceFingerprints,
+  sendsOccurrences,
   syncStateFile,
   SyncState,
   type SyncMode,
@@ -14,7 +15,7 @@ import {
 import { catchUpWhenFree } from './catch-up-when-free.js';
 
 /**
- * An event or product event is known to the sync state by its exact request, or by its name and
+ * An event, product event or deal create is known to the sync state by its exact request, or by its name and
  * `identity:` cells: a mapping change (a field added to a mapping without identity, an event
  * renamed) gives every past event of a cumulative export a new identity, and an incremental run
  * would record them all again. Before a run is created, a file of an event resource whose mappings
@@ -43,20 +44,20 @@ export async function refuseChangedEventMappings(
     );
     const refused: string[] = [];
     for (const [index, mapping] of inDependencyOrder(job.mappings).entries()) {
-      if (mapping.resource !== 'event' && mapping.resource !== 'product-event') continue;
+      if (!sendsOccurrences(mapping)) continue;
       const stored = state.mappingFingerprint(mapping.resource);
       if (stored === undefined || fingerprints.some((f) => f[mapping.resource] === stored)) continue;
       const { fresh, compared } = await countNewEvents(index, mapping, { ...options, ...requestOptions }, classifier);
       if (!mostlyDiffer(fresh, compared)) continue;
       const n = new Intl.NumberFormat('en-US');
       refused.push(
-        `${displayPath(mapping.source.path, cwd)}: ${n.format(fresh)} of ${n.format(compared)} events look new, and the job's ${mapping.resource} mappings changed since the sync state was recorded (${displayPath(mapping.mappingFile, cwd)} or another was edited or added)`,
+        `${displayPath(mapping.source.path, cwd)}: ${n.format(fresh)} of ${n.format(compared)} ${mapping.resource === 'deal' ? 'deal creates' : 'events'} look new, and the job's ${mapping.resource} mappings changed since the sync state was recorded (${displayPath(mapping.mappingFile, cwd)} or another was edited or added)`,
       );
     }
     if (refused.length > 0)
       throw new SyncError(
         'SYNC_STATE',
-        `${refused.join('; ')}. An event is known by its exact request (or its name and identity: cells), so a changed mapping can make every event sent before look new, and sending them would record them a second time. Nothing was sent. Put the mapping's earlier form back (its events are then recognised again), or, if these events are new indeed or the file is new to the job, run again with --accept-mapping-change`,
+        `${refused.join('; ')}. An event or a deal create is known by its exact request (or its name and identity: cells), so a changed mapping can make every one sent before look new, and sending them would record them (or create the deals) a second time. Nothing was sent. Put the mapping's earlier form back (its events are then recognised again), or, if these events are new indeed or the file is new to the job, run again with --accept-mapping-change`,
       );
   } finally {
     classifier.close();

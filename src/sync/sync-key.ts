@@ -41,6 +41,18 @@ const text = (v: unknown): string | undefined =>
   typeof v === 'string' && v !== '' ? v : typeof v === 'number' && Number.isFinite(v) ? String(v) : undefined;
 
 /**
+ * Whether a mapping's rows are occurrences (every send records a new one: events, product events,
+ * deal creates), known to the sync state by their identity rather than by an entity key.
+ */
+export function sendsOccurrences(mapping: Pick<ResolvedMapping, 'resource' | 'operation'>): boolean {
+  return (
+    mapping.resource === 'event' ||
+    mapping.resource === 'product-event' ||
+    (mapping.resource === 'deal' && mapping.operation === 'create')
+  );
+}
+
+/**
  * The key by which the API matches the row's entity, or undefined when the row is an
  * occurrence: an event, a product event, or a deal `create` (each one makes a new deal).
  */
