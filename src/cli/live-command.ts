@@ -120,6 +120,9 @@ async function runLiveWith(
   if (start.kind === 'resume') {
     const explicit = start.runDir !== undefined ? resolve(io.cwd, start.runDir) : undefined;
     const jobFile = start.job !== undefined ? resolve(io.cwd, start.job) : undefined;
+    // Before the run is read: the process holding the state directory may be that very run, or
+    // another resume of it, about to finish it.
+    await waitForLock(explicit !== undefined ? stateDirOf(explicit) : stateDir);
     const run =
       explicit !== undefined
         ? readRun(explicit, { cwd: io.cwd })
@@ -156,7 +159,6 @@ async function runLiveWith(
       { ...payloadOptionsToCompare(payloadOptions, run.identity), ...(mode !== undefined && { sync: mode }) },
       target,
     );
-    await waitForLock(stateDirOf(run.runDir));
     // The run's own identity is compared first (it says which of base URL and key differs).
     try {
       ledger = await openForResume(run.runDir, identity, { cwd: io.cwd });

@@ -144,3 +144,50 @@ describe('a run that starts while another process holds the state directory', ()
     expect(r.stderr).toContain('is in use by another engage-import run');
   });
 });
+
+describe('a resume that starts while another process holds the state directory', () => {
+  it('reads the run after the wait: a run finished meanwhile is finished, and nothing is sent again', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const dir = tmpTree({
+      'events.csv': 'id,user\nE1,0\nE2,1\n',
+      'events.yaml':
+        'resource: event\nsource: { file: events.csv }\nkey: id\nfields:\n  user_custom_id: user\n  name: { value: Visited }\n  data.id: id\n',
+      'contacts.csv': 'custom_id\n0\n1\n',
+      'contacts.yaml':
+        'resource: user\nsource: { file: contacts.csv }\nkey: custom_id\nfields: { custom_id: custom_id }\n',
+      'job.yaml': 'mappings: [events.yaml, contacts.yaml]\n',
+    });
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    // A run stopped before its first row: unfinished.
+    const stop = new AbortController();
+    stop.abort('SIGTERM');
+    expect((await runCli(['import', 'job.yaml'], { cwd: dir, env, signal: stop.signal })).code).toBe(143);
+    // Another process holds the state directory: it is that run's other resume, which finishes it
+    // while this one waits.
+    const lock = join(dir, '.engage-import', 'lock');
+    writeFileSync(
+      lock,
+      `${JSON.stringify({ pid: process.pid, hostname: hostname(), startedAt: STARTED, token: 't' })}\n`,
+    );
+    let other: Awaited<ReturnType<typeof runCli>> | undefined;
+    let t = 0;
+    const clock = {
+      now: () => t,
+      sleep: async (ms: number) => {
+        t += ms;
+        if (other === undefined && t >= 1_000) {
+          rmSync(lock);
+          other = await runCli(['resume', '--report', 'other.csv'], { cwd: dir, env });
+        }
+        await new Promise((r) => setTimeout(r, 1));
+      },
+    };
+    const r = await runCli(['resume', '--report', 'mine.csv'], { cwd: dir, env, clock });
+    expect(other?.code).toBe(0);
+    expect(sandbox.requests).toHaveLength(4);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain('has finished already; nothing to resume');
+    expect(r.stderr).not.toContain('mine.csv');
+    expect(sandbox.requests).toHaveLength(4);
+  });
+});
