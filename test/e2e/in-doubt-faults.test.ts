@@ -256,8 +256,28 @@ describe('6. a 2xx that is not the answer of the API', () => {
     expect(statusCounts(dir)).toEqual({ unknown: 3, not_sent: 7 });
     expect(report(dir)[0]!.message).toMatch(/^HTTP 200 but the answer is not the JSON object the API sends/);
     expect(r.stderr).toMatch(
-      /3 answers in a row were not what the API sends .*the base URL is probably wrong, the run stopped\. A resume keeps the run's base URL: to send to the right one, check the account for the rows in doubt, then move this run's folder away and start again.*resume with: engage-import resume/s,
+      /3 answers in a row were not what the API sends .*the base URL is probably wrong, the run stopped\. If it is right \(a maintenance page, say\), resume later\. If it is wrong: a resume keeps the run's base URL, and this state directory now belongs to it; check the account for the rows in doubt, then start again with the right base URL and another --state-dir.*resume with: engage-import resume/s,
     );
+  });
+
+  it('doing as the message says (the right base URL, another --state-dir) sends every row', async () => {
+    const url = await fakeServer((_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>'),
+    );
+    sandbox = await startSandbox({ rate: 0, apiKey: KEY, fixtures: { users: [{ custom_id: 'U0' }] } });
+    const dir = tmpTree({ 'events.csv': events(10), 'job.yaml': EVENTS });
+    const wrong = await runCli(['import', 'job.yaml', '--rate', '1000', '--concurrency', '1'], {
+      cwd: dir,
+      env: env(url),
+    });
+    expect(wrong.code).toBe(3);
+    const right = await runCli(['import', 'job.yaml', '--rate', '1000', '--state-dir', 'state-right'], {
+      cwd: dir,
+      env: env(sandbox.url),
+    });
+    expect(right.code).toBe(0);
+    expect(statusCounts(dir)).toEqual({ ok: 10 });
+    expect(sandbox.requests).toHaveLength(10);
   });
 });
 
