@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import type { LoadedJob } from '../config/load-job.js';
+import type { ResourceName } from '../config/mapping-schema.js';
 import { resolveBaseUrl } from '../transport/index.js';
 import { keyFingerprint } from './run-identity.js';
 import { catchUpWhenFree } from './catch-up-when-free.js';
@@ -42,6 +43,7 @@ export function openPreview(
     state,
     mode: refresh ? 'full-refresh' : 'incremental',
     requestOptions: { dealUpdateMethod: args['deal-update-method'] },
+    comparesWithEarlierFiles: resourcesOfManyFiles(job),
   });
   return {
     classifier,
@@ -50,6 +52,14 @@ export function openPreview(
       state?.close();
     },
   };
+}
+
+/** The resources that more than one mapping of the job sends. */
+function resourcesOfManyFiles(job: LoadedJob): ReadonlySet<ResourceName> {
+  const seen = new Set<ResourceName>();
+  const many = new Set<ResourceName>();
+  for (const m of job.mappings) (seen.has(m.resource) ? many : seen).add(m.resource);
+  return many;
 }
 
 /** The account the live run would send to, as far as the command knows it (each part optional). */

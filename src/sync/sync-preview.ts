@@ -1,4 +1,4 @@
-import type { ResolvedMapping } from '../config/mapping-schema.js';
+import type { ResolvedMapping, ResourceName } from '../config/mapping-schema.js';
 import {
   classifyRow,
   mappingChangeNote,
@@ -8,6 +8,7 @@ import {
   type SyncStatus,
 } from './classify.js';
 import { resourceFingerprints } from './mapping-fingerprint.js';
+import { EarlierSends, type EarlierSend } from './earlier-sends.js';
 import { RunKeys, type RowPlace } from './run-keys.js';
 import { forgetCommand } from './forget-command.js';
 import { createSyncKeyer, entityKeyOf, type KeyedRow, type SyncKey } from './sync-key.js';
@@ -52,6 +53,12 @@ export interface RunClassifierOptions {
   readonly mode: SyncMode;
   /** Run options that shape requests (deal update method), part of each mapping's fingerprint. */
   readonly requestOptions?: Readonly<Record<string, unknown>>;
+  /**
+   * A preview only: the resources more than one file of the job sends. A live run applies each
+   * stage's accepted rows to the state before the next, so a later file's entity rows are
+   * compared with what the earlier files send (`EarlierSends`), not with the state as it was.
+   */
+  readonly comparesWithEarlierFiles?: ReadonlySet<ResourceName>;
 }
 
 /**
@@ -61,6 +68,7 @@ export interface RunClassifierOptions {
  */
 export function createRunClassifier(options: RunClassifierOptions): RunClassifier {
   const keys = new RunKeys();
+  const earlierSends = (options.comparesWithEarlierFiles?.size ?? 0) > 0 ? new EarlierSends() : undefined;
   const forget = forgetCommand(options.state);
   const files: string[] = [];
   const tallies: {
@@ -83,6 +91,29 @@ export function createRunClassifier(options: RunClassifierOptions): RunClassifie
       };
       tallies.push(tally);
       const needsFirstPass = mapping.resource !== 'event' && mapping.resource !== 'product-event';
+      const earlier = options.comparesWithEarlierFiles?.has(mapping.resource) === true ? earlierSends : undefined;
+      const where = (place: RowPlace) =>
+        place.source === index
+          ? `line ${place.line}`
+          : `${files[place.source] ?? `file ${place.source}`} line ${place.line}`;
+      // The state as the live run's stage would see it: an entity key an earlier file of this run
+      // sends holds that file's request. Returns, per row, the earlier send it was compared with.
+      const seeEarlierFiles = (rowKeys: readonly SyncKey[], stored: (StoredEntry | undefined)[]) => {
+        const seen = new Array<EarlierSend | undefined>(rowKeys.length);
+        if (earlier === undefined) return seen;
+        const at = rowKeys.flatMap((key, i) => (key.kind === 'entity' ? [i] : []));
+        const found = earlier.find(
+          mapping.resource,
+          at.map((i) => rowKeys[i]!.key),
+        );
+        at.forEach((i, n) => {
+          const send = found[n];
+          if (send === undefined || send.source === index) return;
+          seen[i] = send;
+          stored[i] = { hash: send.hash, runId: '', at: '' };
+        });
+        return seen;
+      };
       return {
         needsFirstPass,
         // Only the entity key matters here (the later row wins it): no request hash, which is the
@@ -98,6 +129,7 @@ export function createRunClassifier(options: RunClassifierOptions): RunClassifie
         classify: (rows) => {
           const rowKeys = rows.map(keyer);
           const stored = options.state?.lookupWithLegacy(rowKeys) ?? [];
+          const seen = seeEarlierFiles(rowKeys, stored);
           // Which rows of this run share a key. An event the state holds is not sent, by whichever
           // row carries it (`already_sent`, or `unknown` while in doubt), not even by a full
           // refresh: only events that may be sent are checked against the run's other rows. Most
@@ -115,28 +147,29 @@ export function createRunClassifier(options: RunClassifierOptions): RunClassifie
           asked.forEach((i, n) => {
             wins[i] = found[n];
           });
-          return rowKeys.map((key, i) => {
+          const sends: (EarlierSend & { key: string })[] = [];
+          const out = rowKeys.map((key, i) => {
             const win = wins[i];
-            const winner =
-              win === undefined
-                ? undefined
-                : {
-                    where:
-                      win.source === index
-                        ? `line ${win.line}`
-                        : `${files[win.source] ?? `file ${win.source}`} line ${win.line}`,
-                  };
-            const c =
+            const winner = win === undefined ? undefined : { where: where(win) };
+            let c =
               legacyDoubt(key, stored[i], tallies, forget) ?? classifyRow(key, stored[i], winner, options.mode, forget);
+            const before = seen[i];
+            if (before !== undefined && c.status === 'unchanged' && !c.send)
+              c = { ...c, message: `same request as ${where(before)}, sent earlier in this run` };
+            if (earlier !== undefined && c.send && key.kind === 'entity')
+              sends.push({ key: key.key, hash: key.hash, source: index, line: rows[i]!.line });
             tally.counts[c.status]++;
             if (key.kind === 'entity') tally.entities++;
             else tally.events++;
             return { ...c, key };
           });
+          earlier?.record(mapping.resource, sends);
+          return out;
         },
         updates: (rows) => {
           const rowKeys = rows.map(keyer);
           const stored = options.state?.lookupWithLegacy(rowKeys) ?? [];
+          seeEarlierFiles(rowKeys, stored);
           return rowKeys.filter((key, i) => {
             const c = classifyRow(key, stored[i], undefined, options.mode);
             return c.send && (c.status === 'changed' || c.status === 'unchanged');
@@ -163,7 +196,10 @@ export function createRunClassifier(options: RunClassifierOptions): RunClassifie
       }
       return out;
     },
-    close: () => keys.close(),
+    close: () => {
+      keys.close();
+      earlierSends?.close();
+    },
   };
 }
 

@@ -1,3 +1,6 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runCli } from '../helpers/run-cli.js';
@@ -36,5 +39,42 @@ describe('two mappings of one resource in an incremental job', () => {
         .sort();
       expect([night, names]).toEqual([night, ['C-1:FromB1', 'C-2:FromB2']]);
     }
+  });
+
+  it('the preview says what the live run then sends, file by file', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const dir = twoExportsJob();
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const lines = (report: string) =>
+      (parse(readFileSync(join(dir, report)), { columns: true }) as Record<string, string>[]).map(
+        (l) => `${l['file']} ${l['key']}: ${l['status']}${l['message'] ? ` (${l['message']})` : ''}`,
+      );
+    expect((await runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env })).code).toBe(0);
+    // An unchanged night: a.csv differs from what b.csv left in the account, and b.csv from a.csv.
+    expect((await runCli(['validate', 'job.yaml', '--report', 'preview.csv'], { cwd: dir, env })).code).toBe(0);
+    expect(lines('preview.csv')).toEqual([
+      'a.csv C-1: changed',
+      'a.csv C-2: changed',
+      'b.csv C-1: changed',
+      'b.csv C-2: changed',
+    ]);
+    const before = sandbox.requests.length;
+    expect(
+      (await runCli(['import', 'job.yaml', '--rate', '1000', '--report', 'live.csv'], { cwd: dir, env })).code,
+    ).toBe(0);
+    expect(sandbox.requests.length - before).toBe(4);
+    // b.csv sending what a.csv sends: the preview compares it with a.csv's row, as the live run does.
+    writeFileSync(join(dir, 'b.csv'), 'id,name\nC-1,FromA1\nC-2,FromB2\n');
+    await runCli(['validate', 'job.yaml', '--report', 'preview.csv'], { cwd: dir, env });
+    expect(lines('preview.csv')).toEqual([
+      'a.csv C-1: changed',
+      'a.csv C-2: changed',
+      'b.csv C-1: unchanged (same request as a.csv line 2, sent earlier in this run)',
+      'b.csv C-2: changed',
+    ]);
+    const sent = sandbox.requests.length;
+    await runCli(['import', 'job.yaml', '--rate', '1000', '--report', 'live.csv'], { cwd: dir, env });
+    expect(lines('live.csv').filter((l) => l.includes(': ok'))).toHaveLength(3);
+    expect(sandbox.requests.length - sent).toBe(3);
   });
 });
