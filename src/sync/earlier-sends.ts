@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { scratchDb } from './_scratch-db.js';
 import type { RowPlace } from './run-keys.js';
 
 /** An entity row an earlier file of the run sends: its request hash and where it is. */
@@ -16,8 +17,8 @@ const BATCH = 500;
  * earlier one sent, not with the state as the night began: the preview compares the same way,
  * taking every row it would send as accepted.
  *
- * Kept in a private temporary SQLite database (deleted on close), as RunKeys is: a first run of a
- * large job would send every row, more than a Map should hold.
+ * Kept in a scratch database (`scratchDb`), as RunKeys is: a first run of a large job would send
+ * every row, more than a Map should hold.
  */
 export class EarlierSends {
   readonly #db: Database.Database;
@@ -25,9 +26,7 @@ export class EarlierSends {
   readonly #get;
 
   constructor() {
-    this.#db = new Database('');
-    this.#db.pragma('cache_size = -2000');
-    this.#db.exec(
+    this.#db = scratchDb(
       'CREATE TABLE sent (resource TEXT NOT NULL, key TEXT NOT NULL, hash TEXT NOT NULL, source INTEGER NOT NULL, line INTEGER NOT NULL, PRIMARY KEY (resource, key)) WITHOUT ROWID',
     );
     // The later row replaces the earlier one: the account ends with the last request sent.
@@ -40,7 +39,6 @@ export class EarlierSends {
         `SELECT j.key, s.hash, s.source, s.line FROM json_each(@keys) AS j CROSS JOIN sent AS s ON s.resource = @resource AND s.key = j.value`,
       )
       .raw();
-    // One long transaction: nobody else reads this database.
     this.#db.exec('BEGIN');
   }
 

@@ -1,4 +1,5 @@
-import Database from 'better-sqlite3';
+import type Database from 'better-sqlite3';
+import { scratchDb } from './_scratch-db.js';
 import type { SyncKey } from './sync-key.js';
 
 /** A row's place in a run: the index of its mapping in run order, and its CSV line. */
@@ -35,12 +36,9 @@ export class RunKeys {
   #duplicated: Map<string, RowPlace> | undefined;
 
   constructor() {
-    this.#db = new Database('');
-    // Pages of the key tables stay in memory up to 2 MB (the run's whole budget is 200 MB), then
-    // spill to the temporary file: entity keys are appended and sorted once, which needs few pages.
-    this.#db.pragma('cache_size = -2000');
-    // Event identities are SHA-256 hashes, kept as 32-byte blobs (half their hex).
-    this.#db.exec(`
+    // Entity keys are appended and sorted once, which needs few pages of the 2 MB cache. Event
+    // identities are SHA-256 hashes, kept as 32-byte blobs (half their hex).
+    this.#db = scratchDb(`
       CREATE TABLE noted_entity (resource TEXT NOT NULL, key TEXT NOT NULL, source INTEGER NOT NULL, line INTEGER NOT NULL);
       CREATE TABLE first_event (resource TEXT NOT NULL, key BLOB NOT NULL, source INTEGER NOT NULL, line INTEGER NOT NULL, PRIMARY KEY (resource, key)) WITHOUT ROWID;
     `);
