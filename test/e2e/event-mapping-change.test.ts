@@ -2,6 +2,7 @@ import { readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { EVENTS_MAPPING as EVENTS } from '../helpers/events-job.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tmpTree } from '../helpers/tmp.js';
 
@@ -10,9 +11,6 @@ afterEach(async () => {
   await sandbox?.close();
   sandbox = undefined;
 });
-
-const EVENTS =
-  'resource: event\nsource: { file: events.csv }\nkey: id\nfields:\n  user_custom_id: user\n  name: { value: Visited }\n  data.id: id\n';
 
 /** A cumulative event export (10 events of 3 contacts) without identity:, run incrementally. */
 function nightlyJob(): string {

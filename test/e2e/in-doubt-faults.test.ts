@@ -6,6 +6,7 @@ import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { fakeClock } from '../transport/_fake-clock.js';
+import { EVENTS_MAPPING as EVENTS } from '../helpers/events-job.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tmpTree } from '../helpers/tmp.js';
 
@@ -20,8 +21,6 @@ afterEach(async () => {
 });
 
 const KEY = `k${'e'.repeat(62)}y`;
-const EVENTS =
-  'resource: event\nsource: { file: events.csv }\nkey: id\nfields:\n  user_custom_id: user\n  name: { value: Visited }\n  data.id: id\n';
 const PRODUCTS =
   'resource: product\nsource: { file: products.csv }\nkey: sku\nfields:\n  custom_id: sku\n  name: name\n';
 const events = (n: number) => `id,user\n${Array.from({ length: n }, (_, i) => `E${i},U0`).join('\n')}\n`;

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { EVENTS_MAPPING as EVENTS } from '../helpers/events-job.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tmpTree } from '../helpers/tmp.js';
 
@@ -13,8 +14,6 @@ afterEach(async () => {
   sandbox = undefined;
 });
 
-const EVENTS =
-  'resource: event\nsource: { file: events.csv }\nkey: id\nfields:\n  user_custom_id: user\n  name: { value: Visited }\n  data.id: id\n';
 const report = (dir: string) =>
   parse(readFileSync(join(dir, 'out/report.csv')), { columns: true }) as Record<string, string>[];
 const statuses = (dir: string) => report(dir).map((r) => `${r.key}:${r.status}`);
