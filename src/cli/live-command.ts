@@ -30,6 +30,7 @@ import { stateDirBeside } from '../sync/index.js';
 import { catchUpBeforeRefusal, checkSyncState, openRunSync, type RunSync, type RunSyncMode } from './live-sync.js';
 import { printSummary } from './print-summary.js';
 import { refuseChangedEventMappings } from './changed-event-mappings.js';
+import { refuseOtherStateDir } from './resume-state-dir.js';
 import { withRecordedPayloadOptions } from './resume-args.js';
 import { rowsNotOk } from '../report/report-line.js';
 import { payloadOptionsToCompare, runIdentity, type PayloadOptions } from './run-identity.js';
@@ -96,11 +97,17 @@ async function runLiveWith(
   // The default state directory sits beside the job file, so the working directory does not
   // decide whether an unfinished run is found. `resume` without a job looks in the current folder.
   const jobArg = start.job;
+  // `resume <run folder>`: the run's own state directory (its sync state, its lock), wherever the
+  // command is run from; a --state-dir that names another one is refused once the run is found.
+  const explicit = start.kind === 'resume' && start.runDir !== undefined ? resolve(io.cwd, start.runDir) : undefined;
   // Checked before any ledger is opened in it: a file, a read-only folder or /proc is a usage error.
-  const stateDir: string = checkStateDir(
-    io.cwd,
-    args['state-dir'] ?? (jobArg !== undefined ? stateDirBeside(resolve(io.cwd, jobArg)) : DEFAULTS.stateDir),
-  );
+  const stateDir: string =
+    explicit !== undefined && args['state-dir'] === undefined
+      ? stateDirOf(explicit)
+      : checkStateDir(
+          io.cwd,
+          args['state-dir'] ?? (jobArg !== undefined ? stateDirBeside(resolve(io.cwd, jobArg)) : DEFAULTS.stateDir),
+        );
   const target = { baseUrl, apiKey };
   const payloadOptionsOf = (a: typeof args): PayloadOptions => ({
     input: a.input ?? null,
@@ -118,16 +125,17 @@ async function runLiveWith(
   // than silently using the stored ones; options left out (or at their default) are the run's.
   let ledger: OpenLedger;
   if (start.kind === 'resume') {
-    const explicit = start.runDir !== undefined ? resolve(io.cwd, start.runDir) : undefined;
     const jobFile = start.job !== undefined ? resolve(io.cwd, start.job) : undefined;
+    if (explicit !== undefined) refuseOtherStateDir(explicit, stateDir, io.cwd);
     // Before the run is read: the process holding the state directory may be that very run, or
     // another resume of it, about to finish it.
-    await waitForLock(explicit !== undefined ? stateDirOf(explicit) : stateDir);
+    await waitForLock(stateDir);
     const run =
       explicit !== undefined
         ? readRun(explicit, { cwd: io.cwd })
         : (findUnfinishedRun(stateDir, { cwd: io.cwd, ...(jobFile !== undefined ? { jobPath: jobFile } : {}) }) ??
           finishedRunOf(jobFile));
+    if (run !== undefined) io.onRunFolder?.(`engage-import resume ${displayPath(run.runDir, io.cwd)}`);
     if (run === undefined) {
       const where = displayPath(explicit ?? stateDir, io.cwd);
       throw new LedgerError(
@@ -164,8 +172,7 @@ async function runLiveWith(
       ledger = await openForResume(run.runDir, identity, { cwd: io.cwd });
     } catch (error) {
       // Refused (an input changed since): the operator may move the run away next.
-      if (error instanceof LedgerError && error.code === 'RESUME_REFUSED')
-        catchUpBeforeRefusal(job, stateDirOf(run.runDir), io.cwd);
+      if (error instanceof LedgerError && error.code === 'RESUME_REFUSED') catchUpBeforeRefusal(job, stateDir, io.cwd);
       throw error;
     }
     // Then, as for a new run, a state the resume could not trust is refused before anything is
