@@ -2,7 +2,7 @@
 import { logFormatOf, withLogFormat } from '../log/cli-logger.js';
 import { tuneV8Memory } from './v8-memory.js';
 import { main } from './main.js';
-import { stoppedAtOnceNotice } from './stopped-at-once.js';
+import { resumeCommandAtStart, stoppedAtOnceNotice } from './stopped-at-once.js';
 
 tuneV8Memory();
 
@@ -18,7 +18,7 @@ const live = (argv[0] === 'import' || argv[0] === 'resume') && !argv.includes('-
 const controller = new AbortController();
 // What continues the run once it has a folder to resume from; before that (a new run still
 // loading its job or waiting for the lock) nothing was sent and there is nothing to resume.
-let resumeCommand: string | undefined = argv[0] === 'resume' ? 'engage-import resume' : undefined;
+let resumeCommand: string | undefined = resumeCommandAtStart(argv);
 // With --log-format json, the notices below are json lines too.
 const io = withLogFormat(
   {

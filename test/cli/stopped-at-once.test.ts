@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { stoppedAtOnceNotice } from '../../src/cli/stopped-at-once.js';
+import { resumeCommandAtStart, stoppedAtOnceNotice } from '../../src/cli/stopped-at-once.js';
 
 describe('what a second signal says', () => {
   it('a live run with a folder names the command that resumes it', () => {
@@ -16,5 +16,12 @@ describe('what a second signal says', () => {
 
   it('a command that sends nothing just stops', () => {
     expect(stoppedAtOnceNotice('SIGINT', false, undefined)).toBe('stopped at once (SIGINT)');
+  });
+
+  it('a resume names the resume command before it has found its run; a new run names none', () => {
+    expect(resumeCommandAtStart(['resume'])).toBe('engage-import resume');
+    expect(resumeCommandAtStart(['import', 'job.yaml', '--resume'])).toBe('engage-import resume');
+    expect(resumeCommandAtStart(['import', 'job.yaml'])).toBeUndefined();
+    expect(resumeCommandAtStart(['validate', 'job.yaml', '--resume'])).toBeUndefined();
   });
 });
