@@ -174,7 +174,9 @@ async function stage(run: Run, index: number, mapping: ResolvedMapping, { rows, 
   }
   summary.bulk = chosen.bulkStats();
   if (run.state.failure !== undefined) throw run.state.failure;
-  bar.finish(run.state.stopReason !== undefined);
+  // Stopped early only when the stop left rows of this stage unsent: a stop that came with its
+  // last request in flight leaves the stage complete.
+  bar.finish(run.state.stopReason !== undefined && summary.counts.not_sent > 0);
   countTransport(summary, before, transport.stats(), started);
 }
 

@@ -72,6 +72,19 @@ describe('interrupt and resume', () => {
     expect(again.stderr).toMatch(/has finished already; nothing to resume/);
   });
 
+  it('a stop that comes while the last request of a stage is in flight leaves that stage "done"', async () => {
+    const { server, dir, env } = await eventsSetUp(1, { latencyMs: 300 });
+    const controller = new AbortController();
+    const stop = setInterval(() => {
+      if (server.requests.some((q) => q.path.includes('/events/'))) controller.abort('SIGINT');
+    }, 1);
+    const run = await runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env, signal: controller.signal });
+    clearInterval(stop);
+    expect(statuses(dir)).toEqual(['0:ok', '1:ok', '2:ok', 'E0:ok']);
+    expect(run.stderr).toMatch(/\[events: events\.csv\] 1\/1 rows, ok 1, not ok 0.* \(done\)/);
+    expect(run.stderr).not.toContain('stopped early: the rows not sent');
+  });
+
   it('refuses to resume when an input file changed, saying which', async () => {
     const { dir, env } = await eventsSetUp(5);
     const first = await importStoppedAtOnce(dir, env, [], 'SIGTERM');
