@@ -59,7 +59,7 @@ export class Breaker {
         if (++this.#malformed < this.#maxMalformed) return undefined;
         return new HttpError(
           'HTTP_PROTOCOL',
-          `${this.#malformed} answers in a row were not what the API sends (last: ${last}); the base URL is probably wrong, the run stopped. If it is right (a maintenance page, say), resume later. If it is wrong: a resume keeps the run's base URL, and this state directory now belongs to it; check the account for the rows in doubt, then start again with the right base URL and another --state-dir`,
+          `${this.#malformed} answers in a row were not what the API sends (last: ${last}); the base URL is probably wrong, the run stopped. If it is right (a maintenance page, say), resume later. If it is wrong: a resume keeps the run's base URL, and this state directory now belongs to it; check the account for the rows in doubt, then start again with the right base URL and a new --state-dir, and keep that --state-dir on this job's command line from then on (its sync state is the job's history)`,
         );
       default:
         return undefined;

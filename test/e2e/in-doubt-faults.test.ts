@@ -255,11 +255,11 @@ describe('6. a 2xx that is not the answer of the API', () => {
     expect(statusCounts(dir)).toEqual({ unknown: 3, not_sent: 7 });
     expect(report(dir)[0]!.message).toMatch(/^HTTP 200 but the answer is not the JSON object the API sends/);
     expect(r.stderr).toMatch(
-      /3 answers in a row were not what the API sends .*the base URL is probably wrong, the run stopped\. If it is right \(a maintenance page, say\), resume later\. If it is wrong: a resume keeps the run's base URL, and this state directory now belongs to it; check the account for the rows in doubt, then start again with the right base URL and another --state-dir.*resume with: engage-import resume/s,
+      /3 answers in a row were not what the API sends .*the base URL is probably wrong, the run stopped\. If it is right \(a maintenance page, say\), resume later\. If it is wrong: a resume keeps the run's base URL, and this state directory now belongs to it; check the account for the rows in doubt, then start again with the right base URL and a new --state-dir, and keep that --state-dir on this job's command line from then on \(its sync state is the job's history\).*resume with: engage-import resume/s,
     );
   });
 
-  it('doing as the message says (the right base URL, another --state-dir) sends every row', async () => {
+  it('doing as the message says (the right base URL, a new --state-dir, kept) sends every row, once', async () => {
     const url = await fakeServer((_req, res) =>
       res.writeHead(200, { 'content-type': 'text/html' }).end('<html></html>'),
     );
@@ -276,6 +276,14 @@ describe('6. a 2xx that is not the answer of the API', () => {
     });
     expect(right.code).toBe(0);
     expect(statusCounts(dir)).toEqual({ ok: 10 });
+    expect(sandbox.requests).toHaveLength(10);
+    // The next night keeps that --state-dir: the events are in its history, none is sent again.
+    const next = await runCli(['import', 'job.yaml', '--incremental', '--state-dir', 'state-right'], {
+      cwd: dir,
+      env: env(sandbox.url),
+    });
+    expect(next.code).toBe(0);
+    expect(statusCounts(dir)).toEqual({ already_sent: 10 });
     expect(sandbox.requests).toHaveLength(10);
   });
 });
