@@ -156,6 +156,14 @@ export function createRunClassifier(options: RunClassifierOptions): RunClassifie
             const before = seen[i];
             if (before !== undefined && c.status === 'unchanged' && !c.send)
               c = { ...c, message: `same request as ${where(before)}, sent earlier in this run` };
+            // An occurrence an earlier file of the run sends: the live run's stage finds it in the
+            // state by then (that file's accepted rows are applied first), so it is already sent.
+            if (earlier !== undefined && win !== undefined && win.source !== index && c.status === 'superseded')
+              c = {
+                status: 'already_sent',
+                send: false,
+                message: `same ${key.resource} as ${where(win)}, sent earlier in this run`,
+              };
             if (earlier !== undefined && c.send && key.kind === 'entity')
               sends.push({ key: key.key, hash: key.hash, source: index, line: rows[i]!.line });
             tally.counts[c.status]++;

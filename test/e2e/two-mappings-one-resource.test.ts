@@ -77,4 +77,37 @@ describe('two mappings of one resource in an incremental job', () => {
     expect(lines('live.csv').filter((l) => l.includes(': ok'))).toHaveLength(3);
     expect(sandbox.requests.length - sent).toBe(3);
   });
+
+  it('an event two files carry: the preview calls the later row already sent, as the live run does', async () => {
+    sandbox = await startSandbox({ rate: 0, fixtures: { users: [{ custom_id: 'U0' }] } });
+    const mapping = (file: string) =>
+      `resource: event\nsource: { file: ${file} }\nkey: id\nfields:\n  user_custom_id: user\n  name: { value: Visited }\n  data.id: id\n`;
+    const dir = tmpTree({
+      'a.csv': 'id,user\nE1,U0\nE2,U0\n',
+      'b.csv': 'id,user\nE2,U0\nE3,U0\n',
+      'a.yaml': mapping('a.csv'),
+      'b.yaml': mapping('b.csv'),
+      'job.yaml': 'mappings: [a.yaml, b.yaml]\nsync: incremental\n',
+    });
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const statuses = (report: string) =>
+      (parse(readFileSync(join(dir, report)), { columns: true }) as Record<string, string>[]).map(
+        (l) => `${l['file']} ${l['key']}: ${l['status']}`,
+      );
+    const preview = await runCli(['validate', 'job.yaml', '--report', 'preview.csv'], { cwd: dir, env });
+    expect(preview.code).toBe(0);
+    expect(preview.stdout + preview.stderr).not.toContain('superseded');
+    const previewed = parse(readFileSync(join(dir, 'preview.csv')), { columns: true }) as Record<string, string>[];
+    expect(previewed[2]).toMatchObject({
+      file: 'b.csv',
+      key: 'E2',
+      status: 'already_sent',
+      message: 'same event as a.csv line 3, sent earlier in this run',
+    });
+    const live = await runCli(['import', 'job.yaml', '--rate', '1000', '--report', 'live.csv'], { cwd: dir, env });
+    expect(live.code).toBe(0);
+    expect(sandbox.requests.filter((q) => q.path.includes('/events/'))).toHaveLength(3);
+    expect(statuses('live.csv')).toEqual(['a.csv E1: ok', 'a.csv E2: ok', 'b.csv E2: already_sent', 'b.csv E3: ok']);
+    expect(statuses('preview.csv').map((l) => l.replace(/: new$/, ': ok'))).toEqual(statuses('live.csv'));
+  });
 });
