@@ -375,6 +375,13 @@ export class SyncState {
     }
     const differs = targetDifference(was, target);
     if (differs === undefined) return;
+    // A state that holds no row says nothing about its target's account: the run that recorded it
+    // was stopped before the API accepted anything (a 401 on a mistyped key, a base URL that never
+    // answered). The corrected target takes its place.
+    if (this.#holdsNoRow()) {
+      if (record) this.#replaceTarget(target);
+      return;
+    }
     const why =
       differs === 'baseUrl'
         ? `the base URL ${was.baseUrl}, not ${target.baseUrl}`
@@ -391,6 +398,25 @@ export class SyncState {
       this.#db
         .prepare(`INSERT INTO meta (key, value) VALUES ('target', ?) ON CONFLICT (key) DO NOTHING`)
         .run(JSON.stringify({ baseUrl: target.baseUrl, keyFingerprint: target.keyFingerprint })),
+    );
+  }
+
+  #replaceTarget(target: StateTarget): void {
+    guardState(this.place, () =>
+      this.#db
+        .prepare(`UPDATE meta SET value = ? WHERE key = 'target'`)
+        .run(JSON.stringify({ baseUrl: target.baseUrl, keyFingerprint: target.keyFingerprint })),
+    );
+  }
+
+  #holdsNoRow(): boolean {
+    return guardState(
+      this.place,
+      () =>
+        this.#db
+          .prepare(`SELECT NOT EXISTS (SELECT 1 FROM entities) AND NOT EXISTS (SELECT 1 FROM events)`)
+          .pluck()
+          .get() === 1,
     );
   }
 
