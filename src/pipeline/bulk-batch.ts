@@ -85,17 +85,17 @@ export class ChunkFileNames {
 }
 
 /**
- * Deletes the chunk files of a stage that no ledger record names: the chunk a killed run was
- * filling (its rows were never recorded, so a resume reads them again into new chunks). They hold
- * row data, and nothing reads them again. A recorded chunk's file, and the re-upload files cut
- * from it, stay: its re-uploads may need it. Called before this run writes any chunk of the stage.
+ * Deletes the files of a stage that a resume never reads: the chunk a killed run was filling (its
+ * rows were never recorded, so a resume reads them again into new chunks) and the re-upload files
+ * a killed run had cut (each is read only by its own upload; a resume cuts the set again from its
+ * chunk's file). They hold row data. A recorded chunk's own file stays: its re-uploads are cut
+ * from it. Called before this process writes any file of the stage.
  */
 export function removeUnrecordedChunkFiles(dir: string, stageIndex: number, recorded: ReadonlySet<string>): void {
   if (!existsSync(dir)) return;
-  const kept = [...recorded].map((file) => basename(file, '.csv'));
+  const kept = new Set([...recorded].map((file) => basename(file)));
   for (const name of readdirSync(dir)) {
-    if (!name.startsWith(`${stageIndex}-`) || !name.endsWith('.csv')) continue;
-    if (kept.some((k) => name.startsWith(k))) continue;
+    if (!name.startsWith(`${stageIndex}-`) || !name.endsWith('.csv') || kept.has(name)) continue;
     rmSync(join(dir, name), { force: true });
   }
 }

@@ -120,6 +120,9 @@ describe('bulk import: kill -9 during a bisection, then resume', () => {
       expect(l.message).toMatch(new RegExp(`^bulk import [0-9a-f-]{36}: ${escapeRegExp(REFUSED)}$`));
     expect(report.filter((l) => l.status === 'ok')).toHaveLength(370);
     expect(sandbox.state.users()).toHaveLength(370);
+    // No file of row data is left behind: the chunks' nor the re-upload the kill interrupted.
+    const [run] = readdirSync(join(dir, 'state', 'runs'));
+    expect(readdirSync(join(dir, 'state', 'runs', run!, 'bulk'))).toEqual([]);
   }, 90_000);
 });
 
