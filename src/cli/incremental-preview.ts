@@ -4,6 +4,7 @@ import type { ResourceName } from '../config/mapping-schema.js';
 import { resolveBaseUrl } from '../transport/index.js';
 import { keyFingerprint } from './run-identity.js';
 import { catchUpWhenFree } from './catch-up-when-free.js';
+import { unfinishedRunNote } from './unfinished-run-note.js';
 import { createRunClassifier, syncStateFile, SyncState, stateDirBeside, type RunClassifier } from '../sync/index.js';
 
 /** Options of `validate` that ask for the incremental preview. */
@@ -45,8 +46,10 @@ export function openPreview(
     requestOptions: { dealUpdateMethod: args['deal-update-method'] },
     comparesWithEarlierFiles: resourcesOfManyFiles(job),
   });
+  const unfinished = unfinishedRunNote(job, stateDir, cwd);
   return {
-    classifier,
+    classifier:
+      unfinished === undefined ? classifier : { ...classifier, notes: () => [unfinished, ...classifier.notes()] },
     close: () => {
       classifier.close();
       state?.close();
