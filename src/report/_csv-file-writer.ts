@@ -18,6 +18,8 @@ export interface CsvFileWriterOptions {
   readonly delimiter?: string;
   /** Default utf-8; other encodings go through iconv-lite (the rejects file keeps its source's). */
   readonly encoding?: string;
+  /** Write Excel's `sep=<delimiter>` line before the header, which names the delimiter to readers. */
+  readonly sepLine?: boolean;
 }
 
 /** Lines written to the file at once: one stream write per row costs more than the row's formatting. */
@@ -36,7 +38,7 @@ export function createCsvFileWriter(path: string, options: CsvFileWriterOptions)
   file.on('error', (e) => {
     failure ??= outputError(path, e);
   });
-  let batch = format(options.header);
+  let batch = `${options.sepLine === true ? `sep=${options.delimiter ?? ','}\n` : ''}${format(options.header)}`;
   let rows = 1;
 
   /** Writes the batch; true when the file wants the writer to wait for `drain`. */

@@ -94,7 +94,16 @@ export function createRejectsWriter(files: ReadonlyMap<string, string>): Rejects
         const readsIt = mapping.key.includes(ERROR_COLUMN) || mapping.fields.some((f) => f.column === ERROR_COLUMN);
         const errorAt = header.at(-1) === ERROR_COLUMN && !readsIt ? header.length - 1 : header.length;
         const columns = errorAt < header.length ? header : [...header, ERROR_COLUMN];
-        const out = createCsvFileWriter(file, { header: columns, delimiter, encoding: mapping.source.encoding });
+        // A source read with another delimiter than its mapping names had a `sep=` line: the
+        // rejects file has one too, or the same mapping would read it as a single column.
+        const configured = mapping.source.delimiter;
+        const sepLine = configured !== 'auto' && configured !== delimiter;
+        const out = createCsvFileWriter(file, {
+          header: columns,
+          delimiter,
+          encoding: mapping.source.encoding,
+          sepLine,
+        });
         w = { out, errorAt, delimiter, file, held: [] };
         writers.set(mapping.mappingFile, w);
       }

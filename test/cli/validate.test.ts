@@ -61,6 +61,26 @@ describe('engage-import validate', () => {
     );
   });
 
+  it("keeps a source's `sep=` line in its rejects, so the same mapping reads the fixed file back", async () => {
+    const dir = tmpTree({
+      'm.yaml': EVENTS_MAPPING,
+      'events.csv': 'sep=;\r\nid;user;event;at\r\nA;1;Signed Up;2026-01-01T00:00:00Z\r\nB;x;Paid;1767225600\r\n',
+    });
+    const r = await runCli(['validate', 'm.yaml', '--rejects', 'rejects.csv', '--quiet'], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(readFileSync(join(dir, 'rejects.csv'), 'utf8')).toBe(
+      'sep=;\nid;user;event;at;error\nB;x;Paid;1767225600;"user_id: expected an integer, got ""x"""\n',
+    );
+    const again = await runCli(['validate', 'm.yaml', '--input', 'rejects.csv', '--report', 'again.csv', '--quiet'], {
+      cwd: dir,
+    });
+    expect(again.code).toBe(1);
+    const lines = parse(readFileSync(join(dir, 'again.csv')), { columns: true }) as Record<string, string>[];
+    expect(lines.map((l) => [l['line'], l['key'], l['status'], l['message']])).toEqual([
+      ['3', 'B', 'invalid', 'user_id: expected an integer, got "x"'],
+    ]);
+  });
+
   it('names an array element as the mapping does, when an empty element before it was left out', async () => {
     const mapping = [
       'resource: webpush-campaign',
