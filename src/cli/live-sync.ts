@@ -5,6 +5,9 @@ import {
   catchUp,
   createRunClassifier,
   createSendAllClassifier,
+  jobStateFile,
+  movedJobState,
+  renameMovedState,
   resourceFingerprints,
   syncStateFile,
   SyncState,
@@ -18,6 +21,8 @@ const APPLY_EVERY_MS = 1_000;
 /** The sync side of a live run: the classifier the pipeline asks, and the state kept up to date. */
 export interface RunSync {
   readonly classifier: RunClassifier;
+  /** The job's earlier path, when the job had moved and its state was taken along (`movedJobState`). */
+  readonly movedFrom: string | undefined;
   /** Applies what the run's ledger committed since the last call (idempotent). */
   apply(): void;
   close(): void;
@@ -31,7 +36,7 @@ export type RunSyncMode = SyncMode | undefined;
  * written for another target) is refused now, so the refusal leaves no run folder behind.
  */
 export function checkSyncState(job: LoadedJob, stateDir: string, target: RunIdentity['target'], cwd: string): void {
-  const state = SyncState.open(syncStateFile(stateDir, job.file), job.file, { cwd, mode: 'read' });
+  const state = SyncState.open(jobStateFile(stateDir, job.file), job.file, { cwd, mode: 'read' });
   try {
     if (target !== undefined) state?.checkTarget(target, false);
   } finally {
@@ -46,7 +51,7 @@ export function checkSyncState(job: LoadedJob, stateDir: string, target: RunIden
  * without those rows being sent again.
  */
 export function catchUpBeforeRefusal(job: LoadedJob, stateDir: string, cwd: string): void {
-  const state = SyncState.open(syncStateFile(stateDir, job.file), job.file, { cwd, mode: 'read', check: false });
+  const state = SyncState.open(jobStateFile(stateDir, job.file), job.file, { cwd, mode: 'read', check: false });
   if (state === undefined) return;
   try {
     catchUpWhenFree(state, stateDir, cwd);
@@ -70,6 +75,17 @@ export async function openRunSync(
   requestOptions: { dealUpdateMethod: 'PATCH' | 'PUT' },
   cwd: string,
 ): Promise<RunSync> {
+  const moved = movedJobState(stateDir, job.file);
+  if (moved !== undefined) {
+    // Caught up first with the runs of the earlier path (their ledgers name it), then renamed.
+    const before = SyncState.open(moved.file, moved.from, { cwd, mode: 'write', check: false })!;
+    try {
+      catchUp(before, stateDir, (runDir) => openSyncFeed(runDir, { cwd }), { cwd });
+    } finally {
+      before.close();
+    }
+    renameMovedState(moved, stateDir, job.file);
+  }
   const state = SyncState.open(syncStateFile(stateDir, job.file), job.file, { cwd, mode: 'write', check: false })!;
   try {
     if (ledger.identity.target !== undefined) state.checkTarget(ledger.identity.target, true);
@@ -105,6 +121,7 @@ export async function openRunSync(
   });
   return {
     classifier,
+    movedFrom: moved?.from,
     apply: () => {
       failed = false;
       apply();
