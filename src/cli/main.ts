@@ -72,7 +72,10 @@ export async function main(argv: readonly string[], cliIo: CliIo): Promise<numbe
       output = text;
     });
   } catch (error) {
-    return reportError(error, io);
+    const code = reportError(error, io);
+    // --json: a batch job reads stdout; a refused command (nothing sent) still gives it an object.
+    if (argv.includes('--json')) io.stdout.write(`${JSON.stringify(refusal(error, code), null, 2)}\n`);
+    return code;
   }
   if (output) io.stdout.write(`${output}\n`);
   return exitCode ?? EXIT.OK;
@@ -94,6 +97,14 @@ function refuseRepeatedOptions(args: Readonly<Record<string, unknown>>, argv: re
       `${option} was given ${value.length} times (${value.map((v) => JSON.stringify(String(v))).join(', ')}): give it once`,
     );
   }
+}
+
+/** What `--json` prints when the command ended by an error: its exit code, and the error's code and message. */
+function refusal(error: unknown, exitCode: number) {
+  const code = error instanceof UsageError ? 'USAGE' : error instanceof EngageError ? error.code : 'INTERNAL';
+  const message = error instanceof Error && code !== 'INTERNAL' ? error.message : 'internal error (see stderr)';
+  // Exit 2 is a usage or configuration error, raised before anything is sent.
+  return { outcome: exitCode === EXIT.USAGE ? 'refused' : 'failed', exit_code: exitCode, error: { code, message } };
 }
 
 /** A disk that fails while a file is being written (full, I/O error): the run was cut short, not misused. */

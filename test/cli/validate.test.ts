@@ -81,6 +81,20 @@ describe('engage-import validate', () => {
     ]);
   });
 
+  it('--json: a command refused before anything was read still prints an object on stdout, with the exit code and why', async () => {
+    const dir = tmpTree({ 'm.yaml': EVENTS_MAPPING });
+    const r = await runCli(['validate', 'm.yaml', '--json', '--quiet'], { cwd: dir });
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout)).toEqual({
+      outcome: 'refused',
+      exit_code: 2,
+      error: { code: 'CSV_READ', message: expect.stringContaining('events.csv') },
+    });
+    const usage = await runCli(['validate', 'm.yaml', '--json', '--rate', 'fast'], { cwd: dir });
+    expect(usage.code).toBe(2);
+    expect(JSON.parse(usage.stdout)).toMatchObject({ outcome: 'refused', exit_code: 2, error: { code: 'USAGE' } });
+  });
+
   it('names an array element as the mapping does, when an empty element before it was left out', async () => {
     const mapping = [
       'resource: webpush-campaign',
