@@ -31,6 +31,7 @@ import { catchUpBeforeRefusal, checkSyncState, openRunSync, type RunSync, type R
 import { printSummary } from './print-summary.js';
 import { refuseChangedEventMappings } from './changed-event-mappings.js';
 import { refuseOtherStateDir } from './resume-state-dir.js';
+import { doubtsOfOtherRuns } from './doubts-of-other-runs.js';
 import { withRecordedPayloadOptions } from './resume-args.js';
 import { rowsNotOk } from '../report/report-line.js';
 import { payloadOptionsToCompare, runIdentity, type PayloadOptions } from './run-identity.js';
@@ -151,6 +152,10 @@ async function runLiveWith(
       io.stderr.write(
         `engage-import: the run in ${displayPath(run.runDir, io.cwd)} has finished already; nothing to resume.\n`,
       );
+      if (args['resend-unknown'] === true) {
+        const others = doubtsOfOtherRuns(run.identity.job.path, stateDir, run.runDir, io.cwd);
+        if (others !== undefined) io.stderr.write(`engage-import: ${others}\n`);
+      }
       return EXIT.OK;
     };
     if (run.finished && !args['resend-unknown']) return finished();

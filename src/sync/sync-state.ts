@@ -174,6 +174,20 @@ export class SyncState {
     return stored;
   }
 
+  /** The runs whose events the state holds in doubt (their answers were lost), with how many each. */
+  doubtRuns(): { readonly runId: string; readonly count: number }[] {
+    return guardState(this.place, () =>
+      (
+        this.#db
+          .prepare(
+            `SELECT substr(run_id, ${DOUBT_PREFIX.length + 1}) AS runId, count(*) AS count FROM events
+             WHERE run_id LIKE '${DOUBT_PREFIX}%' GROUP BY run_id ORDER BY run_id`,
+          )
+          .all() as { runId: string; count: number }[]
+      ).map((r) => ({ runId: r.runId, count: r.count })),
+    );
+  }
+
   /** The fingerprint of the mapping the resource's rows were last accepted with. */
   mappingFingerprint(resource: ResourceName): string | undefined {
     return guardState(

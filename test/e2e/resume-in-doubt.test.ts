@@ -159,5 +159,18 @@ describe('an event in doubt is not resent by a later run without --incremental e
       /^in doubt since run \S+ at \S+ \(a 5xx, a lost answer, or the run stopped while it was in flight\): it may have been recorded/,
     );
     expect(applied(sandbox)).toEqual({ E0: 1, E1: 1 });
+
+    // A plain `resume --resend-unknown` finds the newest run, which has no doubt of its own: it
+    // names the run that holds E0's, and that command resends it once.
+    const runs = readdirSync(join(dir, '.engage-import', 'runs')).sort();
+    const newest = await runCli(['resume', '--resend-unknown', '--rate', '1000'], { cwd: dir, env });
+    expect(newest.code, newest.stderr).toBe(0);
+    const command = `engage-import resume --resend-unknown .engage-import/runs/${runs[0]}`;
+    expect(newest.stderr).toContain(`'${command}' (1 event)`);
+    // That run's input as it was (else the report's messages give the `state forget` command).
+    writeFileSync(join(dir, 'events.csv'), 'id,user\nE0,U0\n');
+    const resent = await runCli([...command.split(' ').slice(1), '--rate', '1000'], { cwd: dir, env });
+    expect(resent.code, resent.stderr).toBe(0);
+    expect(applied(sandbox)).toEqual({ E0: 2, E1: 1 });
   });
 });
