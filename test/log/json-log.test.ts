@@ -89,6 +89,7 @@ describe('progress in json', () => {
       done: 10,
       total: 40,
       ok: 9,
+      unchanged: 0,
       not_ok: 1,
       rows_per_s: 5,
       eta_s: 6,

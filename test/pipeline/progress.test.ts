@@ -48,3 +48,18 @@ describe('a stage the run stopped in', () => {
     );
   });
 });
+
+describe('a stage of an incremental night', () => {
+  it('counts the rows it had no need to send as unchanged, not as nothing', () => {
+    const out = new PassThrough();
+    let text = '';
+    out.on('data', (c: Buffer) => (text += c.toString()));
+    let t = 0;
+    const progress = createProgress({ stream: out, tty: false, now: () => t, every: () => () => undefined });
+    const stage = progress.stage('events: events.csv', 5);
+    for (const s of ['already_sent', 'already_sent', 'unchanged', 'superseded', 'ok'] as const) stage.tick(s);
+    t = 1_000;
+    stage.finish();
+    expect(text).toBe('[events: events.csv] 5/5 rows, ok 1, unchanged 4, not ok 0, 5.0 rows/s, ETA 0 s (done)\n');
+  });
+});
