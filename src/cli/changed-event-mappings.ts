@@ -8,7 +8,7 @@ import {
   mostlyDiffer,
   resourceFingerprints,
   sendsOccurrences,
-  jobStateFile,
+  syncStateFile,
   SyncState,
   type SyncMode,
 } from '../sync/index.js';
@@ -31,7 +31,7 @@ export async function refuseChangedEventMappings(
   options: { readonly dealUpdateMethod: 'PATCH' | 'PUT'; readonly limit?: number | undefined; readonly cwd: string },
 ): Promise<void> {
   const { cwd } = options;
-  const state = SyncState.open(jobStateFile(stateDir, job.file), job.file, { cwd, mode: 'read', check: false });
+  const state = SyncState.open(syncStateFile(stateDir, job.file), job.file, { cwd, mode: 'read', check: false });
   if (state === undefined) return;
   const requestOptions = { dealUpdateMethod: options.dealUpdateMethod };
   const classifier = createRunClassifier({ state, mode, requestOptions });

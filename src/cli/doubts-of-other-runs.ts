@@ -1,7 +1,7 @@
 import { basename, join } from 'node:path';
 import { RUNS_FOLDER } from '../ledger/index.js';
 import { displayPath } from '../pipeline/display-path.js';
-import { jobStateFile, SyncState } from '../sync/index.js';
+import { syncStateFile, SyncState } from '../sync/index.js';
 
 /**
  * `resume --resend-unknown` of a run with no rows in doubt of its own, whose report may still show
@@ -11,7 +11,7 @@ import { jobStateFile, SyncState } from '../sync/index.js';
 export function doubtsOfOtherRuns(jobPath: string, stateDir: string, runDir: string, cwd: string): string | undefined {
   let state: SyncState | undefined;
   try {
-    state = SyncState.open(jobStateFile(stateDir, jobPath), jobPath, { cwd, mode: 'read', check: false });
+    state = SyncState.open(syncStateFile(stateDir, jobPath), jobPath, { cwd, mode: 'read', check: false });
   } catch {
     return undefined;
   }

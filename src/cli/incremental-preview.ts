@@ -5,7 +5,14 @@ import { resolveBaseUrl } from '../transport/index.js';
 import { keyFingerprint } from './run-identity.js';
 import { catchUpWhenFree } from './catch-up-when-free.js';
 import { unfinishedRunNote } from './unfinished-run-note.js';
-import { createRunClassifier, jobStateFile, SyncState, stateDirBeside, type RunClassifier } from '../sync/index.js';
+import {
+  createRunClassifier,
+  refuseMovedJob,
+  syncStateFile,
+  SyncState,
+  stateDirBeside,
+  type RunClassifier,
+} from '../sync/index.js';
 
 /** Options of `validate` that ask for the incremental preview. */
 export interface PreviewArgs {
@@ -98,7 +105,9 @@ function checkPreviewTarget(state: SyncState, target: PreviewTarget): void {
  * the state missed, and so does the preview when it can (`catchUpWhenFree`). Undefined: no state yet.
  */
 function caughtUpState(job: LoadedJob, stateDir: string, cwd: string): SyncState | undefined {
-  const state = SyncState.open(jobStateFile(stateDir, job.file), job.file, { cwd, mode: 'read' });
+  // As the live run refuses it: calling every row new would not be what that run does.
+  refuseMovedJob(stateDir, job.file, cwd);
+  const state = SyncState.open(syncStateFile(stateDir, job.file), job.file, { cwd, mode: 'read' });
   if (state === undefined) return undefined;
   try {
     catchUpWhenFree(state, stateDir, cwd);

@@ -279,10 +279,6 @@ async function runLiveWith(
         { dealUpdateMethod: args['deal-update-method'] },
         io.cwd,
       );
-      if (sync.movedFrom !== undefined && !args.quiet)
-        io.stderr.write(
-          `engage-import: this job was at ${sync.movedFrom}, which no longer exists: its sync state now belongs to ${displayPath(job.file, io.cwd)}, so rows it had accepted are not sent again\n`,
-        );
       return await driveWith(job, ledgerOfRun, sync);
     } catch (error) {
       // Refused before its first row (an input that cannot be read, an output that cannot be

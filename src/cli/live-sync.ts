@@ -5,9 +5,7 @@ import {
   catchUp,
   createRunClassifier,
   createSendAllClassifier,
-  jobStateFile,
-  movedJobState,
-  renameMovedState,
+  refuseMovedJob,
   resourceFingerprints,
   syncStateFile,
   SyncState,
@@ -21,8 +19,6 @@ const APPLY_EVERY_MS = 1_000;
 /** The sync side of a live run: the classifier the pipeline asks, and the state kept up to date. */
 export interface RunSync {
   readonly classifier: RunClassifier;
-  /** The job's earlier path, when the job had moved and its state was taken along (`movedJobState`). */
-  readonly movedFrom: string | undefined;
   /** Applies what the run's ledger committed since the last call (idempotent). */
   apply(): void;
   close(): void;
@@ -33,10 +29,12 @@ export type RunSyncMode = SyncMode | undefined;
 
 /**
  * Before the run is created: a sync state that the run could not use (a newer format, damaged,
- * written for another target) is refused now, so the refusal leaves no run folder behind.
+ * written for another target), or none where the job seems to have moved from another path with
+ * its state directory, is refused now, so the refusal leaves no run folder behind.
  */
 export function checkSyncState(job: LoadedJob, stateDir: string, target: RunIdentity['target'], cwd: string): void {
-  const state = SyncState.open(jobStateFile(stateDir, job.file), job.file, { cwd, mode: 'read' });
+  refuseMovedJob(stateDir, job.file, cwd);
+  const state = SyncState.open(syncStateFile(stateDir, job.file), job.file, { cwd, mode: 'read' });
   try {
     if (target !== undefined) state?.checkTarget(target, false);
   } finally {
@@ -51,7 +49,7 @@ export function checkSyncState(job: LoadedJob, stateDir: string, target: RunIden
  * without those rows being sent again.
  */
 export function catchUpBeforeRefusal(job: LoadedJob, stateDir: string, cwd: string): void {
-  const state = SyncState.open(jobStateFile(stateDir, job.file), job.file, { cwd, mode: 'read', check: false });
+  const state = SyncState.open(syncStateFile(stateDir, job.file), job.file, { cwd, mode: 'read', check: false });
   if (state === undefined) return;
   try {
     catchUpWhenFree(state, stateDir, cwd);
@@ -75,17 +73,6 @@ export async function openRunSync(
   requestOptions: { dealUpdateMethod: 'PATCH' | 'PUT' },
   cwd: string,
 ): Promise<RunSync> {
-  const moved = movedJobState(stateDir, job.file);
-  if (moved !== undefined) {
-    // Caught up first with the runs of the earlier path (their ledgers name it), then renamed.
-    const before = SyncState.open(moved.file, moved.from, { cwd, mode: 'write', check: false })!;
-    try {
-      catchUp(before, stateDir, (runDir) => openSyncFeed(runDir, { cwd }), { cwd });
-    } finally {
-      before.close();
-    }
-    renameMovedState(moved, stateDir, job.file);
-  }
   const state = SyncState.open(syncStateFile(stateDir, job.file), job.file, { cwd, mode: 'write', check: false })!;
   try {
     if (ledger.identity.target !== undefined) state.checkTarget(ledger.identity.target, true);
@@ -121,7 +108,6 @@ export async function openRunSync(
   });
   return {
     classifier,
-    movedFrom: moved?.from,
     apply: () => {
       failed = false;
       apply();

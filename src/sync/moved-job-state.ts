@@ -1,6 +1,8 @@
-import { existsSync, renameSync } from 'node:fs';
-import { basename, resolve } from 'node:path';
+import { existsSync } from 'node:fs';
+import { basename, relative, resolve } from 'node:path';
 import Database from 'better-sqlite3';
+import { SyncError } from '../errors.js';
+import { displayPath } from '../ledger/_display-path.js';
 import { listSyncStateFiles, syncStateFile } from './state-file.js';
 
 /** A job's sync state found under the name of the path the job had before it moved. */
@@ -12,11 +14,12 @@ export interface MovedJobState {
 }
 
 /**
- * The sync state of this job when the job file moved (a folder renamed, a redeploy to another
- * path): state files are named after the job's path, so the moved job would find none and send
- * every event of a cumulative export again. Found when this path has no state and exactly one
- * state of the state directory was written for a job file of the same name at a path that no
- * longer exists. A job copied elsewhere (its earlier path still there) is another job.
+ * The sync state this job probably left under its earlier path (a folder renamed, a redeploy to
+ * another path): state files are named after the job's path, so a moved job finds none and would
+ * send every row again, recording every event of a cumulative export twice. Found when this path
+ * has no state and exactly one state of the state directory was written for a job file of the
+ * same name at a path that no longer exists. A job copied elsewhere (its earlier path still
+ * there) is another job, with a state of its own.
  */
 export function movedJobState(stateDir: string, jobPath: string): MovedJobState | undefined {
   const own = syncStateFile(stateDir, jobPath);
@@ -38,8 +41,8 @@ function recordedJob(file: string): string | undefined {
   try {
     const db = new Database(file, { readonly: true, fileMustExist: true });
     try {
-      const row = db.prepare(`SELECT value FROM meta WHERE key = 'job'`).pluck().get();
-      return typeof row === 'string' ? row : undefined;
+      const value = db.prepare(`SELECT value FROM meta WHERE key = 'job'`).pluck().get();
+      return typeof value === 'string' ? value : undefined;
     } finally {
       db.close();
     }
@@ -48,22 +51,21 @@ function recordedJob(file: string): string | undefined {
   }
 }
 
-/** The state file a job reads: its own, or the one it left under its earlier path. */
-export function jobStateFile(stateDir: string, jobPath: string): string {
-  return movedJobState(stateDir, jobPath)?.file ?? syncStateFile(stateDir, jobPath);
-}
-
 /**
- * Gives a moved job's state its new name and path (under the state directory's lock, with the
- * state closed and caught up with the earlier path's runs first, which name that path).
+ * Refuses a run (or preview) of a job that seems to have moved, before anything is sent, and says
+ * how to carry its state over with the state commands. Carrying it over is the operator's call:
+ * the earlier path's unfinished runs, if any, must be resumed there first, and only the operator
+ * knows whether this job is that one.
  */
-export function renameMovedState(moved: MovedJobState, stateDir: string, jobPath: string): void {
-  const db = new Database(moved.file, { fileMustExist: true });
-  try {
-    db.prepare(`UPDATE meta SET value = ? WHERE key = 'job'`).run(resolve(jobPath));
-  } finally {
-    // The last connection: SQLite folds the WAL into the file and removes it.
-    db.close();
-  }
-  renameSync(moved.file, syncStateFile(stateDir, jobPath));
+export function refuseMovedJob(stateDir: string, jobPath: string, cwd: string): void {
+  const moved = movedJobState(stateDir, jobPath);
+  if (moved === undefined) return;
+  const dir = displayPath(stateDir, cwd);
+  const job = relative(cwd, resolve(jobPath)) || basename(jobPath);
+  // In the working directory: an export is refused inside the state directory.
+  const file = 'moved-state.ndjson';
+  throw new SyncError(
+    'SYNC_STATE',
+    `${dir} holds the sync state of ${moved.from}, a job of the same name at a path that no longer exists, and none for ${job}; nothing was sent. If this job moved from there, carry its state over (without it every row is sent again and every event recorded twice): engage-import state export --job ${moved.from} --state-dir ${dir} ${file} && engage-import state import --job ${job} --state-dir ${dir} ${file} (resume any unfinished run of the earlier path first, from there; delete ${file} after). If it is another job, delete ${displayPath(moved.file, cwd)} or give this one another --state-dir`,
+  );
 }
