@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { basename, dirname, resolve } from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { loadJob } from '../config/load-job.js';
 import { DEFAULTS } from '../defaults.js';
@@ -10,6 +10,7 @@ import {
   openForResume,
   acquireLock,
   readRun,
+  RUNS_FOLDER,
   stateDirOf,
   waitForFreeLock,
   type OpenLedger,
@@ -26,7 +27,7 @@ import { readApiKey, readBaseUrl } from './credentials.js';
 import { EXIT } from './exit-codes.js';
 import { bulkOptionsOf, type LiveArgs, type SyncModeArgs } from './live-options.js';
 import { liveRunHooks, type LiveRunHooks } from './live-run-hooks.js';
-import { stateDirBeside } from '../sync/index.js';
+import { listSyncStateFiles, stateDirBeside } from '../sync/index.js';
 import { catchUpBeforeRefusal, checkSyncState, openRunSync, type RunSync, type RunSyncMode } from './live-sync.js';
 import { printSummary } from './print-summary.js';
 import { refuseChangedEventMappings } from './changed-event-mappings.js';
@@ -98,16 +99,29 @@ async function runLiveWith(
   // The default state directory sits beside the job file, so the working directory does not
   // decide whether an unfinished run is found. `resume` without a job looks in the current folder.
   const jobArg = start.job;
-  // `resume <run folder>`: the run's own state directory (its sync state, its lock), wherever the
-  // command is run from; a --state-dir that names another one is refused once the run is found.
+  // `resume <run folder>`: a folder in a state directory's `runs/` belongs to that directory (its
+  // sync state, its lock), wherever the command is run from; a --state-dir that names another one
+  // is refused. A run folder moved out of it (parked, as a refusal offers) takes --state-dir, or
+  // the default beside its job file.
   const explicit = start.kind === 'resume' && start.runDir !== undefined ? resolve(io.cwd, start.runDir) : undefined;
+  const inRuns =
+    explicit !== undefined &&
+    basename(dirname(explicit)) === RUNS_FOLDER &&
+    listSyncStateFiles(stateDirOf(explicit)).length > 0;
+  const parkedJob =
+    explicit !== undefined && !inRuns ? readRun(explicit, { cwd: io.cwd })?.identity.job.path : undefined;
   // Checked before any ledger is opened in it: a file, a read-only folder or /proc is a usage error.
   const stateDir: string =
-    explicit !== undefined && args['state-dir'] === undefined
-      ? stateDirOf(explicit)
+    inRuns && args['state-dir'] === undefined
+      ? stateDirOf(explicit!)
       : checkStateDir(
           io.cwd,
-          args['state-dir'] ?? (jobArg !== undefined ? stateDirBeside(resolve(io.cwd, jobArg)) : DEFAULTS.stateDir),
+          args['state-dir'] ??
+            (jobArg !== undefined
+              ? stateDirBeside(resolve(io.cwd, jobArg))
+              : parkedJob !== undefined
+                ? stateDirBeside(parkedJob)
+                : DEFAULTS.stateDir),
         );
   const target = { baseUrl, apiKey };
   const payloadOptionsOf = (a: typeof args): PayloadOptions => ({
@@ -127,7 +141,7 @@ async function runLiveWith(
   let ledger: OpenLedger;
   if (start.kind === 'resume') {
     const jobFile = start.job !== undefined ? resolve(io.cwd, start.job) : undefined;
-    if (explicit !== undefined) refuseOtherStateDir(explicit, stateDir, io.cwd);
+    if (inRuns) refuseOtherStateDir(explicit!, stateDir, io.cwd);
     // Before the run is read: the process holding the state directory may be that very run, or
     // another resume of it, about to finish it.
     await waitForLock(stateDir);

@@ -1,5 +1,5 @@
-import { appendFileSync, existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { appendFileSync, existsSync, mkdirSync, renameSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { eventsJob } from '../helpers/events-job.js';
@@ -56,5 +56,29 @@ describe('resume <run folder> from another working directory', () => {
     expect(resumed.code).toBe(2);
     expect(resumed.stderr).toMatch(/belongs to the state directory \S+, not to --state-dir other/);
     expect(sandbox!.requests).toHaveLength(8);
+  });
+
+  it('a run folder moved out of its state directory is resumed against the state beside its job', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const dir = eventsJob(3, { incremental: true });
+    expect((await runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env })).code).toBe(0);
+    expect(sandbox.requests).toHaveLength(6);
+    const stopped = await runCli(['import', 'job.yaml'], { cwd: dir, env, signal: AbortSignal.abort('SIGTERM') });
+    expect(stopped.code).toBe(143);
+    const runDir = /resume with: engage-import resume (\S+)/.exec(stopped.stderr)![1]!;
+    // Parked, as the refusal of the next night offers ("move that folder away").
+    const parked = join(dir, 'parked', 'old-runs');
+    mkdirSync(parked, { recursive: true });
+    const to = join(parked, basename(runDir));
+    renameSync(join(dir, runDir), to);
+    const resumed = await runCli(['resume', to, '--rate', '1000'], { cwd: dir, env });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain('unchanged 3, already_sent 3');
+    // Naming the job's state directory is the same, not refused.
+    const again = await runCli(['resume', to, '--state-dir', '.engage-import', '--resend-unknown'], { cwd: dir, env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(sandbox.requests).toHaveLength(6);
+    expect(existsSync(join(dir, 'parked', 'sync'))).toBe(false);
   });
 });
