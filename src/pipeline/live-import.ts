@@ -174,9 +174,11 @@ async function stage(run: Run, index: number, mapping: ResolvedMapping, { rows, 
   }
   summary.bulk = chosen.bulkStats();
   if (run.state.failure !== undefined) throw run.state.failure;
-  // Stopped early only when the stop left rows of this stage unsent: a stop that came with its
-  // last request in flight leaves the stage complete.
-  bar.finish(run.state.stopReason !== undefined && summary.counts.not_sent > 0);
+  // Stopped early only when the stop left rows of this stage for the resume: unsent (`not_sent`),
+  // or waited on no more (`unknown`: a bulk import still running). A stop that came with the
+  // stage's last request in flight, answered, leaves the stage complete.
+  const left = summary.counts.not_sent + summary.counts.unknown;
+  bar.finish(run.state.stopReason !== undefined && left > 0);
   countTransport(summary, before, transport.stats(), started);
 }
 

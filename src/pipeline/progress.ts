@@ -143,7 +143,7 @@ function logLines(options: ProgressOptions, now: () => number): Progress {
             'info',
             'stage_end',
             { ...figures(label, total, c, now()), stopped },
-            `${line(label, total, c, now())} (${stopped ? 'stopped early: the rows not sent are in the report as not_sent' : 'done'})`,
+            `${line(label, total, c, now())} (${stopped ? 'stopped early: rows not sent are not_sent in the report, rows whose answer it did not wait for unknown; resume goes on' : 'done'})`,
           );
         },
       };

@@ -1,4 +1,4 @@
-import { appendFileSync, readFileSync, renameSync } from 'node:fs';
+import { appendFileSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -47,7 +47,7 @@ describe('interrupt and resume', () => {
     );
     // Without a terminal the stage's log line says it stopped, not that it is done.
     expect(first.stderr).toMatch(
-      /\[events: events\.csv\] .* \(stopped early: the rows not sent are in the report as not_sent\)/,
+      /\[events: events\.csv\] .* \(stopped early: rows not sent are not_sent in the report/,
     );
     expect(first.stderr).not.toMatch(/\[events: events\.csv\] .* \(done\)/);
     const afterFirst = statuses(dir);
@@ -82,7 +82,29 @@ describe('interrupt and resume', () => {
     clearInterval(stop);
     expect(statuses(dir)).toEqual(['0:ok', '1:ok', '2:ok', 'E0:ok']);
     expect(run.stderr).toMatch(/\[events: events\.csv\] 1\/1 rows, ok 1, not ok 0.* \(done\)/);
-    expect(run.stderr).not.toContain('stopped early: the rows not sent');
+    expect(run.stderr).not.toContain('stopped early');
+  });
+
+  it('a stop that comes while a bulk import runs leaves that stage "stopped early", its rows unknown', async () => {
+    const { server, dir, env } = await eventsSetUp(0, { bulkRowsPerS: 1 });
+    writeFileSync(
+      join(dir, 'contacts.csv'),
+      `custom_id\n${Array.from({ length: 20 }, (_, i) => `C${i}`).join('\n')}\n`,
+    );
+    const controller = new AbortController();
+    const stop = setInterval(() => {
+      if (server.requests.some((q) => q.path.endsWith('/import/'))) controller.abort('SIGINT');
+    }, 1);
+    const run = await runCli(['import', 'job.yaml', '--bulk', 'always', '--rate', '1000'], {
+      cwd: dir,
+      env,
+      signal: controller.signal,
+    });
+    clearInterval(stop);
+    expect(run.code).toBe(130);
+    expect(new Set(statuses(dir).map((s) => s.split(':')[1]))).toEqual(new Set(['unknown']));
+    expect(run.stderr).toMatch(/\[contacts: contacts\.csv\] 20\/20 rows, .* \(stopped early: /);
+    expect(run.stderr).not.toMatch(/\[contacts: contacts\.csv\] .*\(done\)/);
   });
 
   it('refuses to resume when an input file changed, saying which', async () => {

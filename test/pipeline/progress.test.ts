@@ -44,7 +44,7 @@ describe('a stage the run stopped in', () => {
     t = 1_000;
     stage.finish(true);
     expect(text).toBe(
-      '[contacts: contacts.csv] 10/10 rows, ok 4, not ok 6, 10.0 rows/s, ETA 0 s (stopped early: the rows not sent are in the report as not_sent)\n',
+      '[contacts: contacts.csv] 10/10 rows, ok 4, not ok 6, 10.0 rows/s, ETA 0 s (stopped early: rows not sent are not_sent in the report, rows whose answer it did not wait for unknown; resume goes on)\n',
     );
   });
 });
