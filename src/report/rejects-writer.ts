@@ -7,6 +7,8 @@ import { neutraliseFormula } from './neutralise-formula.js';
 export interface RejectsSource {
   readonly header: readonly string[];
   readonly delimiter: string;
+  /** The source began with Excel's `sep=` line: its rejects do too, so the same mapping reads them. */
+  readonly sepLine?: boolean;
 }
 
 /**
@@ -84,7 +86,7 @@ export function createRejectsWriter(files: ReadonlyMap<string, string>): Rejects
   >();
   let seq = 0;
   return {
-    async write(mapping, { header, delimiter }, fields, error, line, raw) {
+    async write(mapping, { header, delimiter, sepLine }, fields, error, line, raw) {
       let w = writers.get(mapping.mappingFile);
       if (!w) {
         const file = files.get(mapping.mappingFile);
@@ -94,15 +96,11 @@ export function createRejectsWriter(files: ReadonlyMap<string, string>): Rejects
         const readsIt = mapping.key.includes(ERROR_COLUMN) || mapping.fields.some((f) => f.column === ERROR_COLUMN);
         const errorAt = header.at(-1) === ERROR_COLUMN && !readsIt ? header.length - 1 : header.length;
         const columns = errorAt < header.length ? header : [...header, ERROR_COLUMN];
-        // A source read with another delimiter than its mapping names had a `sep=` line: the
-        // rejects file has one too, or the same mapping would read it as a single column.
-        const configured = mapping.source.delimiter;
-        const sepLine = configured !== 'auto' && configured !== delimiter;
         const out = createCsvFileWriter(file, {
           header: columns,
           delimiter,
           encoding: mapping.source.encoding,
-          sepLine,
+          sepLine: sepLine === true,
         });
         w = { out, errorAt, delimiter, file, held: [] };
         writers.set(mapping.mappingFile, w);

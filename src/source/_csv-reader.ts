@@ -58,6 +58,8 @@ const noop = (): void => {};
 export class CsvReader implements AsyncIterator<SourceItem> {
   header: readonly string[] = [];
   delimiter = ',';
+  /** Whether the file began with Excel's `sep=` line (the header is then on line 2). */
+  sepLine = false;
 
   private readonly name: string;
   private core: CsvCore | undefined;
@@ -132,6 +134,7 @@ export class CsvReader implements AsyncIterator<SourceItem> {
   private async readHeader(delimiter: Delimiter): Promise<void> {
     const { delimiter: resolved, firstLine, first } = await readPrelude(() => this.file.nextUtf8(), delimiter);
     this.delimiter = resolved;
+    this.sepLine = firstLine === 2;
     this.bounds = new RecordBounds(this.delimiter.charCodeAt(0), firstLine);
     this.startCore(0);
     for (const bytes of first) this.feed(bytes);

@@ -18,6 +18,8 @@ export interface CsvSource {
   readonly header: readonly string[];
   /** The delimiter actually used (resolved from 'auto'). */
   readonly delimiter: string;
+  /** Whether the file began with Excel's `sep=` line, which named the delimiter. */
+  readonly sepLine: boolean;
   /**
    * One item per record after the header, in file order; iterate once. Throws SourceError
    * (CSV_ENCODING, CSV_READ) if the file turns out to be undecodable or unreadable mid-way; the
@@ -40,6 +42,7 @@ export async function openCsv(options: CsvSourceOptions): Promise<CsvSource> {
     path: options.path,
     header: reader.header,
     delimiter: reader.delimiter,
+    sepLine: reader.sepLine,
     items: { [Symbol.asyncIterator]: () => reader.iterate() },
     close: () => reader.close(),
   };

@@ -95,6 +95,19 @@ describe('engage-import validate', () => {
     expect(JSON.parse(usage.stdout)).toMatchObject({ outcome: 'refused', exit_code: 2, error: { code: 'USAGE' } });
   });
 
+  it('keeps the `sep=` line with `delimiter: auto` too, where the header alone would be read otherwise', async () => {
+    const dir = tmpTree({
+      'm.yaml':
+        'resource: user\nsource: { file: u.csv, delimiter: auto }\nkey: custom_id\nfields:\n  custom_id: custom_id\n  age: { column: "age, years, approx", type: integer }\n',
+      'u.csv': 'sep=;\ncustom_id;age, years, approx\nA;3\nB;x\n',
+    });
+    const r = await runCli(['validate', 'm.yaml', '--rejects', 'rejects.csv', '--quiet'], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(readFileSync(join(dir, 'rejects.csv'), 'utf8')).toMatch(/^sep=;\ncustom_id;age, years, approx;error\nB;x;/);
+    const again = await runCli(['validate', 'm.yaml', '--input', 'rejects.csv', '--quiet'], { cwd: dir });
+    expect(again.code).toBe(1);
+  });
+
   it('names an array element as the mapping does, when an empty element before it was left out', async () => {
     const mapping = [
       'resource: webpush-campaign',
