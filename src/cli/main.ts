@@ -1,6 +1,7 @@
 import yargs from 'yargs';
 import { EngageError } from '../errors.js';
 import { LOG_FORMATS, logFormatOf, withLogFormat } from '../log/cli-logger.js';
+import { shownUrl } from '../notify/notify-url.js';
 import type { CliCommand, CliIo } from './command.js';
 import { EXIT } from './exit-codes.js';
 import { eventsCommand } from './events-command.js';
@@ -74,7 +75,8 @@ export async function main(argv: readonly string[], cliIo: CliIo): Promise<numbe
   } catch (error) {
     const code = reportError(error, io);
     // --json: a batch job reads stdout; a refused command (nothing sent) still gives it an object.
-    if (argv.includes('--json')) io.stdout.write(`${JSON.stringify(refusal(error, code), null, 2)}\n`);
+    if (argv.some((a) => a === '--json' || a === '--json=true'))
+      io.stdout.write(`${JSON.stringify(refusal(error, code), null, 2)}\n`);
     return code;
   }
   if (output) io.stdout.write(`${output}\n`);
@@ -94,7 +96,7 @@ function refuseRepeatedOptions(args: Readonly<Record<string, unknown>>, argv: re
     const option = name.length === 1 ? `-${name}` : `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
     if (!argv.some((a) => a === option || a.startsWith(`${option}=`))) continue;
     throw new UsageError(
-      `${option} was given ${value.length} times (${value.map((v) => JSON.stringify(String(v))).join(', ')}): give it once`,
+      `${option} was given ${value.length} times (${value.map((v) => JSON.stringify(shownValue(v))).join(', ')}): give it once`,
     );
   }
 }
@@ -105,6 +107,20 @@ function refusal(error: unknown, exitCode: number) {
   const message = error instanceof Error && code !== 'INTERNAL' ? error.message : 'internal error (see stderr)';
   // Exit 2 is a usage or configuration error, raised before anything is sent.
   return { outcome: exitCode === EXIT.USAGE ? 'refused' : 'failed', exit_code: exitCode, error: { code, message } };
+}
+
+/**
+ * An option's value as a message may show it: a URL only by scheme and host, since a webhook URL
+ * holds its secret in the path or query (`--notify-url`), and a base URL may carry a password.
+ */
+function shownValue(value: unknown): string {
+  const text = String(value);
+  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) return text;
+  try {
+    return `${shownUrl(new URL(text))}/…`;
+  } catch {
+    return '(a URL)';
+  }
 }
 
 /** A disk that fails while a file is being written (full, I/O error): the run was cut short, not misused. */

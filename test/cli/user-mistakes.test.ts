@@ -39,6 +39,19 @@ describe('user mistakes are usage errors, never internal ones', () => {
       '--rejects was given 2 times ("a.csv", "b.csv"): give it once',
     ],
     [
+      '--notify-url given twice: its secret path is not repeated',
+      [
+        'import',
+        'm.yaml',
+        '--notify-url',
+        'https://hooks.example.com/services/T0/B0/SECRET1',
+        '--notify-url',
+        'https://hooks.example.com/services/T0/B0/SECRET2',
+      ],
+      2,
+      '--notify-url was given 2 times ("https://hooks.example.com/…", "https://hooks.example.com/…"): give it once',
+    ],
+    [
       '--input given twice',
       ['validate', 'm.yaml', '--input', 'users.csv', '--input', 'users.csv'],
       2,
@@ -86,6 +99,7 @@ describe('user mistakes are usage errors, never internal ones', () => {
     const r = await runCli(argv, { cwd: dir });
     expect(r.stderr).not.toMatch(/internal error|\n\s+at /);
     expect(r.stderr).toContain(message);
+    expect(r.stderr).not.toContain('SECRET');
     expect(r.stderr.trimEnd().split('\n').length).toBeLessThanOrEqual(2);
     expect(r.code).toBe(code);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
