@@ -6,7 +6,7 @@ import { displayPath } from '../ledger/_display-path.js';
 import { listSyncStateFiles, syncStateFile } from './state-file.js';
 
 /** A job's sync state found under the name of the path the job had before it moved. */
-export interface MovedJobState {
+interface MovedJobState {
   /** The state file, named after the job's earlier path. */
   readonly file: string;
   /** The job's earlier path, as the state records it. */
@@ -21,7 +21,7 @@ export interface MovedJobState {
  * same name at a path that no longer exists. A job copied elsewhere (its earlier path still
  * there) is another job, with a state of its own.
  */
-export function movedJobState(stateDir: string, jobPath: string): MovedJobState | undefined {
+function movedJobState(stateDir: string, jobPath: string): MovedJobState | undefined {
   const own = syncStateFile(stateDir, jobPath);
   if (existsSync(own)) return undefined;
   const name = basename(resolve(jobPath));

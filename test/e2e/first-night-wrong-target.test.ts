@@ -1,11 +1,10 @@
 import { readFileSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { eventsJob } from '../helpers/events-job.js';
+import { closedPort } from '../helpers/closed-port.js';
 import { runCli } from '../helpers/run-cli.js';
 import { fakeClock } from '../transport/_fake-clock.js';
 
@@ -19,14 +18,6 @@ const statuses = (dir: string) =>
   (parse(readFileSync(join(dir, 'out/report.csv')), { columns: true }) as Record<string, string>[]).map(
     (r) => r['status'],
   );
-
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
-}
 
 /**
  * A job's first night against a mistyped key or an unreachable base URL records the target in the

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { fakeClock } from '../transport/_fake-clock.js';
 import { EVENTS_MAPPING as EVENTS } from '../helpers/events-job.js';
+import { closedPort } from '../helpers/closed-port.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tmpTree } from '../helpers/tmp.js';
 
@@ -48,13 +49,6 @@ async function fakeServer(handler: RequestListener): Promise<string> {
   server = createServer(handler);
   await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/public/`;
-}
-async function closedPort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as AddressInfo).port;
-  await new Promise((r) => s.close(r));
-  return port;
 }
 const env = (url: string) => ({ ENGAGE_API_KEY: KEY, ENGAGE_BASE_URL: url });
 
