@@ -1,6 +1,6 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync, type Stats } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { basename, dirname, relative, sep } from 'node:path';
+import { basename, dirname, join, relative, sep } from 'node:path';
 import type { ResourceName } from '../config/mapping-schema.js';
 import { ConfigError } from '../errors.js';
 import { displayPath } from '../text/display-path.js';
@@ -43,6 +43,7 @@ const number = new Intl.NumberFormat('en-US');
  * file says which rows would fail and why.
  */
 export async function initMapping(options: InitOptions): Promise<InitResult> {
+  checkPaths(options);
   if (existsSync(options.out) && options.force !== true) {
     throw new ConfigError(
       'OUTPUT',
@@ -63,8 +64,7 @@ export async function initMapping(options: InitOptions): Promise<InitResult> {
         ]
       : []),
   ];
-  await mkdir(dirname(options.out), { recursive: true });
-  await writeFile(options.out, renderAll(draft, intro, []));
+  await writeMapping(options, renderAll(draft, intro, []));
   let check: MappingCheck | undefined;
   let problem: string | undefined;
   try {
@@ -75,8 +75,8 @@ export async function initMapping(options: InitOptions): Promise<InitResult> {
     problem = error.message.replaceAll(options.out, basename(options.out));
   }
   const lines = check !== undefined ? checkLines(check) : [`This mapping does not load yet: ${problem}`];
-  await writeFile(
-    options.out,
+  await writeMapping(
+    options,
     renderAll(
       draft,
       intro,
@@ -84,6 +84,46 @@ export async function initMapping(options: InitOptions): Promise<InitResult> {
     ),
   );
   return { draft, check, problem, sampled: sample.rows.length };
+}
+
+/**
+ * Refused before anything is read or written, even with --force: a CSV that is a folder, an --out
+ * that is a folder or anything but a file (a device, a pipe), or that is the CSV itself (by
+ * device and inode, so a link to it counts): writing the mapping would destroy the export.
+ */
+function checkPaths(options: InitOptions): void {
+  const csv = displayPath(options.csv, options.cwd);
+  const out = displayPath(options.out, options.cwd);
+  const input = statOf(options.csv);
+  if (input?.isDirectory() === true) throw new ConfigError('USAGE', `${csv} is a folder: name the CSV file`);
+  const target = statOf(options.out);
+  if (target === undefined) return;
+  if (target.isDirectory())
+    throw new ConfigError('USAGE', `--out ${out} is a folder: name a file (for example ${join(out, 'mapping.yaml')})`);
+  if (!target.isFile()) throw new ConfigError('USAGE', `--out ${out} is not a regular file: name a file`);
+  if (input !== undefined && input.dev === target.dev && input.ino === target.ino)
+    throw new ConfigError('USAGE', `--out ${out} is the CSV file ${csv} itself: name another file for the mapping`);
+}
+
+function statOf(path: string): Stats | undefined {
+  try {
+    return statSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes the mapping; a folder or disk that refuses it is a clear error, not a stack trace. */
+async function writeMapping(options: InitOptions, text: string): Promise<void> {
+  try {
+    await mkdir(dirname(options.out), { recursive: true });
+    await writeFile(options.out, text);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'error';
+    throw new ConfigError('OUTPUT', `cannot write ${displayPath(options.out, options.cwd)} (${code})`, {
+      cause: error,
+    });
+  }
 }
 
 function renderAll(draft: Draft, intro: readonly string[], check: readonly string[]): string {

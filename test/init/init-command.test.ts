@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import iconv from 'iconv-lite';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -184,6 +184,34 @@ describe('init on generated files', () => {
       /# This mapping does not load yet: mapping\.yaml(:\d+)?: fields: at least one field is needed/,
     );
     expect(mapping).toContain('TO DECIDE: ambiguous dates: "03/04/2026 10:00"');
+  });
+
+  it('never writes over the CSV it reads, a folder or a device, even with --force; a folder as the CSV is named', async () => {
+    const csv = 'sku,title\nS1,Tent\n';
+    const cwd = tmp({ 'a.csv': csv, 'dir/x': '' });
+    symlinkSync('a.csv', join(cwd, 'link.yaml'));
+    const cases: [string[], string][] = [
+      [
+        ['--out', 'a.csv'],
+        'engage-import: --out a.csv is the CSV file a.csv itself: name another file for the mapping\n',
+      ],
+      [
+        ['--out', 'link.yaml'],
+        'engage-import: --out link.yaml is the CSV file a.csv itself: name another file for the mapping\n',
+      ],
+      [
+        ['--out', 'dir'],
+        `engage-import: --out dir is a folder: name a file (for example ${join('dir', 'mapping.yaml')})\n`,
+      ],
+      [['--out', '/dev/null'], 'engage-import: --out /dev/null is not a regular file: name a file\n'],
+    ];
+    for (const [out, message] of cases) {
+      const r = await runCli(['init', 'a.csv', '--resource', 'product', ...out, '--force'], { cwd });
+      expect([r.code, r.stderr]).toEqual([2, message]);
+    }
+    expect(readFileSync(join(cwd, 'a.csv'), 'utf8')).toBe(csv);
+    const folder = await runCli(['init', '.', '--resource', 'product'], { cwd });
+    expect([folder.code, folder.stderr]).toEqual([2, `engage-import: ${cwd} is a folder: name the CSV file\n`]);
   });
 
   it('refuses to overwrite a mapping without --force', async () => {
