@@ -1,4 +1,4 @@
-import { existsSync, rmSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, rmSync, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import type { Argv } from 'yargs';
@@ -287,16 +287,31 @@ async function checkExportTarget(target: string, stateDir: string, given: string
       'USAGE',
       `state export: ${given} is inside the state directory ${show(stateDir)}, beside the state and the run ledgers it could overwrite: write the export somewhere else`,
     );
-  if (!existsSync(target)) return;
-  const stat = statSync(target);
+  // lstat: the export is written beside its target and renamed over it, which would replace a
+  // link, a device or a pipe by a regular file.
+  const stat = lstatOf(target);
+  if (stat === undefined) return;
   if (stat.isDirectory())
     throw new ConfigError('USAGE', `state export: ${given} is a folder: name the file to write the export to`);
+  if (!stat.isFile())
+    throw new ConfigError(
+      'USAGE',
+      `state export: ${given} is not a regular file (a link, a device or a pipe): write the export to a new file, or over an earlier export`,
+    );
   if (stat.size === 0) return;
   if (exportedJob(await firstLineOf(target, given)) === undefined)
     throw new ConfigError(
       'USAGE',
       `state export: ${given} exists and is not a sync state export (it may be the job, a mapping or an input file): write the export to a new file, or over an earlier export`,
     );
+}
+
+function lstatOf(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
 }
 
 const n = (v: number) => v.toLocaleString('en-US');

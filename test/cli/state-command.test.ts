@@ -1,4 +1,5 @@
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, lstatSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -203,6 +204,20 @@ describe('engage-import state', () => {
     expect([r.code, r.stderr]).toEqual([2, expect.stringContaining('big.dat exists and is not a sync state export')]);
     r = await runCli(['state', 'export', '.'], { cwd: dir });
     expect([r.code, r.stderr]).toEqual([2, expect.stringContaining('state export: . is a folder')]);
+    // A link (even to an earlier export), a pipe or a device stays what it is: the export would
+    // be renamed over it.
+    symlinkSync('state.ndjson', join(dir, 'link.ndjson'));
+    execFileSync('mkfifo', [join(dir, 'fifo')]);
+    for (const target of ['link.ndjson', 'fifo', '/dev/null']) {
+      r = await runCli(['state', 'export', target], { cwd: dir });
+      expect([r.code, r.stderr]).toEqual([
+        2,
+        `engage-import: state export: ${target} is not a regular file (a link, a device or a pipe): write the export to a new file, or over an earlier export\n`,
+      ]);
+    }
+    expect(lstatSync(join(dir, 'link.ndjson')).isSymbolicLink()).toBe(true);
+    expect(lstatSync(join(dir, 'fifo')).isFIFO()).toBe(true);
+    expect(lstatSync('/dev/null').isCharacterDevice()).toBe(true);
   });
 
   it('import restores the state beside the job it is for: the same job moved to a fresh folder, never another job', async () => {
