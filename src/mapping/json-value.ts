@@ -52,7 +52,7 @@ export const jsonValue: Converter = {
       }
       const duplicate = /^Duplicate key '(.*)' encountered/.exec((error as Error).message);
       if (duplicate)
-        return new Invalid(`the key ${JSON.stringify(duplicate[1])} is given twice in ${quote(text)}; keep one`);
+        return new Invalid(`the key ${JSON.stringify(duplicate[1])} is given twice in the JSON object (keep one)`);
       return new Invalid(`expected a JSON object, got ${quote(text)} (not valid JSON)`);
     }
     if (typeof value === 'object' && value !== null && !Array.isArray(value)) return value;

@@ -34,6 +34,8 @@ const VALUE_PATTERNS: readonly [RegExp, string][] = [
   [new RegExp(`(?<=^|: )${JSON_STRING}(?= (?:is not|does not))`, 'g'), '…'],
   [new RegExp(String.raw`\(did you mean ${JSON_STRING}\?\)`, 'g'), '(did you mean …?)'],
   [/\b(?:line|lines) \d+(?:[-–]\d+)?/g, 'line …'],
+  // csv-parse ends a quote error with the cell as it read it, quotes unescaped: `, value is "=X("`.
+  [/, value is ".*?"(?= \(the parser read|$)/g, ', value is …'],
   // The API's own words quote the value in other ways (docs/api-contract.md, error bodies):
   // `Invalid pk "12" - object does not exist.`, `Client user with ID '42' does not exist`,
   // `Object with custom_id=C-1 does not exist.`, `Couldn't find product with custom_id = SKU-1`.
@@ -75,8 +77,9 @@ const QUOTED = new RegExp(JSON_STRING, 'g');
 
 /** The grouping key of one error: its text with the row's values left out. */
 export function errorKind(error: string): string {
-  // A malformed record's message starts with `file.csv line 7: `: the file is the group's already.
-  let text = error.replace(/^\S+\.\w+ line \d+: /, '');
+  // A malformed record's message starts with `file.csv line 7: ` (`lines 7–9: ` when a quote
+  // error joined lines): the file is the group's already.
+  let text = error.replace(/^\S+\.\w+ lines? \d+(?:[-–]\d+)?: /, '');
   for (const [pattern, replacement] of VALUE_PATTERNS) text = text.replace(pattern, replacement);
   return text;
 }

@@ -47,6 +47,14 @@ describe("errorKind: the row's values are left out of the key", () => {
       'in doubt since run … at … (a 5xx, a lost answer, or the run stopped while it was in flight): check the account, then engage-import state forget --job job.yaml --resource event --key …',
     ],
     ['the bulk import updates a product', 'the bulk import updates a product'],
+    [
+      'u.csv line 2: Invalid Opening Quote: a quote is found in column 1 ("custom_id") at line 2, value is "=HYPERLINK("',
+      'Invalid Opening Quote: a quote is found in column 1 ("custom_id") at line …, value is …',
+    ],
+    [
+      'u.csv lines 2–3: Invalid Closing Quote: got "4" in column 2 ("card") at line 2, value is "41"1" (the parser read lines 2–3 as this one record: check its quotes)',
+      'Invalid Closing Quote: got … in column 2 ("card") at line …, value is … (the parser read line … as this one record: check its quotes)',
+    ],
   ])('%s', (message, kind) => {
     expect(errorKind(message)).toBe(kind);
   });
