@@ -71,6 +71,23 @@ export function rejectsFiles(
   return files;
 }
 
+/**
+ * Where the error goes. A rejects file fed back already has its error column last: it is reused,
+ * not doubled, so the file can go round as often as it takes to fix it. Otherwise a column is
+ * added, named `error` unless the source has a column of that name (which the mapping may read):
+ * then `engage_import_error`, so the header never holds one name twice.
+ */
+function errorColumnOf(header: readonly string[], mapping: ResolvedMapping): { errorAt: number; name: string } {
+  const reads = (column: string) => mapping.key.includes(column) || mapping.fields.some((f) => f.column === column);
+  const last = header.at(-1);
+  const ours = (column: string) => column === ERROR_COLUMN || /^engage_import_error(_\d+)?$/.test(column);
+  if (last !== undefined && ours(last) && !reads(last) && header.indexOf(last) === header.length - 1)
+    return { errorAt: header.length - 1, name: last };
+  let name = ERROR_COLUMN;
+  for (let n = 1; header.includes(name); n++) name = n === 1 ? 'engage_import_error' : `engage_import_error_${n}`;
+  return { errorAt: header.length, name };
+}
+
 interface Pending {
   readonly line: number;
   readonly seq: number;
@@ -91,11 +108,8 @@ export function createRejectsWriter(files: ReadonlyMap<string, string>): Rejects
       if (!w) {
         const file = files.get(mapping.mappingFile);
         if (file === undefined) throw new Error(`no rejects file planned for ${mapping.mappingFile}`);
-        // A rejects file fed back already has its `error` column: it is reused, not doubled, so
-        // the file can go round as often as it takes to fix it.
-        const readsIt = mapping.key.includes(ERROR_COLUMN) || mapping.fields.some((f) => f.column === ERROR_COLUMN);
-        const errorAt = header.at(-1) === ERROR_COLUMN && !readsIt ? header.length - 1 : header.length;
-        const columns = errorAt < header.length ? header : [...header, ERROR_COLUMN];
+        const { errorAt, name } = errorColumnOf(header, mapping);
+        const columns = errorAt < header.length ? header : [...header, name];
         const out = createCsvFileWriter(file, {
           header: columns,
           delimiter,

@@ -108,6 +108,26 @@ describe('engage-import validate', () => {
     expect(again.code).toBe(1);
   });
 
+  it('a source with its own `error` column gets `engage_import_error` in its rejects, which go round again', async () => {
+    const dir = tmpTree({
+      'me.yaml':
+        'resource: user\nsource: { file: e.csv }\nkey: customer_id\nfields:\n  custom_id: { column: customer_id, required: true }\n  email: email\n  last_error_code: error\n',
+      'e.csv': 'customer_id,email,error\nC-1,a@x.com,none\n,b@x.com,E42\n',
+    });
+    const r = await runCli(['validate', 'me.yaml', '--rejects', 'rej.csv', '--quiet'], { cwd: dir });
+    expect(r.code).toBe(1);
+    expect(readFileSync(join(dir, 'rej.csv'), 'utf8')).toBe(
+      'customer_id,email,error,engage_import_error\n,b@x.com,E42,custom_id: is required\n',
+    );
+    const again = await runCli(['validate', 'me.yaml', '--input', 'rej.csv', '--rejects', 'rej2.csv', '--quiet'], {
+      cwd: dir,
+    });
+    expect(again.code).toBe(1);
+    expect(readFileSync(join(dir, 'rej2.csv'), 'utf8')).toBe(
+      'customer_id,email,error,engage_import_error\n,b@x.com,E42,custom_id: is required\n',
+    );
+  });
+
   it('names an array element as the mapping does, when an empty element before it was left out', async () => {
     const mapping = [
       'resource: webpush-campaign',
