@@ -81,7 +81,7 @@ export const initCommand = defineCommand({
     ).length;
     if (check === undefined) {
       io.stderr.write(
-        `Wrote ${args.out}, but it does not load yet: ${problem}\nSee the comments marked TO DECIDE in it.\n`,
+        `Wrote ${args.out}, but it does not load yet: ${problem}\n${undecided > 0 ? 'See the comments marked TO DECIDE in it.\n' : ''}`,
       );
       return EXIT.ROWS_NOT_OK;
     }

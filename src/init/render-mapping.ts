@@ -1,11 +1,19 @@
+import { parse } from 'yaml';
 import type { Draft, DraftField } from './draft-mapping.js';
 
 const YAML_WORDS = /^(?:true|false|yes|no|on|off|null|y|n|~)$/i;
 
-/** A scalar as YAML: plain when that reads back as the same string, JSON-quoted otherwise. */
+/**
+ * A scalar as YAML: plain when that reads back as the same string, JSON-quoted otherwise. The
+ * parser has the last word: `.5`, `.nan` and `.inf` look like words but are numbers to YAML.
+ */
 function yamlScalar(value: unknown): string {
   if (typeof value !== 'string') return JSON.stringify(value);
-  const plain = /^[A-Za-z_.][A-Za-z0-9_ .\-/]*$/.test(value) && !YAML_WORDS.test(value) && !value.endsWith(' ');
+  const plain =
+    /^[A-Za-z_.][A-Za-z0-9_ .\-/]*$/.test(value) &&
+    !YAML_WORDS.test(value) &&
+    !value.endsWith(' ') &&
+    parse(value) === value;
   return plain ? value : JSON.stringify(value);
 }
 

@@ -214,6 +214,17 @@ describe('init on generated files', () => {
     expect([folder.code, folder.stderr]).toEqual([2, `engage-import: ${cwd} is a folder: name the CSV file\n`]);
   });
 
+  it('writes column names YAML would read as numbers (.nan, .inf) quoted: the mapping loads', async () => {
+    const cwd = tmp({ 'ev.csv': 'customer_id,event,occurred_at,.nan,.Inf\nC-1,buy,2026-01-05T10:00:00Z,w,x\n' });
+    const r = await runCli(['init', 'ev.csv', '--resource', 'events', '--out', 'ev.yaml'], { cwd });
+    expect([r.code, r.stderr]).toEqual([0, expect.stringMatching(/^Wrote ev\.yaml: /)]);
+    const mapping = readFileSync(join(cwd, 'ev.yaml'), 'utf8');
+    expect(mapping).toContain('data.nan: ".nan"');
+    expect(mapping).toContain('data.inf: ".Inf"');
+    const validated = await runCli(['validate', 'ev.yaml', '--report', 'r.csv'], { cwd });
+    expect(validated.code).toBe(0);
+  });
+
   it('refuses to overwrite a mapping without --force', async () => {
     const cwd = tmp({ 'a.csv': 'sku,title\nS1,Tent\n', 'mapping.yaml': 'mine\n' });
     const refused = await runCli(['init', 'a.csv', '--resource', 'product', '--out', 'mapping.yaml'], { cwd });
