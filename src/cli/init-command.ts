@@ -75,6 +75,7 @@ export const initCommand = defineCommand({
       force: args.force,
       encoding: args.encoding,
       cwd: io.cwd,
+      signal: io.signal,
     });
     const undecided = [...draft.fields, ...draft.leftovers].filter(
       (f) => f.commentedOut && !draft.leftovers.includes(f),
@@ -84,6 +85,12 @@ export const initCommand = defineCommand({
         `Wrote ${args.out}, but it does not load yet: ${problem}\n${undecided > 0 ? 'See the comments marked TO DECIDE in it.\n' : ''}`,
       );
       return EXIT.ROWS_NOT_OK;
+    }
+    if (check.interrupted === true) {
+      io.stderr.write(
+        `Wrote ${args.out} from the sample; interrupted after checking ${check.rows} row${check.rows === 1 ? '' : 's'} of the whole file. Next: engage-import validate ${args.out}\n`,
+      );
+      return io.signal.reason === 'SIGTERM' ? EXIT.SIGTERM : EXIT.SIGINT;
     }
     io.stderr.write(
       `Wrote ${args.out}: ${plural(draft.fields.filter((f) => !f.commentedOut).length, 'field')}, ${draft.leftovers.length} column${draft.leftovers.length === 1 ? '' : 's'} left as comments` +

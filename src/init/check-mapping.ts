@@ -7,6 +7,8 @@ export interface MappingCheck {
   readonly rows: number;
   readonly invalid: number;
   readonly errors: ErrorGroups;
+  /** A signal stopped the reading: `rows` are the rows read before it. */
+  readonly interrupted?: true;
 }
 
 /**
@@ -14,13 +16,17 @@ export interface MappingCheck {
  * loader, same reader, same row checks), without writing a report: the rows that would fail and
  * why go into the mapping's comments.
  */
-export async function checkMapping(mappingPath: string): Promise<MappingCheck> {
+export async function checkMapping(mappingPath: string, signal?: AbortSignal): Promise<MappingCheck> {
   const mapping = await loadMapping(mappingPath);
   const [opened] = await openSources([mapping]);
   const errors = new ErrorGroups();
   let rows = 0;
   let invalid = 0;
   for await (const row of planRows(mapping, opened!.source, {})) {
+    if (signal?.aborted === true) {
+      opened!.source.close();
+      return { rows, invalid, errors, interrupted: true };
+    }
     rows++;
     if (row.status === 'invalid') {
       invalid++;

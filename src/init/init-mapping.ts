@@ -24,6 +24,8 @@ export interface InitOptions {
   readonly encoding?: string | undefined;
   /** How the paths are shown in the comments (the command line's cwd). */
   readonly cwd: string;
+  /** Ctrl-C / SIGTERM: the whole-file check stops at the next row, the mapping says how far it got. */
+  readonly signal?: AbortSignal | undefined;
 }
 
 export interface InitResult {
@@ -68,7 +70,7 @@ export async function initMapping(options: InitOptions): Promise<InitResult> {
   let check: MappingCheck | undefined;
   let problem: string | undefined;
   try {
-    check = await checkMapping(options.out);
+    check = await checkMapping(options.out, options.signal);
   } catch (error) {
     // A mapping with every field left to decide does not load: the file says so and why.
     if (!(error instanceof ConfigError)) throw error;
@@ -132,6 +134,13 @@ function renderAll(draft: Draft, intro: readonly string[], check: readonly strin
 
 /** What running the mapping over the whole file found, in the file's own header comment. */
 function checkLines(check: MappingCheck): string[] {
+  if (check.interrupted === true) {
+    const lines = [
+      `Checked the first ${number.format(check.rows)} rows only (interrupted): ${number.format(check.invalid)} would fail. Run engage-import validate for the whole file.`,
+    ];
+    for (const group of check.errors.top()) lines.push(`  ${formatErrorGroup(group)}`);
+    return lines;
+  }
   if (check.invalid === 0)
     return [
       check.rows === 1

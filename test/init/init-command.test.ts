@@ -225,6 +225,21 @@ describe('init on generated files', () => {
     expect(validated.code).toBe(0);
   });
 
+  it('Ctrl-C during the whole-file check stops it: exit 130, the mapping from the sample says how far the check got', async () => {
+    const cwd = tmp({ 'a.csv': 'sku,title\nS1,Tent\nS2,Stove\n' });
+    const r = await runCli(['init', 'a.csv', '--resource', 'product', '--out', 'm.yaml'], {
+      cwd,
+      signal: AbortSignal.abort('SIGINT'),
+    });
+    expect([r.code, r.stderr]).toEqual([
+      130,
+      'Wrote m.yaml from the sample; interrupted after checking 0 rows of the whole file. Next: engage-import validate m.yaml\n',
+    ]);
+    expect(readFileSync(join(cwd, 'm.yaml'), 'utf8')).toContain(
+      '# Checked the first 0 rows only (interrupted): 0 would fail. Run engage-import validate for the whole file.',
+    );
+  });
+
   it('refuses to overwrite a mapping without --force', async () => {
     const cwd = tmp({ 'a.csv': 'sku,title\nS1,Tent\n', 'mapping.yaml': 'mine\n' });
     const refused = await runCli(['init', 'a.csv', '--resource', 'product', '--out', 'mapping.yaml'], { cwd });
