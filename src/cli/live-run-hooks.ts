@@ -41,7 +41,14 @@ export function liveRunHooks(
   /** POSTs `body` to the notification URL, if any; a failure is a warning, never another exit code. */
   const notify = async (body: Record<string, unknown>) => {
     if (notifyUrl === undefined) return;
-    const delivery = await sendNotification(notifyUrl, body, options);
+    // A signal that comes while the alert waits for its webhook ends the wait: the run is over.
+    // One that came before (the run was interrupted) does not: that alert is the one to send.
+    const stop = new AbortController();
+    const onSignal = () => stop.abort();
+    if (!io.signal.aborted) io.signal.addEventListener('abort', onSignal, { once: true });
+    const delivery = await sendNotification(notifyUrl, body, { ...options, stop: stop.signal }).finally(() =>
+      io.signal.removeEventListener('abort', onSignal),
+    );
     if (delivery.ok) log.log('info', 'notify_sent', { host: shownUrl(notifyUrl), status: delivery.status });
     else
       log.log(

@@ -7,6 +7,8 @@ export interface SendOptions {
   readonly fetch?: typeof fetch;
   /** Give up after this long. Default 10 s: a nightly job must not hang on a dead webhook. */
   readonly timeoutMs?: number;
+  /** Give up at once when this aborts (a signal while the alert waits for its webhook). */
+  readonly stop?: AbortSignal | undefined;
 }
 
 /**
@@ -21,7 +23,10 @@ export async function sendNotification(url: URL, body: unknown, options: SendOpt
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
       redirect: 'manual',
-      signal: AbortSignal.timeout(options.timeoutMs ?? 10_000),
+      signal: AbortSignal.any([
+        AbortSignal.timeout(options.timeoutMs ?? 10_000),
+        ...(options.stop === undefined ? [] : [options.stop]),
+      ]),
     });
     // The body is not needed; reading it lets the connection be reused or closed.
     await response.arrayBuffer().catch(() => undefined);
@@ -29,7 +34,12 @@ export async function sendNotification(url: URL, body: unknown, options: SendOpt
     return { ok: false, reason: `${shownUrl(url)} answered HTTP ${response.status}` };
   } catch (error) {
     const e = error as { name?: string; cause?: { code?: string } };
-    const why = e.name === 'TimeoutError' ? 'no answer in time' : (e.cause?.code ?? e.name ?? 'network error');
+    const why =
+      e.name === 'TimeoutError'
+        ? 'no answer in time'
+        : options.stop?.aborted === true
+          ? 'interrupted while waiting for it'
+          : (e.cause?.code ?? e.name ?? 'network error');
     return { ok: false, reason: `${shownUrl(url)} could not be reached (${why})` };
   }
 }

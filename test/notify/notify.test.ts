@@ -150,6 +150,38 @@ describe('--notify-url', () => {
     expect(r.stderr).not.toContain('s3cr3t');
     expect(sandbox!.requests).toEqual([]);
   });
+  it("a signal while the alert waits for a webhook that never answers ends the wait; the exit code stays the run's", async () => {
+    let arrived = false;
+    hook = createServer(() => {
+      arrived = true; // never answers
+    });
+    await new Promise<void>((done) => hook!.listen(0, '127.0.0.1', done));
+    const url = `http://127.0.0.1:${(hook.address() as AddressInfo).port}${SECRET_PATH}`;
+    sandbox = await startSandbox({ rate: 0 });
+    const out = tmpTree();
+    dirs.push(out);
+    const controller = new AbortController();
+    const stop = setInterval(() => {
+      if (arrived) controller.abort('SIGTERM');
+    }, 1);
+    const r = await runCli(
+      ['import', 'mappings/products.yaml', '--base-url', sandbox.url, '--report', join(out, 'report.csv')].concat([
+        '--state-dir',
+        join(out, 'state'),
+        '--rate',
+        '1000',
+        '--notify-url',
+        url,
+      ]),
+      { cwd: ROOT, env: { ENGAGE_API_KEY: sandbox.apiKey }, signal: controller.signal },
+    );
+    clearInterval(stop);
+    hook.closeAllConnections();
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('the notification was not delivered');
+    expect(r.stderr).toContain('could not be reached (interrupted while waiting for it)');
+    expect(r.stderr).not.toContain('s3cr3t');
+  });
 });
 
 describe('--max-failed', () => {
