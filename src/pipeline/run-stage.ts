@@ -7,6 +7,7 @@ import { IN_DOUBT_MESSAGE, inDoubtBefore, resumeDecision } from '../transport/in
 import type { Cascade } from './cascade.js';
 import type { LiveImportOptions } from './live-options.js';
 import { inSendOrder } from '../sort/send-order.js';
+import { keyOrder } from './key-order.js';
 import { planRows, type PlannedRow } from './plan-rows.js';
 import type { StageProgress } from './progress.js';
 import { settled, ReportWindow, type Settled } from './report-window.js';
@@ -81,6 +82,7 @@ export async function runStage(run: StageRun): Promise<void> {
 async function sendRows(run: StageRun, window: ReportWindow): Promise<void> {
   const batching = run.strategy.holds !== undefined;
   const planned = inSendOrder(run.stage.mapping, planRows(run.stage.mapping, run.source, run.options));
+  const inKeyOrder = keyOrder(run.stage.mapping);
   for await (const { row: plannedRow, verdict } of withSyncVerdicts(planned, run.sync)) {
     const row = { ...plannedRow, file: run.stage.file, ...(verdict && { sync: verdict }) };
     const pause = run.strategy.readingPause?.();
@@ -104,7 +106,9 @@ async function sendRows(run: StageRun, window: ReportWindow): Promise<void> {
       continue;
     }
     await run.inFlight.acquire();
-    window.push(guarded(run, row as SendableRow, before).finally(() => run.inFlight.release()));
+    window.push(
+      inKeyOrder(row.payload, () => guarded(run, row as SendableRow, before)).finally(() => run.inFlight.release()),
+    );
   }
   // A batching strategy settles everything it holds here: the next stage starts only after.
   await run.strategy.flush?.('stage_end');
