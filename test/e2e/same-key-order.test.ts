@@ -20,39 +20,37 @@ const statuses = (dir: string) =>
     (r) => `${r['line']}:${r['status']}`,
   );
 
+/** `csv` through `mapping` per row, 8 requests in flight, against a fresh sandbox with jittery answers. */
+async function importPerRow(mapping: string, csv: string) {
+  sandbox = await jittery();
+  const dir = tmpTree({ 'rows.csv': csv, 'm.yaml': mapping });
+  const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+  const r = await runCli(['import', 'm.yaml', '--bulk', 'never', '--rate', '1000', '--concurrency', '8'], {
+    cwd: dir,
+    env,
+  });
+  return { r, dir };
+}
+
 /** Two rows of each key, one after the other, sent per row with 8 requests in flight. */
 describe('rows of one key are sent in file order, whatever the concurrency', () => {
   it('contacts: the account ends with the later row of each key', async () => {
-    sandbox = await jittery();
     const rows = Array.from({ length: PAIRS * 2 }, (_, i) => `K-${Math.floor(i / 2)},row${i + 2}`);
-    const dir = tmpTree({
-      'c.csv': `customer_id,name\n${rows.join('\n')}\n`,
-      'c.yaml':
-        'resource: user\nsource: { file: c.csv }\nkey: customer_id\nfields: { custom_id: customer_id, first_name: name }\n',
-    });
-    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
-    const r = await runCli(['import', 'c.yaml', '--bulk', 'never', '--rate', '1000', '--concurrency', '8'], {
-      cwd: dir,
-      env,
-    });
+    const { r } = await importPerRow(
+      'resource: user\nsource: { file: rows.csv }\nkey: customer_id\nfields: { custom_id: customer_id, first_name: name }\n',
+      `customer_id,name\n${rows.join('\n')}\n`,
+    );
     expect(r.code).toBe(0);
-    const names = new Map(sandbox.state.users().map((u) => [String(u['custom_id']), String(u['first_name'])]));
+    const names = new Map(sandbox!.state.users().map((u) => [String(u['custom_id']), String(u['first_name'])]));
     for (let k = 0; k < PAIRS; k++) expect([k, names.get(`K-${k}`)]).toEqual([k, `row${2 * k + 3}`]);
   });
 
   it('products: the first row of each custom_id creates it, the second is refused as existing', async () => {
-    sandbox = await jittery();
     const rows = Array.from({ length: PAIRS * 2 }, (_, i) => `P-${Math.floor(i / 2)},T${i},${i + 1}`);
-    const dir = tmpTree({
-      'p.csv': `sku,title,price\n${rows.join('\n')}\n`,
-      'p.yaml':
-        'resource: product\nsource: { file: p.csv }\nkey: sku\nfields:\n  custom_id: { column: sku, required: true }\n  name: title\n  price: { column: price, type: number }\n',
-    });
-    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
-    const r = await runCli(['import', 'p.yaml', '--bulk', 'never', '--rate', '1000', '--concurrency', '8'], {
-      cwd: dir,
-      env,
-    });
+    const { r, dir } = await importPerRow(
+      'resource: product\nsource: { file: rows.csv }\nkey: sku\nfields:\n  custom_id: { column: sku, required: true }\n  name: title\n  price: { column: price, type: number }\n',
+      `sku,title,price\n${rows.join('\n')}\n`,
+    );
     expect(r.code).toBe(1);
     expect(statuses(dir)).toEqual(
       Array.from({ length: PAIRS * 2 }, (_, i) => `${i + 2}:${i % 2 === 0 ? 'ok' : 'failed'}`),
