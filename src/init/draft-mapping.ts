@@ -94,7 +94,9 @@ function attributeName(column: string): string {
     .trim()
     .replace(/[^A-Za-z0-9_]+/g, '_')
     .replace(/^_+|_+$/g, '');
-  return plain === '' ? 'column' : plain.toLowerCase();
+  if (plain === '') return 'column';
+  // A number as a dotted target's part is an array index (`data.5`): a name is not one.
+  return /^\d+$/.test(plain) ? `column_${plain}` : plain.toLowerCase();
 }
 
 /** Everything `init` decides, from the sample; pure, so each rule is tested on its own. */

@@ -214,13 +214,15 @@ describe('init on generated files', () => {
     expect([folder.code, folder.stderr]).toEqual([2, `engage-import: ${cwd} is a folder: name the CSV file\n`]);
   });
 
-  it('writes column names YAML would read as numbers (.nan, .inf) quoted: the mapping loads', async () => {
-    const cwd = tmp({ 'ev.csv': 'customer_id,event,occurred_at,.nan,.Inf\nC-1,buy,2026-01-05T10:00:00Z,w,x\n' });
+  it('writes column names YAML would read as numbers (.nan, .inf, .5) quoted, and no number as a target part: the mapping loads', async () => {
+    const cwd = tmp({ 'ev.csv': 'customer_id,event,occurred_at,.nan,.Inf,.5\nC-1,buy,2026-01-05T10:00:00Z,w,x,y\n' });
     const r = await runCli(['init', 'ev.csv', '--resource', 'events', '--out', 'ev.yaml'], { cwd });
     expect([r.code, r.stderr]).toEqual([0, expect.stringMatching(/^Wrote ev\.yaml: /)]);
     const mapping = readFileSync(join(cwd, 'ev.yaml'), 'utf8');
     expect(mapping).toContain('data.nan: ".nan"');
     expect(mapping).toContain('data.inf: ".Inf"');
+    // A number would be an array index in a dotted target.
+    expect(mapping).toContain('data.column_5: ".5"');
     const validated = await runCli(['validate', 'ev.yaml', '--report', 'r.csv'], { cwd });
     expect(validated.code).toBe(0);
   });
