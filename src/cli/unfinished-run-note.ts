@@ -1,5 +1,5 @@
 import type { LoadedJob } from '../config/load-job.js';
-import { acquireLock, findUnfinishedRun } from '../ledger/index.js';
+import { findUnfinishedRun, lockIsHeld } from '../ledger/index.js';
 import { displayPath } from '../pipeline/display-path.js';
 
 /**
@@ -12,16 +12,7 @@ export function unfinishedRunNote(job: LoadedJob, stateDir: string, cwd: string)
   const run = findUnfinishedRun(stateDir, { cwd, jobPath: job.file });
   if (run === undefined) return undefined;
   const where = displayPath(run.runDir, cwd);
-  if (isLocked(stateDir, cwd))
+  if (lockIsHeld(stateDir))
     return `a run of this job is in progress (${where}): this preview compares with what it had accepted when the preview began`;
   return `an unfinished run of this job is in ${where}: the next import of this job is refused until it is resumed ('engage-import resume ${where}'), which sends that run's own rows, not this plan`;
-}
-
-function isLocked(stateDir: string, cwd: string): boolean {
-  try {
-    acquireLock(stateDir, { cwd }).release();
-    return false;
-  } catch {
-    return true;
-  }
 }

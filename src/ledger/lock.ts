@@ -140,12 +140,10 @@ export async function waitForFreeLock(stateDir: string, wait: LockWait, options:
   const until = wait.now() + wait.ms;
   let told = false;
   for (;;) {
-    const raw = readOrUndefined(path);
-    if (raw === undefined) return true;
-    const holder = parseLock(raw);
+    const holder = liveHolder(path, host, isAlive, bootTime);
+    if (holder === undefined) return true;
     // An unreadable lock does not free itself: taking it says what to do.
-    if (holder === undefined) return false;
-    if (isStale(holder, host, isAlive, bootTime)) return true;
+    if (holder === 'unreadable') return false;
     const left = until - wait.now();
     if (left <= 0 || wait.signal?.aborted === true) return false;
     if (!told) {
@@ -158,6 +156,31 @@ export async function waitForFreeLock(stateDir: string, wait: LockWait, options:
       // An injected sleep may reject on abort; the loop sees the signal.
     }
   }
+}
+
+/**
+ * Whether a live process holds the state directory's lock now (an unreadable lock counts as held),
+ * read without taking it: a preview asks whether a run is in progress, and writes nothing.
+ */
+export function lockIsHeld(stateDir: string, options: LockOptions = {}): boolean {
+  const host = options.hostname ?? osHostname();
+  const isAlive = options.isAlive ?? pidIsAlive;
+  const bootTime = options.bootTime ?? (() => Date.now() - uptime() * 1000);
+  return liveHolder(join(stateDir, 'lock'), host, isAlive, bootTime) !== undefined;
+}
+
+/** The lock's holder when it is alive, `unreadable`, or undefined when the lock is free (none, or stale). */
+function liveHolder(
+  path: string,
+  host: string,
+  isAlive: (pid: number) => boolean,
+  bootTime: () => number,
+): LockOwner | 'unreadable' | undefined {
+  const raw = readOrUndefined(path);
+  if (raw === undefined) return undefined;
+  const holder = parseLock(raw);
+  if (holder === undefined) return 'unreadable';
+  return isStale(holder, host, isAlive, bootTime) ? undefined : holder;
 }
 
 /** A lock left on this host by a process that is no longer running, or taken before this host booted. */

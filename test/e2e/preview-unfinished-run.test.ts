@@ -1,4 +1,6 @@
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { acquireLock } from '../../src/ledger/index.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { eventsJob } from '../helpers/events-job.js';
 import { runCli } from '../helpers/run-cli.js';
@@ -25,6 +27,13 @@ describe('the preview of a job whose last run did not finish', () => {
     expect(after.stderr).toContain(
       `Note: an unfinished run of this job is in ${runDir}: the next import of this job is refused until it is resumed ('engage-import resume ${runDir}'), which sends that run's own rows, not this plan`,
     );
+    // While a process holds the state directory (a run sending), the note says the run is in progress.
+    const lock = acquireLock(join(dir, '.engage-import'));
+    try {
+      expect((await preview()).stderr).toContain(`Note: a run of this job is in progress (${runDir})`);
+    } finally {
+      lock.release();
+    }
     // Resumed, the run is finished: the note is gone.
     expect((await runCli(['resume', '--rate', '1000'], { cwd: dir, env })).code).toBe(0);
     expect((await preview()).stderr).not.toContain('unfinished run');
