@@ -1,10 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { eventsJob } from '../helpers/events-job.js';
 import { closedPort } from '../helpers/closed-port.js';
+import { readReport } from '../helpers/read-report.js';
 import { runCli } from '../helpers/run-cli.js';
 import { fakeClock } from '../transport/_fake-clock.js';
 
@@ -14,10 +12,7 @@ afterEach(async () => {
   sandbox = undefined;
 });
 
-const statuses = (dir: string) =>
-  (parse(readFileSync(join(dir, 'out/report.csv')), { columns: true }) as Record<string, string>[]).map(
-    (r) => r['status'],
-  );
+const statuses = (dir: string) => readReport(dir).map((r) => r['status']);
 
 /**
  * A job's first night against a mistyped key or an unreachable base URL records the target in the

@@ -1,8 +1,6 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { readReport } from '../helpers/read-report.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tmpTree } from '../helpers/tmp.js';
 
@@ -15,10 +13,7 @@ afterEach(async () => {
 const PAIRS = 60;
 /** Answers that take 0 to 10 ms, so that two requests in flight may well be answered out of order. */
 const jittery = () => startSandbox({ rate: 0, latencyMs: 5, jitterMs: 5, seed: 7 });
-const statuses = (dir: string) =>
-  (parse(readFileSync(join(dir, 'out/report.csv')), { columns: true }) as Record<string, string>[]).map(
-    (r) => `${r['line']}:${r['status']}`,
-  );
+const statuses = (dir: string) => readReport(dir).map((r) => `${r['line']}:${r['status']}`);
 
 /** `csv` through `mapping` per row, 8 requests in flight, against a fresh sandbox with jittery answers. */
 async function importPerRow(mapping: string, csv: string) {

@@ -1,8 +1,8 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { readReport } from '../helpers/read-report.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tmpTree } from '../helpers/tmp.js';
 
@@ -46,7 +46,7 @@ describe('two mappings of one resource in an incremental job', () => {
     const dir = twoExportsJob();
     const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
     const lines = (report: string) =>
-      (parse(readFileSync(join(dir, report)), { columns: true }) as Record<string, string>[]).map(
+      readReport(dir, report).map(
         (l) => `${l['file']} ${l['key']}: ${l['status']}${l['message'] ? ` (${l['message']})` : ''}`,
       );
     expect((await runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env })).code).toBe(0);
@@ -90,14 +90,11 @@ describe('two mappings of one resource in an incremental job', () => {
       'job.yaml': 'mappings: [a.yaml, b.yaml]\nsync: incremental\n',
     });
     const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
-    const statuses = (report: string) =>
-      (parse(readFileSync(join(dir, report)), { columns: true }) as Record<string, string>[]).map(
-        (l) => `${l['file']} ${l['key']}: ${l['status']}`,
-      );
+    const statuses = (report: string) => readReport(dir, report).map((l) => `${l['file']} ${l['key']}: ${l['status']}`);
     const preview = await runCli(['validate', 'job.yaml', '--report', 'preview.csv'], { cwd: dir, env });
     expect(preview.code).toBe(0);
     expect(preview.stdout + preview.stderr).not.toContain('superseded');
-    const previewed = parse(readFileSync(join(dir, 'preview.csv')), { columns: true }) as Record<string, string>[];
+    const previewed = readReport(dir, 'preview.csv');
     expect(previewed[2]).toMatchObject({
       file: 'b.csv',
       key: 'E2',
