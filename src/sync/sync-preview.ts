@@ -11,7 +11,7 @@ import { resourceFingerprints } from './mapping-fingerprint.js';
 import { EarlierSends, type EarlierSend } from './earlier-sends.js';
 import { RunKeys, type RowPlace } from './run-keys.js';
 import { forgetCommand } from './forget-command.js';
-import { createSyncKeyer, entityKeyOf, type KeyedRow, type SyncKey } from './sync-key.js';
+import { createSyncKeyer, entityKeyOf, sendsOccurrences, type KeyedRow, type SyncKey } from './sync-key.js';
 import { DOUBT_PREFIX, type StoredEntry, type SyncState } from './sync-state.js';
 
 /** A valid row as the classifier sees it: the keyer's inputs plus its line. */
@@ -90,7 +90,8 @@ export function createRunClassifier(options: RunClassifierOptions): RunClassifie
         events: 0,
       };
       tallies.push(tally);
-      const needsFirstPass = mapping.resource !== 'event' && mapping.resource !== 'product-event';
+      // Occurrences (events, deal creates) have no entity key for a later row to win: no first reading.
+      const needsFirstPass = !sendsOccurrences(mapping);
       const earlier = options.comparesWithEarlierFiles?.has(mapping.resource) === true ? earlierSends : undefined;
       const where = (place: RowPlace) =>
         place.source === index
