@@ -1,7 +1,7 @@
-import { realpathSync } from 'node:fs';
 import { ConfigError } from '../errors.js';
 import { stateDirOf } from '../ledger/index.js';
 import { displayPath } from '../pipeline/display-path.js';
+import { isSameFile } from '../pipeline/output-paths.js';
 
 /**
  * `resume <run folder> --state-dir D`: a run belongs to the state directory that holds it (its
@@ -10,21 +10,9 @@ import { displayPath } from '../pipeline/display-path.js';
  */
 export function refuseOtherStateDir(runDir: string, stateDir: string, cwd: string): void {
   const own = stateDirOf(runDir);
-  if (samePlace(own, stateDir)) return;
+  if (isSameFile(own, stateDir)) return;
   throw new ConfigError(
     'USAGE',
     `the run ${displayPath(runDir, cwd)} belongs to the state directory ${displayPath(own, cwd)}, not to --state-dir ${displayPath(stateDir, cwd)}: leave --state-dir out to resume it where it started`,
   );
-}
-
-/** Compared through symbolic links; a folder that does not exist is compared as written. */
-function samePlace(a: string, b: string): boolean {
-  const real = (p: string) => {
-    try {
-      return realpathSync(p);
-    } catch {
-      return p;
-    }
-  };
-  return real(a) === real(b);
 }

@@ -3,6 +3,7 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import type { ResourceName } from '../config/mapping-schema.js';
 import { ConfigError } from '../errors.js';
+import { isSameFile } from '../pipeline/output-paths.js';
 import { displayPath } from '../text/display-path.js';
 import { formatErrorGroup } from '../report/error-groups.js';
 import { checkMapping, type MappingCheck } from './check-mapping.js';
@@ -96,14 +97,14 @@ export async function initMapping(options: InitOptions): Promise<InitResult> {
 function checkPaths(options: InitOptions): void {
   const csv = displayPath(options.csv, options.cwd);
   const out = displayPath(options.out, options.cwd);
-  const input = statOf(options.csv);
-  if (input?.isDirectory() === true) throw new ConfigError('USAGE', `${csv} is a folder: name the CSV file`);
+  if (statOf(options.csv)?.isDirectory() === true)
+    throw new ConfigError('USAGE', `${csv} is a folder: name the CSV file`);
   const target = statOf(options.out);
   if (target === undefined) return;
   if (target.isDirectory())
     throw new ConfigError('USAGE', `--out ${out} is a folder: name a file (for example ${join(out, 'mapping.yaml')})`);
   if (!target.isFile()) throw new ConfigError('USAGE', `--out ${out} is not a regular file: name a file`);
-  if (input !== undefined && input.dev === target.dev && input.ino === target.ino)
+  if (isSameFile(options.csv, options.out))
     throw new ConfigError('USAGE', `--out ${out} is the CSV file ${csv} itself: name another file for the mapping`);
 }
 

@@ -110,6 +110,11 @@ export function isInFolder(path: string, folder: string): boolean {
   return at === dir || inside(at, dir);
 }
 
+/** Whether two paths name one file or folder: by device and inode (hard links, mounts), or by real path. */
+export function isSameFile(a: string, b: string): boolean {
+  return same(identify(a), identify(b));
+}
+
 function same(a: Identity, b: Identity): boolean {
   return (a.inode !== undefined && a.inode === b.inode) || a.real === b.real;
 }
