@@ -17,13 +17,24 @@ export type ImportAttempt =
   | { readonly kind: 'ended'; readonly importId: string; readonly report: ImportStatusReport }
   /** Refused by the service (a 4xx on the upload): not imported. */
   | { readonly kind: 'refused'; readonly message: string }
-  /** Given up (timeout, lost, interrupted, an upload whose outcome is unknown): the rows may have been applied. */
-  | { readonly kind: 'given_up'; readonly message: string; readonly importId: string | undefined };
+  /**
+   * Given up (timeout, lost, interrupted, an upload whose outcome is unknown): the rows may have
+   * been applied. `running`: the wait ran out while the import was still running at the service.
+   */
+  | {
+      readonly kind: 'given_up';
+      readonly message: string;
+      readonly importId: string | undefined;
+      readonly running?: boolean;
+    };
 
-/** A row's end in its chunk: ok, or its `RowFailure` (src/errors.ts), naming the import when its id is known. */
+/**
+ * A row's end in its chunk: ok, or its `RowFailure` (src/errors.ts), naming the import when its id
+ * is known; `running` when the row is unknown because the wait for its import ran out.
+ */
 export type RowSettlement =
   | { readonly kind: 'ok'; readonly importId: string }
-  | (RowFailure<'failed' | 'unknown'> & { readonly importId: string | undefined });
+  | (RowFailure<'failed' | 'unknown'> & { readonly importId: string | undefined; readonly running?: boolean });
 
 export interface SettleOptions {
   /** Uploads the chunk rows at these positions (in order) as a new import and waits for it. */
@@ -80,7 +91,12 @@ export async function settleChunk(
     }
     if (attempt.kind === 'given_up') {
       for (const p of item.positions)
-        settled[p] = { kind: 'unknown', message: attempt.message, importId: attempt.importId };
+        settled[p] = {
+          kind: 'unknown',
+          message: attempt.message,
+          importId: attempt.importId,
+          ...(attempt.running === true && { running: true }),
+        };
       continue;
     }
     const { importId, report } = attempt;

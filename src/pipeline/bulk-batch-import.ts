@@ -111,9 +111,14 @@ async function settleAll(
 ): Promise<void> {
   const { stage, deps } = run;
   if (first.kind === 'given_up' && first.stopped) {
-    // Interrupted while waiting: the intents stay, so a resume polls this import.
+    // Interrupted while waiting: the ledger keeps each row's entry (an intent, or the doubt of a
+    // row being resent), so a resume (with --resend-unknown for the latter) polls this import.
     return answerEach(members, (m) =>
-      settled({ ...baseLine(stage, m.row), status: 'unknown', message: `${first.message}; resume to wait for it` }),
+      settled({
+        ...baseLine(stage, m.row),
+        status: 'unknown',
+        message: `${first.message}; ${m.row.before?.state === 'unknown' ? 'resume --resend-unknown' : 'resume'} to wait for it`,
+      }),
     );
   }
   const again = reuploader({
@@ -143,9 +148,16 @@ async function settleAll(
     );
   }
   await handOff();
+  const outcomeOf = (m: Member) => outcomes[m.position] ?? NOT_IN_CHUNK;
   // Once every row's outcome is in the ledger, nothing reads the chunk file again (a resume cuts
   // its re-uploads from it only while rows are still in doubt): it holds the rows' data, so it goes.
-  if (await settleRows(stage, deps, members, (m) => outcomes[m.position] ?? NOT_IN_CHUNK)) await removeChunkFile(file);
+  // It stays while an import the run stopped waiting for may still be running: a resend of its
+  // rows polls that import, and may have to cut re-uploads from the file.
+  const running = members.some((m) => {
+    const outcome = outcomeOf(m);
+    return outcome.kind === 'unknown' && outcome.running === true;
+  });
+  if ((await settleRows(stage, deps, members, outcomeOf)) && !running) await removeChunkFile(file);
 }
 
 /** Deletes a chunk file the run will not read again (gone already: nothing to do). */

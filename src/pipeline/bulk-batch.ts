@@ -135,9 +135,12 @@ export function addRow(
   return member(batch, row, batch.members.length, before);
 }
 
-/** Adds a row in flight at a crash to its recorded chunk's batch, at its row in the chunk file. */
-export function rejoin(batch: ResumedBatch, row: SendableRow): Promise<Settled> {
-  return member(batch, row, positionIn(batch.record, row.line), undefined);
+/**
+ * Adds a row to its recorded chunk's batch, at its row in the chunk file: a row in flight at a
+ * crash, or a row resent whose import the run stopped waiting for (`before`: its doubt).
+ */
+export function rejoin(batch: ResumedBatch, row: SendableRow, before: LedgerEntry | undefined): Promise<Settled> {
+  return member(batch, row, positionIn(batch.record, row.line), before);
 }
 
 function member(batch: Batch, row: SendableRow, position: number, before: LedgerEntry | undefined): Promise<Settled> {

@@ -95,5 +95,13 @@ export async function awaitRecordedImport(imports: BulkImporter, importId: strin
   }
   if (wait.kind === 'ended') return { kind: 'ended', importId, report: wait.report };
   const message = wait.message.includes(importId) ? wait.message : `import ${importId}: ${wait.message}`;
+  if (wait.kind === 'timeout')
+    // The import goes on at the service: a resend polls it again rather than upload its rows twice.
+    return {
+      kind: 'given_up',
+      message: `${message}: resume --resend-unknown waits for it again`,
+      importId,
+      running: true,
+    };
   return { kind: 'given_up', message, importId, stopped: wait.kind === 'stopped' };
 }

@@ -24,6 +24,7 @@
  * `bulk-settle-rows.ts` (each row's ledger outcome and report line); `bulk-deps.ts` holds what
  * the strategy is given and its counters.
  */
+import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { payloadLine } from '../bulk/chunk-csv.js';
 import type { LedgerEntry } from '../ledger/index.js';
@@ -53,7 +54,15 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
   };
   const queue = new BatchQueue(run);
   const sendPerRow: Send = (row, before) => sendOnePerRow(stage, deps, perRow, row, before);
-  const chunking: Chunking = { run, queue, stats, sendPerRow, perRowByKey: new Map(), staleFiles: new Set() };
+  const chunking: Chunking = {
+    run,
+    queue,
+    stats,
+    sendPerRow,
+    perRowByKey: new Map(),
+    staleFiles: new Set(),
+    keptFiles: new Map(),
+  };
   const sendToChunk: Send = (row, before) => toChunk(chunking, row, before);
 
   // Products are created per row: a later row with a custom_id already in the stage is not uploaded.
@@ -85,6 +94,8 @@ interface Chunking {
   readonly perRowByKey: Map<string, Promise<Settled>>;
   /** Files of chunks recorded before a crash and not uploaded again, already deleted. */
   readonly staleFiles: Set<string>;
+  /** Whether the files of chunks whose import a resent row may join again are still there. */
+  readonly keptFiles: Map<string, boolean>;
 }
 
 /** A row into its batch: the recorded chunk it was in at a crash, or the chunk being filled. */
@@ -94,12 +105,20 @@ function toChunk(chunking: Chunking, row: SendableRow, before: LedgerEntry | und
     const record = deps.chunks.chunkOf(stage.index, row.line);
     if (record?.importId != null) {
       // In flight at a crash, its import known: wait for that import, never upload again.
-      const batch = chunking.queue.resumedBatchOf(record);
       chunking.stats.rows++;
-      return rejoin(batch, row);
+      return rejoin(chunking.queue.resumedBatchOf(record), row, undefined);
     }
     // Its upload was never answered: its rows go into new chunks, and nothing reads its file again.
     if (record !== undefined) removeStaleChunkFile(chunking, record.file);
+  }
+  if (before?.state === 'unknown') {
+    // Resent (--resend-unknown) after the run stopped waiting for its import, which may still run:
+    // wait for that import again, never upload the rows twice. Its chunk file is kept for this only.
+    const record = deps.chunks.chunkOf(stage.index, row.line);
+    if (record?.importId != null && chunkFileKept(chunking, record.file)) {
+      chunking.stats.rows++;
+      return rejoin(chunking.queue.resumedBatchOf(record), row, before);
+    }
   }
   const line = payloadLine(deps.plan.columns, row.payload);
   const key = deps.plan.keyOf(row.payload);
@@ -139,6 +158,16 @@ function perRowInKeyOrder(
   };
   void answer.then(done, done);
   return answer;
+}
+
+/** Whether a recorded chunk's file is still there (asked once per file). */
+function chunkFileKept(chunking: Chunking, file: string): boolean {
+  let kept = chunking.keptFiles.get(file);
+  if (kept === undefined) {
+    kept = existsSync(file);
+    chunking.keptFiles.set(file, kept);
+  }
+  return kept;
 }
 
 /** Deletes, once, the file of a chunk recorded before a crash that will not be uploaded again (it holds rows' data). */

@@ -3,7 +3,7 @@
  * whose id the ledger recorded is polled, not uploaded again; the chunk never uploaded goes now;
  * every input row ends with exactly one report line and its own status.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -99,11 +99,15 @@ describe('bulk import: a resend of rows in doubt whose upload is refused', () =>
     expect(await exited(importer(['import', 'job.yaml', ...common, '--bulk-timeout', '0.01'], env, dir))).toBe(1);
     expect(statuses()).toEqual(['C-1:unknown', 'C-2:unknown']);
 
-    // The service now refuses the key (401): the resend's upload never leaves.
+    // Its chunk file is gone (cleaned up by hand): the resend cannot join the import it timed
+    // out on, so it uploads the rows again (an upsert), and the service now refuses the key (401).
+    const runs = join(dir, 'state', 'runs');
+    for (const run of readdirSync(runs)) rmSync(join(runs, run, 'bulk'), { recursive: true, force: true });
     const port = Number(new URL(url).port);
     await sandbox.close();
     sandbox = await startSandbox({ port, rate: 0, apiKey: `${apiKey.slice(0, -4)}XXXX` });
     expect(await exited(importer(['resume', '--resend-unknown', ...common], env, dir))).toBe(3);
+    expect(sandbox.requests.filter((q) => q.method === 'POST' && q.path.endsWith('users/import/'))).toHaveLength(1);
     expect(statuses()).toEqual(['C-1:unknown', 'C-2:unknown']);
     // Still in doubt in the ledger: a plain resume reports them unknown again, and sends nothing.
     const sent = sandbox.requests.length;
@@ -140,4 +144,31 @@ describe('bulk import: kill -9 while an upload waits for its answer, then resume
     expect(existsSync(filling)).toBe(false);
     expect(readdirSync(runs).flatMap((run) => readdirSync(join(runs, run, 'bulk')))).toEqual([]);
   });
+});
+
+describe('bulk import: resume --resend-unknown after --bulk-timeout', () => {
+  it('polls the import that timed out instead of uploading its rows again', async () => {
+    const dir = contactsJob([1, 2, 3]);
+    // An import of 1 row/s outlives --bulk-timeout (0.01 min): its rows end unknown, its id recorded.
+    sandbox = await startSandbox({ port: 0, rate: 0, bulkRowsPerS: 1 });
+    const env = { ...process.env, ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const common = ['--report', 'report.csv', '--state-dir', 'state', '--rate', '1000', '--quiet', '--bulk', 'always'];
+    const report = () => parse(readFileSync(join(dir, 'report.csv')), { columns: true }) as Record<string, string>[];
+    const uploads = () => sandbox!.requests.filter((q) => q.method === 'POST' && q.path.endsWith('users/import/'));
+
+    expect(await exited(importer(['import', 'job.yaml', ...common, '--bulk-timeout', '0.01'], env, dir))).toBe(1);
+    expect(report().map((l) => `${l.key}:${l.status}`)).toEqual(['C-1:unknown', 'C-2:unknown', 'C-3:unknown']);
+    const importId = /import (\S+) did not end/.exec(report()[0]!.message ?? '')?.[1];
+    expect(importId).toBeDefined();
+    expect(uploads()).toHaveLength(1);
+
+    expect(await exited(importer(['resume', '--resend-unknown', ...common], env, dir))).toBe(0);
+    // The import was waited for, not started again: still one upload, and the report names it.
+    expect(uploads()).toHaveLength(1);
+    expect(report().map((l) => `${l.key}:${l.status}`)).toEqual(['C-1:ok', 'C-2:ok', 'C-3:ok']);
+    expect(report().every((l) => l.message?.includes(importId!))).toBe(true);
+    // Every row has its outcome now: the chunk file, which holds their data, is gone.
+    const runs = join(dir, 'state', 'runs');
+    expect(readdirSync(runs).flatMap((run) => readdirSync(join(runs, run, 'bulk')))).toEqual([]);
+  }, 30_000);
 });
