@@ -188,7 +188,7 @@ async function runLiveWith(
     );
     // The run's own identity is compared first (it says which of base URL and key differs).
     try {
-      ledger = await openForResume(run.runDir, identity, { cwd: io.cwd });
+      ledger = await openForResume(run.runDir, identity, { cwd: io.cwd, stateDir });
     } catch (error) {
       // Refused (an input changed since): the operator may move the run away next.
       if (error instanceof LedgerError && error.code === 'RESUME_REFUSED') catchUpBeforeRefusal(job, stateDir, io.cwd);

@@ -82,14 +82,21 @@ export async function createRun(
 export async function openForResume(
   runDir: string,
   identity: RunIdentity,
-  options: LedgerOptions = {},
+  options: LedgerOptions & {
+    /**
+     * The state directory whose sync state the resumed run reads and writes, and so whose lock it
+     * takes. Default: the one holding the run folder. A run folder moved out of it (parked) is
+     * resumed against another, which must be locked against that directory's next run.
+     */
+    readonly stateDir?: string;
+  } = {},
 ): Promise<OpenLedger> {
   const cwd = options.cwd ?? process.cwd();
   const dir = resolve(runDir);
   if (!existsSync(ledgerFile(dir))) {
     throw new LedgerError('RESUME_REFUSED', `cannot resume: there is no run ledger in ${displayPath(dir, cwd)}`);
   }
-  const lock = acquireLock(stateDirOf(dir), { cwd, ...options.lock });
+  const lock = acquireLock(options.stateDir ?? stateDirOf(dir), { cwd, ...options.lock });
   try {
     return openLedger(dir, lock, cwd, options, normaliseIdentity(identity));
   } catch (error) {

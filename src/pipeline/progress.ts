@@ -35,18 +35,32 @@ interface Counts {
   done: number;
   ok: number;
   failed: number;
-  /** Rows an incremental run had no need to send (unchanged, already sent, superseded): success too. */
+  /** Rows an incremental run had no need to send, by status (the summary's words): success too. */
   unchanged: number;
+  already_sent: number;
+  superseded: number;
   started: number;
 }
+
+const fresh = (started: number): Counts => ({
+  done: 0,
+  ok: 0,
+  failed: 0,
+  unchanged: 0,
+  already_sent: 0,
+  superseded: 0,
+  started,
+});
 
 function line(label: string, total: number, c: Counts, now: number): string {
   const seconds = Math.max((now - c.started) / 1000, 0.001);
   const rate = c.done / seconds;
   const eta = rate > 0 ? formatDuration((total - c.done) / rate) : '?';
-  // Without the unchanged rows, a stage of an unchanged night would read "ok 0, not ok 0".
-  const unchanged = c.unchanged > 0 ? `, unchanged ${number.format(c.unchanged)}` : '';
-  return `[${label}] ${number.format(c.done)}/${number.format(total)} rows, ok ${number.format(c.ok)}${unchanged}, not ok ${number.format(c.failed)}, ${rate.toFixed(1)} rows/s, ETA ${eta}`;
+  // Without the rows not needing a send, a stage of an unchanged night would read "ok 0, not ok 0".
+  const unsent = UNSENT.filter((status) => c[status] > 0)
+    .map((status) => `, ${status} ${number.format(c[status])}`)
+    .join('');
+  return `[${label}] ${number.format(c.done)}/${number.format(total)} rows, ok ${number.format(c.ok)}${unsent}, not ok ${number.format(c.failed)}, ${rate.toFixed(1)} rows/s, ETA ${eta}`;
 }
 
 /** The same figures as `line`, for a log system. */
@@ -59,6 +73,8 @@ function figures(label: string, total: number, c: Counts, now: number) {
     total,
     ok: c.ok,
     unchanged: c.unchanged,
+    already_sent: c.already_sent,
+    superseded: c.superseded,
     not_ok: c.failed,
     rows_per_s: Math.round(rate * 10) / 10,
     eta_s: rate > 0 ? Math.ceil((total - c.done) / rate) : null,
@@ -66,7 +82,9 @@ function figures(label: string, total: number, c: Counts, now: number) {
 }
 
 const NOT_OK: ReadonlySet<RowStatus> = new Set(NOT_OK_STATUSES);
-const UNCHANGED: ReadonlySet<RowStatus> = new Set(['unchanged', 'already_sent', 'superseded']);
+const UNSENT = ['unchanged', 'already_sent', 'superseded'] as const;
+const isUnsent = (status: RowStatus): status is (typeof UNSENT)[number] =>
+  (UNSENT as readonly RowStatus[]).includes(status);
 
 /** A terminal gets live bars (cli-progress); a log file gets a line every 10 s and at stage ends. */
 export function createProgress(options: ProgressOptions): Progress {
@@ -79,7 +97,7 @@ function count(c: Counts, status: RowStatus): void {
   c.done++;
   if (status === 'ok' || status === 'valid') c.ok++;
   else if (NOT_OK.has(status)) c.failed++;
-  else if (UNCHANGED.has(status)) c.unchanged++;
+  else if (isUnsent(status)) c[status]++;
 }
 
 /** On a terminal: one live bar a stage (cli-progress). */
@@ -96,7 +114,7 @@ function liveBars(options: ProgressOptions, now: () => number): Progress {
   );
   return {
     stage(label, total) {
-      const c: Counts = { done: 0, ok: 0, failed: 0, unchanged: 0, started: now() };
+      const c = fresh(now());
       const bar = bars.create(total, 0, { stage: label.padEnd(24), ok: 0, failed: 0, speed: '0.0' });
       return {
         tick(status) {
@@ -129,7 +147,7 @@ function logLines(options: ProgressOptions, now: () => number): Progress {
   const log = options.log ?? createLogger('text', { stream: options.stream });
   return {
     stage(label, total) {
-      const c: Counts = { done: 0, ok: 0, failed: 0, unchanged: 0, started: now() };
+      const c = fresh(now());
       log.log('info', 'stage_start', { stage: label, total });
       const cancel = every(options.logEveryMs ?? 10_000, () =>
         log.log('info', 'progress', figures(label, total, c, now()), line(label, total, c, now())),

@@ -81,4 +81,31 @@ describe('resume <run folder> from another working directory', () => {
     expect(sandbox.requests).toHaveLength(6);
     expect(existsSync(join(dir, 'parked', 'sync'))).toBe(false);
   });
+
+  it("holds the job's state directory while it resumes a parked run: the next night sends no event twice", async () => {
+    // Every answer takes 20 ms: the resume of 20 new events is still sending when the night starts.
+    sandbox = await startSandbox({ rate: 0, latencyMs: 20 });
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const dir = eventsJob(3, { incremental: true });
+    expect((await runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env })).code).toBe(0);
+    for (let i = 100; i < 120; i++) appendFileSync(join(dir, 'events.csv'), `E${i},0\n`);
+    const stopped = await runCli(['import', 'job.yaml'], { cwd: dir, env, signal: AbortSignal.abort('SIGTERM') });
+    const runDir = /resume with: engage-import resume (\S+)/.exec(stopped.stderr)![1]!;
+    const parked = join(dir, 'parked', 'old-runs');
+    mkdirSync(parked, { recursive: true });
+    const to = join(parked, basename(runDir));
+    renameSync(join(dir, runDir), to);
+    const before = sandbox.requests.length;
+    const events = () => sandbox!.requests.slice(before).filter((q) => q.path.endsWith('/events/'));
+
+    const resumed = runCli(['resume', to, '--rate', '1000', '--concurrency', '1'], { cwd: dir, env });
+    while (events().length === 0) await new Promise((r) => setTimeout(r, 5));
+    const night = await runCli(['import', 'job.yaml', '--rate', '1000', '--report', 'night.csv'], { cwd: dir, env });
+    expect((await resumed).code).toBe(0);
+    expect(events()).toHaveLength(20);
+    // The night waited for the resume, then found every event sent.
+    expect(night.code, night.stderr).toBe(0);
+    expect(night.stderr).toContain('in use by another engage-import process');
+    expect(night.stderr).toContain('already_sent 23');
+  });
 });

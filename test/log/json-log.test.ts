@@ -90,6 +90,8 @@ describe('progress in json', () => {
       total: 40,
       ok: 9,
       unchanged: 0,
+      already_sent: 0,
+      superseded: 0,
       not_ok: 1,
       rows_per_s: 5,
       eta_s: 6,

@@ -50,7 +50,7 @@ describe('a stage the run stopped in', () => {
 });
 
 describe('a stage of an incremental night', () => {
-  it('counts the rows it had no need to send as unchanged, not as nothing', () => {
+  it('counts the rows it had no need to send under their own statuses, not as nothing', () => {
     const out = new PassThrough();
     let text = '';
     out.on('data', (c: Buffer) => (text += c.toString()));
@@ -60,6 +60,8 @@ describe('a stage of an incremental night', () => {
     for (const s of ['already_sent', 'already_sent', 'unchanged', 'superseded', 'ok'] as const) stage.tick(s);
     t = 1_000;
     stage.finish();
-    expect(text).toBe('[events: events.csv] 5/5 rows, ok 1, unchanged 4, not ok 0, 5.0 rows/s, ETA 0 s (done)\n');
+    expect(text).toBe(
+      '[events: events.csv] 5/5 rows, ok 1, unchanged 1, already_sent 2, superseded 1, not ok 0, 5.0 rows/s, ETA 0 s (done)\n',
+    );
   });
 });
