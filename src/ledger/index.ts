@@ -15,5 +15,5 @@ export { hashFile } from './hash-file.js';
 export { identityChanges } from './identity.js';
 export type { RunIdentity } from './identity.js';
 export type { LockOwner, LockWait } from './lock.js';
-export { acquireLock, lockIsHeld, waitForFreeLock } from './lock.js';
+export { acquireLock, liveLockHolder, waitForFreeLock } from './lock.js';
 export { openSyncFeed, type OutboxFeed } from './sync-feed.js';

@@ -159,14 +159,15 @@ export async function waitForFreeLock(stateDir: string, wait: LockWait, options:
 }
 
 /**
- * Whether a live process holds the state directory's lock now (an unreadable lock counts as held),
- * read without taking it: a preview asks whether a run is in progress, and writes nothing.
+ * The live process holding the state directory's lock now (`unreadable` when the lock cannot be
+ * read, which counts as held), or undefined when it is free; read without taking it: a preview
+ * asks whether a run may be in progress, and writes nothing.
  */
-export function lockIsHeld(stateDir: string, options: LockOptions = {}): boolean {
+export function liveLockHolder(stateDir: string, options: LockOptions = {}): LockOwner | 'unreadable' | undefined {
   const host = options.hostname ?? osHostname();
   const isAlive = options.isAlive ?? pidIsAlive;
   const bootTime = options.bootTime ?? (() => Date.now() - uptime() * 1000);
-  return liveHolder(join(stateDir, 'lock'), host, isAlive, bootTime) !== undefined;
+  return liveHolder(join(stateDir, 'lock'), host, isAlive, bootTime);
 }
 
 /** The lock's holder when it is alive, `unreadable`, or undefined when the lock is free (none, or stale). */

@@ -27,10 +27,18 @@ describe('the preview of a job whose last run did not finish', () => {
     expect(after.stderr).toContain(
       `Note: an unfinished run of this job is in ${runDir}: the next import of this job is refused until it is resumed ('engage-import resume ${runDir}'), which sends that run's own rows, not this plan`,
     );
-    // While a process holds the state directory (a run sending), the note says the run is in progress.
+    // While a process holds the state directory, the note cannot tell whether it is that run
+    // still sending or something else (another job of the folder), and says both.
     const lock = acquireLock(join(dir, '.engage-import'));
     try {
-      expect((await preview()).stderr).toContain(`Note: a run of this job is in progress (${runDir})`);
+      const busy = (await preview()).stderr;
+      expect(busy).toContain(
+        `Note: an unfinished run of this job is in ${runDir}, and another engage-import process (pid ${process.pid} on `,
+      );
+      expect(busy).toContain(
+        `if that process is this run, still sending, this preview compares with what it had accepted when the preview began; if not, the next import of this job is refused until it is resumed ('engage-import resume ${runDir}')`,
+      );
+      expect(busy).not.toContain('in progress');
     } finally {
       lock.release();
     }
