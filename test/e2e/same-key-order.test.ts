@@ -52,3 +52,28 @@ describe('rows of one key are sent in file order, whatever the concurrency', () 
     );
   });
 });
+
+describe('product events of one product are sent in file order, whatever the concurrency', () => {
+  it('reach the API in ascending timestamp order, as the product profile needs', async () => {
+    sandbox = await startSandbox({
+      rate: 0,
+      latencyMs: 5,
+      jitterMs: 5,
+      seed: 7,
+      fixtures: { users: [{ custom_id: 'U0' }], products: [{ custom_id: 'P1', name: 'p' }] },
+    });
+    // Written newest first; `order: timestamp` sends them oldest first.
+    const rows = Array.from({ length: 120 }, (_, i) => `H${i},P1,U0,view,${1767225600 + (120 - i) * 60}`);
+    const dir = tmpTree({
+      'pe.csv': `hit,sku,user,action,ts\n${rows.join('\n')}\n`,
+      'pe.yaml':
+        'resource: product-event\nsource: { file: pe.csv }\nkey: hit\norder: timestamp\nfields:\n  custom_id: { column: sku, required: true }\n  user_custom_id: user\n  event_type: action\n  timestamp: { column: ts, type: unix }\n  data.hit: hit\n',
+    });
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const r = await runCli(['import', 'pe.yaml', '--rate', '1000', '--concurrency', '8'], { cwd: dir, env });
+    expect(r.code, r.stderr).toBe(0);
+    const stored = sandbox.state.productEvents().map((e) => e.timestamp);
+    expect(stored).toHaveLength(120);
+    expect(stored).toEqual([...stored].sort((a, b) => a - b));
+  });
+});
