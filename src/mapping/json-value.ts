@@ -47,7 +47,7 @@ export const jsonValue: Converter = {
     } catch (error) {
       if (error instanceof InexactNumber) {
         return new Invalid(
-          `the number ${error.text} in this JSON would be sent as ${Number(error.text) + 0}: a JSON number keeps about 15 significant digits; write it as a string ("${error.text}")`,
+          `the number ${error.text} in this JSON would be sent as ${Number(error.text) + 0} (a JSON number keeps about 15 significant digits): write it as a string, in quotes`,
         );
       }
       const duplicate = /^Duplicate key '(.*)' encountered/.exec((error as Error).message);

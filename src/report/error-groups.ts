@@ -36,6 +36,10 @@ const VALUE_PATTERNS: readonly [RegExp, string][] = [
   [/\b(?:line|lines) \d+(?:[-–]\d+)?/g, 'line …'],
   // csv-parse ends a quote error with the cell as it read it, quotes unescaped: `, value is "=X("`.
   [/, value is ".*?"(?= \(the parser read|$)/g, ', value is …'],
+  // A number too long to send exactly: `the number 4111… in this JSON would be sent as 4111…`,
+  // `got "4111…", which would be sent as 4111…`.
+  [/\bthe number \S+ in this JSON would be sent as \S+/g, 'the number … in this JSON would be sent as …'],
+  [/\bwhich would be sent as [^\s(]+/g, 'which would be sent as …'],
   // The API's own words quote the value in other ways (docs/api-contract.md, error bodies):
   // `Invalid pk "12" - object does not exist.`, `Client user with ID '42' does not exist`,
   // `Object with custom_id=C-1 does not exist.`, `Couldn't find product with custom_id = SKU-1`.

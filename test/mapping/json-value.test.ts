@@ -37,11 +37,11 @@ describe('json: nothing changed silently, nothing too deep', () => {
     ['{"a":1,"a":2}', 'the key "a" is given twice in the JSON object (keep one)'],
     [
       '{"id":12345678901234567890}',
-      'the number 12345678901234567890 in this JSON would be sent as 12345678901234567000: a JSON number keeps about 15 significant digits; write it as a string ("12345678901234567890")',
+      'the number 12345678901234567890 in this JSON would be sent as 12345678901234567000 (a JSON number keeps about 15 significant digits): write it as a string, in quotes',
     ],
     [
       '{"tiny":1e-400}',
-      'the number 1e-400 in this JSON would be sent as 0: a JSON number keeps about 15 significant digits; write it as a string ("1e-400")',
+      'the number 1e-400 in this JSON would be sent as 0 (a JSON number keeps about 15 significant digits): write it as a string, in quotes',
     ],
     [
       `{"a":${'['.repeat(5000)}${']'.repeat(5000)}}`,

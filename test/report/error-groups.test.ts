@@ -55,6 +55,14 @@ describe("errorKind: the row's values are left out of the key", () => {
       'u.csv lines 2–3: Invalid Closing Quote: got "4" in column 2 ("card") at line 2, value is "41"1" (the parser read lines 2–3 as this one record: check its quotes)',
       'Invalid Closing Quote: got … in column 2 ("card") at line …, value is … (the parser read line … as this one record: check its quotes)',
     ],
+    [
+      'data: the number 41111111111111111111 in this JSON would be sent as 41111111111111110000 (a JSON number keeps about 15 significant digits): write it as a string, in quotes',
+      'data: the number … in this JSON would be sent as … (a JSON number keeps about 15 significant digits): write it as a string, in quotes',
+    ],
+    [
+      'card: expected a number that can be sent exactly, got "41111111111111111111", which would be sent as 41111111111111110000 (type text keeps it as written)',
+      'card: expected a number that can be sent exactly, got …, which would be sent as … (type text keeps it as written)',
+    ],
   ])('%s', (message, kind) => {
     expect(errorKind(message)).toBe(kind);
   });
