@@ -66,7 +66,7 @@ export async function main(argv: readonly string[], cliIo: CliIo): Promise<numbe
     // `error`. Throwing is what stops yargs from running the handler after a parse problem.
     // A `coerce` check that refused a value (src/cli/number-options.ts) comes as a YError: a usage error too.
     if (error && error.name !== 'YError' && !(error instanceof UsageError)) throw error;
-    throw new UsageError(error?.message ?? message);
+    throw new UsageError(withoutUrls(error?.message ?? message));
   });
   try {
     await parser.parseAsync([...argv], {}, (_err, _args, text) => {
@@ -95,9 +95,9 @@ function refuseRepeatedOptions(args: Readonly<Record<string, unknown>>, argv: re
     if (name === '_' || name === '$0' || !Array.isArray(value)) continue;
     const option = name.length === 1 ? `-${name}` : `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
     if (!argv.some((a) => a === option || a.startsWith(`${option}=`))) continue;
-    throw new UsageError(
-      `${option} was given ${value.length} times (${value.map((v) => JSON.stringify(shownValue(v))).join(', ')}): give it once`,
-    );
+    // A URL option's values may hold a secret however they are written (with or without a scheme).
+    const values = URL_OPTIONS.has(name) ? '' : ` (${value.map((v) => JSON.stringify(String(v))).join(', ')})`;
+    throw new UsageError(`${option} was given ${value.length} times${values}: give it once`);
   }
 }
 
@@ -109,18 +109,21 @@ function refusal(error: unknown, exitCode: number) {
   return { outcome: exitCode === EXIT.USAGE ? 'refused' : 'failed', exit_code: exitCode, error: { code, message } };
 }
 
+/** Options whose values a message never repeats: a webhook URL holds its secret in the path or query, a base URL may carry a password. */
+const URL_OPTIONS: ReadonlySet<string> = new Set(['notify-url', 'base-url']);
+
 /**
- * An option's value as a message may show it: a URL only by scheme and host, since a webhook URL
- * holds its secret in the path or query (`--notify-url`), and a base URL may carry a password.
+ * A parse problem's message as it may be shown: any URL in it (an unknown argument that was a
+ * webhook URL, say) only by scheme and host.
  */
-function shownValue(value: unknown): string {
-  const text = String(value);
-  if (!/^[a-z][a-z0-9+.-]*:\/\//i.test(text)) return text;
-  try {
-    return `${shownUrl(new URL(text))}/…`;
-  } catch {
-    return '(a URL)';
-  }
+function withoutUrls(message: string): string {
+  return message.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s,]+/gi, (text) => {
+    try {
+      return `${shownUrl(new URL(text))}/…`;
+    } catch {
+      return '(a URL)';
+    }
+  });
 }
 
 /** A disk that fails while a file is being written (full, I/O error): the run was cut short, not misused. */

@@ -49,7 +49,25 @@ describe('user mistakes are usage errors, never internal ones', () => {
         'https://hooks.example.com/services/T0/B0/SECRET2',
       ],
       2,
-      '--notify-url was given 2 times ("https://hooks.example.com/…", "https://hooks.example.com/…"): give it once',
+      '--notify-url was given 2 times: give it once',
+    ],
+    [
+      '--notify-url given twice, once without a scheme: no value is repeated',
+      [
+        'import',
+        'm.yaml',
+        '--notify-url=https://hooks.example.com/services/T0/B0/SECRET1',
+        '--notify-url',
+        'hooks.example.com/services/T1/B1/SECRET2',
+      ],
+      2,
+      '--notify-url was given 2 times: give it once',
+    ],
+    [
+      'a webhook URL left as an extra argument: shown by its host only',
+      ['import', 'm.yaml', 'https://hooks.example.com/services/T0/B0/SECRET1'],
+      2,
+      'Unknown argument: https://hooks.example.com/…',
     ],
     [
       '--input given twice',
