@@ -15,6 +15,7 @@
  * Each write is its own committed transaction (`synchronous = FULL`), done synchronously.
  */
 import Database from 'better-sqlite3';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import { guard, type DbPlace } from './_database.js';
 import { ledgerFile } from './run-dirs.js';
 
@@ -79,6 +80,14 @@ export interface BulkChunks {
 
 export function openBulkChunks(runDir: string, cwd: string = process.cwd()): BulkChunks {
   const place: DbPlace = { file: ledgerFile(runDir), cwd };
+  // A chunk file in the run folder is recorded relative to it, so that a run folder moved away
+  // (parked) and resumed there still finds the files its re-uploads are cut from.
+  const base = resolve(cwd, runDir);
+  const stored = (file: string) => {
+    const inside = relative(base, resolve(cwd, file));
+    return inside.startsWith('..') || isAbsolute(inside) ? resolve(cwd, file) : inside;
+  };
+  const located = (file: string) => (isAbsolute(file) ? file : join(base, file));
   const db = guard(place, () => {
     const d = new Database(place.file, { fileMustExist: true, timeout: 5_000 });
     d.pragma('synchronous = FULL');
@@ -97,7 +106,7 @@ export function openBulkChunks(runDir: string, cwd: string = process.cwd()): Bul
   const record = db.transaction(
     (source: number, file: string, lines: readonly number[], keys: readonly (string | undefined)[]) => {
       const chunk = Number(
-        insertChunk.run(source, file, JSON.stringify(lines), JSON.stringify(keys.map((k) => k ?? null)))
+        insertChunk.run(source, stored(file), JSON.stringify(lines), JSON.stringify(keys.map((k) => k ?? null)))
           .lastInsertRowid,
       );
       for (const line of lines) insertRow.run(source, line, chunk);
@@ -124,7 +133,7 @@ export function openBulkChunks(runDir: string, cwd: string = process.cwd()): Bul
       }[];
       return rows.map((r) => ({ sub: r.sub, positions: JSON.parse(r.positions) as number[], importId: r.import_id }));
     },
-    recordedFiles: (source) => new Set(guard(place, () => findFiles.all(source)) as string[]),
+    recordedFiles: (source) => new Set((guard(place, () => findFiles.all(source)) as string[]).map(located)),
     chunkOf(source, line) {
       const chunk = guard(place, () => findRow.get(source, line)) as number | undefined;
       if (chunk === undefined) return undefined;
@@ -137,7 +146,7 @@ export function openBulkChunks(runDir: string, cwd: string = process.cwd()): Bul
       const found: BulkChunkRecord = {
         chunk: row.chunk,
         source: row.source,
-        file: row.file,
+        file: located(row.file),
         lines: JSON.parse(row.lines) as number[],
         keys: JSON.parse(row.keys) as (string | null)[],
         importId: row.import_id,

@@ -3,7 +3,7 @@
  * set's rows before its upload, its import id after the answer; a second run over the same ledger
  * (a resume) polls the sets with an id and uploads only those without.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -129,5 +129,19 @@ describe('bisection re-uploads in the ledger', () => {
     expect(await again.uploadAndWait([1])).toMatchObject({ kind: 'given_up', importId: undefined });
     expect(events).toEqual(['upload A']);
     expect(ids(chunks, chunk)).toEqual(['0:imp-A-1']);
+  });
+});
+
+describe('a run folder moved away (parked) and opened there', () => {
+  it("finds its chunk files in their new place: a resume still cuts the chunk's re-uploads from them", () => {
+    const { dir, chunks } = runFolder();
+    chunks.close();
+    opened.splice(0);
+    const parked = join(tmpTree({}), 'parked-run');
+    renameSync(dir, parked);
+    const reopened = openBulkChunks(parked, tmpTree({}));
+    opened.push(reopened);
+    expect(reopened.chunkOf(0, 4)?.file).toBe(join(parked, 'chunk.csv'));
+    expect([...reopened.recordedFiles(0)]).toEqual([join(parked, 'chunk.csv')]);
   });
 });
