@@ -137,13 +137,18 @@ export function decideApiRequest(req: ApiRequestIn, deps: ApiDeps): ApiDecision 
   if (endpoint === undefined)
     return reply(405, detail(methodNotAllowed(req.method)), { allow: Object.keys(route.methods).join(', ') });
 
-  // 5. The body; a GET never reads it.
+  // 5. The body; a GET never reads it. A body that cannot be read loses to a 404 of the entity the path names.
   let body: unknown = {};
   if (req.method !== 'GET' && parsed !== undefined) {
     const mediaType = (req.contentType ?? '').split(';')[0]!.trim().toLowerCase();
+    const missing = () => route.pathEntityMissing?.(deps.state, params);
+    const refused = (status: number, message: string) => {
+      const first = missing();
+      return first === undefined ? reply(status, detail(message)) : reply(first.status, first.body);
+    };
     if (mediaType !== JSON_TYPE && !/^application\/[\w.+-]+\+json$/.test(mediaType))
-      return reply(415, detail(unsupportedMediaType(req.contentType ?? '')));
-    if (!parsed.ok) return reply(400, detail(jsonParseError(parsed.reason)));
+      return refused(415, unsupportedMediaType(req.contentType ?? ''));
+    if (!parsed.ok) return refused(400, jsonParseError(parsed.reason));
     body = parsed.value;
   }
 

@@ -121,6 +121,22 @@ describe('R-BASE-2, R-BASE-3: common rules', () => {
     expect(s.requests[0]).toMatchObject({ status: 400, applied: false, body: null });
   });
 
+  it('§7.2 rule 3, §7.3: the product or user a path names is looked up before the body is read: 404 first', async () => {
+    const s = await sandbox();
+    const bad = { rawBody: '{bad' };
+    const plain = { rawBody: '{}', headers: { 'Content-Type': 'text/plain' } };
+    for (const options of [bad, plain]) {
+      const product = await s.call('POST', 'products-by-id/nope/product_event/', undefined, options);
+      expect([product.status, product.body]).toEqual([404, { detail: "Couldn't find product with custom_id = nope" }]);
+      const slashed = await s.call('POST', 'product-event-creation/no/pe/', undefined, options);
+      expect([slashed.status, slashed.body]).toEqual([404, { detail: "Couldn't find product with custom_id = no/pe" }]);
+      const user = await s.call('POST', 'users-by-id/nope/events/', undefined, options);
+      expect([user.status, user.body]).toEqual([404, { detail: 'No ClientUser matches the given query.' }]);
+    }
+    // A path naming nothing to look up still refuses the body itself.
+    expect((await s.call('POST', 'events/', undefined, bad)).status).toBe(400);
+  });
+
   it('§4 a body sent without Content-Type: application/json → 415', async () => {
     const s = await sandbox();
     const res = await s.call('POST', 'deals/', undefined, { rawBody: '{}', headers: { 'Content-Type': 'text/plain' } });

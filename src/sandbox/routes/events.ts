@@ -54,9 +54,13 @@ function createEvent({ state, body }: EndpointRequest): EndpointAnswer {
   return recordEvent(state, user, body);
 }
 
+/** §7.3: format 3, 404, whatever the body holds. */
+function missingUser(state: SandboxState, params: readonly string[]): EndpointAnswer | undefined {
+  return state.userByCustomId(params[0] ?? '') === undefined ? answer(404, detail(NO_CLIENT_USER)) : undefined;
+}
+
 function createUserEvent({ state, params, body }: EndpointRequest): EndpointAnswer {
   const user = state.userByCustomId(params[0] ?? '');
-  // §7.3: format 3, 404, whatever the body holds.
   if (user === undefined) return answer(404, detail(NO_CLIENT_USER));
   if (!isRecord(body)) return answer(400, nestedErrors({ non_field_errors: [notAnObject(body)] }));
   return recordEvent(state, user, body);
@@ -108,5 +112,6 @@ export const eventRoutes: readonly Route[] = [
     name: 'users-by-id/:user_custom_id/events/',
     pattern: /^users-by-id\/([^/]+)\/events\/$/,
     methods: { POST: createUserEvent },
+    pathEntityMissing: missingUser,
   },
 ];

@@ -19,6 +19,7 @@ import {
 } from '../errors.js';
 import { isRecord, MESSAGES, notAValidChoice, notAnObject, readDict, readInteger, readString } from '../fields.js';
 import type { UserRecord } from '../records.js';
+import type { SandboxState } from '../state.js';
 import { answer, type EndpointAnswer, type EndpointRequest, type Route } from './route.js';
 
 /** R-PEVT-4: the closed list of event types, lowercase, with spaces. */
@@ -40,6 +41,12 @@ export const PRODUCT_EVENT_TYPES: ReadonlySet<string> = new Set([
   'return',
   'refund',
 ]);
+
+/** §7.2 rule 3: the product first, whatever the payload holds. */
+function missingProduct(state: SandboxState, params: readonly string[]): EndpointAnswer | undefined {
+  const customId = params[0] ?? '';
+  return state.productByCustomId(customId) === undefined ? answer(404, detail(productMissing(customId))) : undefined;
+}
 
 function createProductEvent({ state, params, body }: EndpointRequest): EndpointAnswer {
   const customId = params[0] ?? '';
@@ -106,10 +113,12 @@ export const productEventRoutes: readonly Route[] = [
     name: 'products-by-id/:custom_id/product_event/',
     pattern: /^products-by-id\/([^/]+)\/product_event\/$/,
     methods: { POST: createProductEvent },
+    pathEntityMissing: missingProduct,
   },
   {
     name: 'product-event-creation/:custom_id/',
     pattern: /^product-event-creation\/(.+)\/$/,
     methods: { POST: createProductEvent },
+    pathEntityMissing: missingProduct,
   },
 ];

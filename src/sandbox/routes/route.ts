@@ -34,6 +34,12 @@ export interface Route {
   /** Matched against the percent-decoded path after the API prefix; groups are the parameters. */
   readonly pattern: RegExp;
   readonly methods: Partial<Record<Method, Endpoint>>;
+  /**
+   * The 404 of an entity the path names (a product, a user) when it does not exist. The
+   * framework reads a body only when the view asks for it, after this lookup, so the 404 comes
+   * first even for a body that is not JSON (docs/api-contract.md R-PEVT-5, R-EVENT-2).
+   */
+  readonly pathEntityMissing?: (state: SandboxState, params: readonly string[]) => EndpointAnswer | undefined;
 }
 
 export const answer = (status: number, body: unknown, applied = false): EndpointAnswer => ({ status, body, applied });
