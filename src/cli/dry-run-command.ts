@@ -6,7 +6,7 @@ import type { JobArgs } from './common-options.js';
 import { EXIT } from './exit-codes.js';
 import { openPreview, type PreviewArgs } from './incremental-preview.js';
 import { bulkOptionsOf, type BulkChoiceArgs } from './live-options.js';
-import { outputPath } from './output-args.js';
+import { outputPath, protectedPaths } from './output-args.js';
 import { printSummary } from './print-summary.js';
 
 /** `validate` and `import --dry-run`: every row checked locally, nothing sent. */
@@ -17,6 +17,7 @@ export async function runDryRunCommand(
       payloads?: string | undefined;
       'base-url'?: string | undefined;
       'api-key-file'?: string | undefined;
+      'state-dir'?: string | undefined;
     },
   io: CliIo,
 ): Promise<number> {
@@ -28,6 +29,8 @@ export async function runDryRunCommand(
     report: outputPath(io.cwd, '--report', args.report),
     rejects: at('--rejects', args.rejects),
     payloads: at('--payloads', args.payloads),
+    // A dry run writes its report as the live run would: never over the key file or the ledgers.
+    protect: protectedPaths(io.cwd, args),
     limit: args.limit,
     rate: args.rate,
     dealUpdateMethod: args['deal-update-method'],

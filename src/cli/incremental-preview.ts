@@ -1,4 +1,4 @@
-import { resolve } from 'node:path';
+import { readableStateDir } from './output-args.js';
 import type { LoadedJob } from '../config/load-job.js';
 import type { ResourceName } from '../config/mapping-schema.js';
 import { resolveBaseUrl } from '../transport/index.js';
@@ -39,7 +39,8 @@ export function openPreview(
   const incremental = refresh || (args.incremental ?? job.sync === 'incremental');
   if (!incremental) return undefined;
   // The same default as a live run: beside the job file, whatever the working directory.
-  const stateDir = args['state-dir'] !== undefined ? resolve(cwd, args['state-dir']) : stateDirBeside(job.file);
+  const stateDir =
+    args['state-dir'] !== undefined ? readableStateDir(cwd, args['state-dir']) : stateDirBeside(job.file);
   const state = caughtUpState(job, stateDir, cwd);
   try {
     if (state !== undefined) checkPreviewTarget(state, target);

@@ -17,6 +17,26 @@ export function outputPath(cwd: string, option: string, value: string): string {
 }
 
 /**
+ * A `--state-dir` that is only read (a preview, the state commands): a file there is a usage
+ * error naming the option; a missing folder is left to the reader (it finds no state).
+ */
+export function readableStateDir(cwd: string, value: string): string {
+  const path = resolve(cwd, value);
+  let isFile = false;
+  try {
+    isFile = !statSync(path).isDirectory();
+  } catch {
+    // Missing: nothing to read.
+  }
+  if (isFile)
+    throw new ConfigError(
+      'USAGE',
+      `--state-dir ${value} is a file, not a folder: name the folder the runs keep their state in`,
+    );
+  return path;
+}
+
+/**
  * The `--state-dir` checked before a ledger is opened in it: created if missing, and proven
  * writable by creating (and removing) a folder in it. A file, a read-only folder or a place like
  * `/proc/1` is a usage error naming the option, never an internal error or an endless retry.

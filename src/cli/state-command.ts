@@ -1,6 +1,7 @@
 import { existsSync, lstatSync, rmSync, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
+import { readableStateDir } from './output-args.js';
 import type { Argv } from 'yargs';
 import { RESOURCES } from '../config/mapping-schema.js';
 import { DEFAULTS } from '../defaults.js';
@@ -77,7 +78,7 @@ async function runState(args: StateArgs, io: CliIo): Promise<number> {
   // Where runs keep it: beside the job file, whatever the current folder.
   const stateDirOf = (job: string | undefined) =>
     args['state-dir'] !== undefined
-      ? resolve(io.cwd, args['state-dir'])
+      ? readableStateDir(io.cwd, args['state-dir'])
       : job !== undefined
         ? stateDirBeside(job)
         : resolve(io.cwd, DEFAULTS.stateDir);

@@ -13,7 +13,7 @@ import type { BulkOptions } from './bulk-options.js';
 import { displayPath } from './display-path.js';
 import { createEmitter, type DryRunWriters } from './dry-run-emit.js';
 import { openSources, type OpenedSource } from './open-sources.js';
-import { planOutputs } from './output-paths.js';
+import { planOutputs, type ProtectedPath } from './output-paths.js';
 import { createPlanner, planRows, type PlannedRow } from './plan-rows.js';
 import { inDependencyOrder } from './stage-order.js';
 
@@ -45,6 +45,8 @@ export interface DryRunOptions extends RequestOptions {
   readonly bulk?: BulkOptions | undefined;
   /** Aborted by the first Ctrl-C or SIGTERM: reading stops at the next record, the report keeps what was read. */
   readonly signal?: AbortSignal | undefined;
+  /** Files and folders besides the job's inputs that no output may name (the key file, the state directory). */
+  readonly protect?: readonly ProtectedPath[] | undefined;
 }
 
 /**

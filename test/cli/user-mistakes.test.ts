@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -106,8 +106,27 @@ describe('user mistakes are usage errors, never internal ones', () => {
       2,
       'users.csv.gz is a gzip-compressed file, not a CSV',
     ],
+    [
+      "a file as the preview's --state-dir",
+      ['validate', 'm.yaml', '--incremental', '--state-dir', 'afile'],
+      2,
+      '--state-dir afile is a file, not a folder',
+    ],
+    [
+      "a file as the state commands' --state-dir",
+      ['state', 'show', '--state-dir', 'afile'],
+      2,
+      '--state-dir afile is a file, not a folder',
+    ],
+    [
+      "the key file as a dry run's --report",
+      ['import', 'm.yaml', '--dry-run', '--api-key-file', 'afile', '--report', 'afile'],
+      2,
+      '--report afile is the --api-key-file',
+    ],
   ])('%s', async (_name, argv, code, message) => {
     const dir = tmpTree({
+      afile: 'a key to keep',
       'm.yaml': USERS,
       'users.csv': CSV,
       'users.csv.gz': Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0]),
@@ -121,6 +140,7 @@ describe('user mistakes are usage errors, never internal ones', () => {
     expect(r.stderr.trimEnd().split('\n').length).toBeLessThanOrEqual(2);
     expect(r.code).toBe(code);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(readFileSync(join(dir, 'afile'), 'utf8')).toBe('a key to keep');
   });
 });
 
