@@ -23,6 +23,7 @@ const LAYERS = [
   'bulk', // bulk CSV import pieces: chunk files, reading an import's report, bisection (pure but for files)
   'ledger', // the SQLite run ledger
   'sync', // incremental sync state, kept beside the ledger
+  'sort', // product events in time order: the order check and an external sort (imports nothing of the run)
   'pipeline', // plan, dry run, live import
   'init', // mapping scaffold from a CSV header
   'notify', // end-of-run alerts
