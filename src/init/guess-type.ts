@@ -123,11 +123,21 @@ function guessScalar(values: readonly string[], expect: Expect | undefined): Typ
     if (date !== undefined) {
       const type = expect ?? (date.withTime ? 'datetime' : 'date');
       if (date.kind === 'iso') {
-        // A date-time without Z or an offset names no instant: it is read as UTC unless the mapping says where.
-        const local = date.withTime && type !== 'date' && values.some((v) => !ISO_OFFSET.test(v.trim()));
+        // A date-time without Z or an offset names no instant: it is read as UTC unless the mapping
+        // says where. Counted among the values read as ISO 8601 only (a misfit is not one of them).
+        const spec = { type: date.withTime ? 'datetime' : 'date' } as const;
+        const read = fitting(values, spec);
+        const local =
+          date.withTime && type !== 'date'
+            ? values.filter((v) => fitting([v], spec) === 1 && !ISO_OFFSET.test(v.trim())).length
+            : 0;
+        const offsets =
+          local === 0
+            ? ''
+            : `${local === read ? ' without an offset' : `, ${local} of them without an offset`}; read as UTC: add \`timezone:\` if they are local times`;
         return {
           options: { type },
-          why: `${share(values, { type: date.withTime ? 'datetime' : 'date' })} are ISO 8601 ${date.withTime ? 'date-times' : 'dates'}${local ? ' without an offset; read as UTC: add `timezone:` if they are local times' : ''}`,
+          why: `${count(read, values.length)} are ISO 8601 ${date.withTime ? 'date-times' : 'dates'}${offsets}`,
         };
       }
       if (date.kind === 'format') {

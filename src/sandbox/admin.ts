@@ -3,6 +3,7 @@
  * sandbox listens on loopback only). Not part of the platform's API: tests, benchmarks and the demo use them
  * to look inside and to steer faults.
  *
+ * - `GET /__sandbox/`: the list below.
  * - `GET /__sandbox/state`: every record (`StateSnapshot`).
  * - `GET /__sandbox/requests`: the request log.
  * - `POST /__sandbox/reset`: records back to the fixtures, request log and rate windows emptied.
@@ -35,6 +36,22 @@ type Handler = (body: string) => AdminAnswer;
 
 function table(deps: AdminDeps): Record<string, Partial<Record<string, Handler>>> {
   return {
+    // The address the sandbox prints: what can be asked here.
+    '': {
+      GET: () => ({
+        status: 200,
+        body: {
+          endpoints: [
+            'GET /__sandbox/state',
+            'GET /__sandbox/requests',
+            'POST /__sandbox/reset',
+            'POST /__sandbox/reset-log',
+            'GET /__sandbox/faults',
+            'PATCH /__sandbox/faults',
+          ],
+        },
+      }),
+    },
     state: { GET: () => ({ status: 200, body: deps.snapshot() }) },
     requests: { GET: () => ({ status: 200, body: deps.requests() }) },
     reset: {

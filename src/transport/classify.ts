@@ -111,7 +111,7 @@ function throttled(headers: Headers, text: string, message: string, ctx: Classif
   if (asked !== undefined && asked.ms > ctx.maxPauseMs) {
     const error = new HttpError(
       'HTTP_THROTTLED',
-      `the API asked to pause ${seconds(asked.ms)} (HTTP 429, ${asked.source}), longer than the longest pause allowed (--max-pause ${seconds(ctx.maxPauseMs)}); the run stopped`,
+      `the API asked to pause ${seconds(asked.ms)} (HTTP 429, ${asked.source}), longer than the longest pause allowed (--max-pause ${asGiven(ctx.maxPauseMs)}); the run stopped`,
       429,
     );
     return { action: 'fatal', error };
@@ -147,6 +147,8 @@ function decided(answer: AttemptAnswer, status: number | undefined, message: str
 }
 
 const seconds = (ms: number) => `${Math.round(ms / 1000)} s`;
+/** An option as the user gave it (`300 s`, `0.5 s`), never rounded to a second it was not. */
+const asGiven = (ms: number) => `${Number((ms / 1000).toFixed(3))} s`;
 
 function parseJson(text: string): unknown {
   try {

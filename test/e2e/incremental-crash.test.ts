@@ -99,7 +99,7 @@ describe('incremental runs: kill -9 during day 2, resume, then day 3 with the sa
         expect(refused.code).not.toBe(0);
         expect(refused.code).not.toBe(1);
         expect(refused.stderr).toMatch(
-          /an unfinished run of this job is in .*: continue it with 'engage-import resume'/,
+          /an unfinished run of this job is in (\S+): continue it with 'engage-import resume \1'/,
         );
         expect(sandbox.requests.length).toBe(beforeRefused);
 

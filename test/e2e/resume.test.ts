@@ -123,7 +123,7 @@ describe('interrupt and resume', () => {
     const again = await runCli(['import', 'job.yaml'], { cwd: dir, env });
     expect(again.code).toBe(2);
     expect(again.stderr).toMatch(
-      /an unfinished run of this job is in \.engage-import\/runs\/.*: continue it with 'engage-import resume'/,
+      /an unfinished run of this job is in (\.engage-import\/runs\/\S+): continue it with 'engage-import resume \1'/,
     );
     expect(server.requests).toHaveLength(0);
     // Moving the old run away starts over, as the message says.

@@ -77,6 +77,14 @@ describe('guessType', () => {
     expect(guessType(['2024-01-15T10:30:00Z', '2024-02-01T08:00:00+02:00'], undefined).why).toBe(
       '2/2 sampled values are ISO 8601 date-times',
     );
+    // A value the format does not read (a misfit the check names) is not counted as one without an offset.
+    const dates = ['2024-01-15T10:30:00Z', '2024-01-16T10:30:00+01:00', '2024-01-17T10:30:00', '02/04/2026 14:05'];
+    expect(guessType([...dates, ...Array(16).fill('2024-03-01T00:00:00Z')], 'datetime').why).toBe(
+      '19/20 sampled values are ISO 8601 date-times, 1 of them without an offset; read as UTC: add `timezone:` if they are local times',
+    );
+    expect(
+      guessType([dates[0]!, dates[1]!, dates[3]!, ...Array(17).fill('2024-03-01T00:00:00Z')], 'datetime').why,
+    ).toBe('19/20 sampled values are ISO 8601 date-times');
   });
 
   it('ambiguous day/month names both readings and is left undecided', () => {

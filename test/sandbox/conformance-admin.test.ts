@@ -159,6 +159,9 @@ describe('admin endpoints (no key needed, not logged)', () => {
     expect((await s.admin('GET', 'constructor')).status).toBe(404);
     expect((await s.admin('DELETE', 'state')).status).toBe(405);
     expect((await s.admin('GET', 'state/')).status).toBe(200);
+    // The address the sandbox prints lists what can be asked there.
+    const index = await s.admin('GET', '');
+    expect([index.status, index.body.endpoints]).toEqual([200, expect.arrayContaining(['GET /__sandbox/requests'])]);
     expect(s.requests).toEqual([]);
   });
 

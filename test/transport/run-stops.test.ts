@@ -101,6 +101,14 @@ describe('the run stops when every request meets the same wall', () => {
     },
   );
 
+  it('--max-pause is named as given, not rounded', async () => {
+    nock(ORIGIN).post('/api/public/events/').reply(429, '', { 'retry-after': '1' });
+    const { transport } = make({ maxPauseMs: 500 });
+    await expect(transport.send(post('events/'))).rejects.toMatchObject({
+      message: expect.stringContaining('(--max-pause 0.5 s)'),
+    });
+  });
+
   it('a pause within --max-pause is waited', async () => {
     nock(ORIGIN)
       .post('/api/public/events/')
