@@ -93,9 +93,10 @@ export const mostlyDiffer = (differing: number, compared: number): boolean => co
 export type SyncCounts = Readonly<Record<SyncStatus, number>>;
 
 /**
- * When most rows of a file differ from the state and its mapping is not the one the state was
- * built with, the requests changed because of the mapping, not the data: say so, since every
- * such row will be sent (and, for events, recorded again). Undefined otherwise.
+ * When rows of a file differ from the state and its mapping is not the one the state was built
+ * with, the requests may have changed because of the mapping, not the data: say so, since every
+ * such row will be sent (and, for events, recorded again). Entities: when most rows changed;
+ * events: when any looks new. Undefined otherwise.
  */
 export function mappingChangeNote(
   file: string,
@@ -107,10 +108,12 @@ export function mappingChangeNote(
   if (stored === undefined || stored === current) return undefined;
   const differing = kind === 'entity' ? counts.changed : counts.new;
   const compared = kind === 'entity' ? counts.changed + counts.unchanged : counts.new + counts.already_sent;
-  if (!mostlyDiffer(differing, compared)) return undefined;
+  // An entity sent again does no harm: said when most rows changed. An event sent again is
+  // recorded twice: said (and refused by the live run) when any looks new.
+  if (kind === 'entity' ? !mostlyDiffer(differing, compared) : differing === 0) return undefined;
   const n = new Intl.NumberFormat('en-US');
   const share = `${n.format(differing)} of ${n.format(compared)}`;
   return kind === 'entity'
     ? `${file}: most rows changed (${share}) and its mapping changed since the state was recorded: the requests differ because of the mapping, not the data`
-    : `${file}: most events look new (${share}) and its mapping changed since the state was recorded: their requests differ because of the mapping, so sending them would record old events again; a live incremental run refuses this file unless --accept-mapping-change (put the mapping's earlier form back, or accept if these events are new or the file is new to the job)`;
+    : `${file}: ${share} events look new and its mapping changed since the state was recorded: their requests may differ because of the mapping, so sending them could record old events again; a live incremental run refuses this file unless --accept-mapping-change (put the mapping's earlier form back, or accept if these events are new or the file is new to the job)`;
 }

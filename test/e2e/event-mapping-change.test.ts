@@ -63,6 +63,27 @@ describe('an event mapping without identity: that changed', () => {
     expect(eventRequests(sandbox)).toBe(20);
   });
 
+  it('a field added that only some past events fill: refused too, although most events are recognised', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const dir = nightlyJob();
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const night = (extra: string[] = []) =>
+      runCli(['import', 'job.yaml', '--rate', '1000', ...extra], { cwd: dir, env });
+    expect((await night()).code).toBe(0);
+    // Two of the ten past events have a coupon: the new field changes their requests only.
+    const lines = ['id,user,coupon'];
+    for (let i = 0; i < 10; i++) lines.push(`E${i},${i % 3},${i % 5 === 0 ? 'SPRING' : ''}`);
+    writeFileSync(join(dir, 'events.csv'), `${lines.join('\n')}\n`);
+    writeFileSync(join(dir, 'events.yaml'), `${EVENTS}  data.coupon: coupon\n`);
+    const preview = await runCli(['validate', 'job.yaml', '--report', join(dir, 'preview.csv')], { cwd: dir, env });
+    expect(preview.stderr).toContain('a live incremental run refuses this file unless --accept-mapping-change');
+    const refused = await night();
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('events.csv: 2 of 10 events look new');
+    // Nothing recorded twice.
+    expect(eventRequests(sandbox)).toBe(10);
+  });
+
   it('an event renamed in a mapping with identity: is held back too; a deal option changed is not a change', async () => {
     sandbox = await startSandbox({ rate: 0 });
     const dir = nightlyJob();

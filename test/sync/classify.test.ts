@@ -77,7 +77,16 @@ describe('mappingChangeNote', () => {
     ['no state yet', 'entity', { new: 100 }, undefined, 'new', false],
     ['only new entities', 'entity', { new: 100 }, 'old', 'new', false],
     ['events mostly new, mapping changed', 'event', { new: 80, already_sent: 20 }, 'old', 'new', true],
-    ['events mostly already sent', 'event', { new: 20, already_sent: 80 }, 'old', 'new', false],
+    [
+      'some events new, mapping changed: they may be old ones',
+      'event',
+      { new: 20, already_sent: 80 },
+      'old',
+      'new',
+      true,
+    ],
+    ['no event new, mapping changed', 'event', { already_sent: 100 }, 'old', 'new', false],
+    ['events new, mapping the same', 'event', { new: 20, already_sent: 80 }, 'same', 'same', false],
   ] as const)('%s', (_, kind, c, stored, current, says) => {
     const note = mappingChangeNote('contacts.csv', kind, counts(c), stored, current);
     expect(note !== undefined).toBe(says);
