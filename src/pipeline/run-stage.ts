@@ -83,7 +83,11 @@ async function sendRows(run: StageRun, window: ReportWindow): Promise<void> {
   const batching = run.strategy.holds !== undefined;
   const planned = inSendOrder(run.stage.mapping, planRows(run.stage.mapping, run.source, run.options));
   const inKeyOrder = keyOrder(run.stage.mapping);
-  for await (const { row: plannedRow, verdict } of withSyncVerdicts(planned, run.sync)) {
+  for await (const { row: plannedRow, verdict } of withSyncVerdicts(
+    planned,
+    run.sync,
+    (row) => run.cascade.blockedBy(row.payload) !== undefined,
+  )) {
     const row = { ...plannedRow, file: run.stage.file, ...(verdict && { sync: verdict }) };
     const pause = run.strategy.readingPause?.();
     if (pause !== undefined) await pause;

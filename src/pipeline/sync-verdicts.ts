@@ -15,23 +15,30 @@ export const SYNC_BATCH = 512;
 export async function* withSyncVerdicts(
   rows: AsyncIterable<PlannedRow>,
   sync: SourceClassifier | undefined,
+  /**
+   * Whether a valid row will be skipped because a parent failed (earlier stages are complete, so
+   * this is known). Such a row is not classified: it does not claim its event's identity, so a
+   * later row with the same identity is sent rather than superseded by a row that never goes.
+   */
+  blocked: (row: PlannedRow & { readonly status: 'valid' }) => boolean = () => false,
 ): AsyncGenerator<{ readonly row: PlannedRow; readonly verdict?: SyncVerdict | undefined }> {
   if (sync === undefined) {
     for await (const row of rows) yield { row };
     return;
   }
-  const held: PlannedRow[] = [];
+  const held: { row: PlannedRow; classified: boolean }[] = [];
   const valid: Extract<PlannedRow, { status: 'valid' }>[] = [];
   function* release() {
     const verdicts = valid.length > 0 ? sync!.classify(valid) : [];
     let v = 0;
-    for (const row of held) yield { row, verdict: row.status === 'valid' ? verdicts[v++] : undefined };
+    for (const { row, classified } of held) yield { row, verdict: classified ? verdicts[v++] : undefined };
     held.length = 0;
     valid.length = 0;
   }
   for await (const row of rows) {
-    held.push(row);
-    if (row.status === 'valid' && valid.push(row) >= SYNC_BATCH) yield* release();
+    const classified = row.status === 'valid' && !blocked(row);
+    held.push({ row, classified });
+    if (classified && valid.push(row) >= SYNC_BATCH) yield* release();
   }
   yield* release();
 }

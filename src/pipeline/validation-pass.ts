@@ -1,5 +1,7 @@
 import type { ResolvedMapping } from '../config/mapping-schema.js';
 import type { SourceClassifier } from '../sync/index.js';
+import { resourceDef } from '../resources/index.js';
+import { FailedParents } from './failed-parents.js';
 import { openSources } from './open-sources.js';
 import { planRows, type PlanOptions } from './plan-rows.js';
 
@@ -26,18 +28,31 @@ export async function validationPass(
 ): Promise<FileCounts[]> {
   const sources = await openSources(mappings);
   const counts: FileCounts[] = [];
+  // Parents that are invalid here will fail in the run, and their children be skipped: such a
+  // child is never noted as the row of its key that wins, or the earlier row it superseded would
+  // not be sent either. (A parent the API refuses is known only when the run gets there.)
+  const invalidParents = new FailedParents();
   try {
     for (const [index, { mapping, source }] of sources.entries()) {
       const sync = syncOf?.(index, mapping, source.header);
       const note = sync?.needsFirstPass === true ? sync : undefined;
+      const def = resourceDef(mapping.resource);
+      const failure = { file: source.path, line: 0, how: 'invalid' };
       let rows = 0;
       let invalid = 0;
       for await (const row of planRows(mapping, source, options)) {
         // A Ctrl-C here stops the reading at once: the run then reports every row not_sent.
         if (signal?.aborted) break;
         rows++;
-        if (row.status === 'invalid') invalid++;
-        else note?.note(row);
+        if (row.status === 'invalid') {
+          invalid++;
+          invalidParents.fail(def.identity(row.payload ?? {}, undefined), failure);
+        } else if (invalidParents.blockedBy(def.parents(row.payload)) !== undefined) {
+          invalidParents.fail(def.identity(row.payload, undefined), failure);
+        } else {
+          invalidParents.succeed(def.identity(row.payload, undefined));
+          note?.note(row);
+        }
       }
       counts.push({ rows, invalid });
     }
