@@ -26,7 +26,7 @@ import type { RunArgs } from './common-options.js';
 import { readApiKey, readBaseUrl } from './credentials.js';
 import { EXIT } from './exit-codes.js';
 import { bulkOptionsOf, type LiveArgs, type SyncModeArgs } from './live-options.js';
-import { liveRunHooks, type LiveRunHooks } from './live-run-hooks.js';
+import { liveRunHooks, routeOf, type LiveRunHooks } from './live-run-hooks.js';
 import { listSyncStateFiles, stateDirBeside } from '../sync/index.js';
 import { catchUpBeforeRefusal, checkSyncState, openRunSync, type RunSync, type RunSyncMode } from './live-sync.js';
 import { printSummary } from './print-summary.js';
@@ -338,9 +338,10 @@ async function runLiveWith(
         if (args.quiet || io.stderr.isTTY === true) return;
         if (event.type === 'throttled')
           io.stderr.write(
-            `429 on ${event.method} /${event.path}: the whole run pauses ${(event.waitMs / 1000).toFixed(1)} s (${event.source})\n`,
+            `429 on ${event.method} ${routeOf(event.path)}: the whole run pauses ${(event.waitMs / 1000).toFixed(1)} s (${event.source})\n`,
           );
-        if (event.type === 'gave_up') io.stderr.write(`gave up on ${event.method} /${event.path}: ${event.message}\n`);
+        if (event.type === 'gave_up')
+          io.stderr.write(`gave up on ${event.method} ${routeOf(event.path)}: ${event.message}\n`);
       },
     });
     const progress = args.quiet

@@ -16,6 +16,28 @@ import { EngageError } from '../errors.js';
 /** The first segment of an API path: enough to say which endpoint, never a customer's id. */
 const endpointOf = (path: string) => path.replace(/^\/+/, '').split('/')[0] ?? '';
 
+/** The words of the API's paths; any other segment is an id (a customer's, often an email). */
+const ROUTE_WORDS = new Set([
+  'users',
+  'users-by-id',
+  'update_or_create',
+  'events',
+  'products',
+  'products-by-id',
+  'product_event',
+  'product-event-creation',
+  'deals',
+  'webpush-campaign',
+  'import',
+  'status',
+]);
+
+/** An API path as a log line may show it: its route, each id replaced by `…`, no query. */
+export function routeOf(path: string): string {
+  const segments = path.replace(/^\/+/, '').split('?')[0]!.split('/');
+  return `/${segments.map((s) => (s === '' || ROUTE_WORDS.has(s) ? s : '…')).join('/')}`;
+}
+
 /**
  * What a live run tells the outside world besides its report: the structured log (run start,
  * 429 pauses, exhausted retry budgets, run end), `--max-failed`, and the notification. Kept
