@@ -64,6 +64,9 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
   let payloads: PayloadsWriter | undefined;
   let aborted: string | undefined;
   const files: FileSummary[] = [];
+  // A run refused part-way (an undecodable byte at line 5,002) keeps the previous outputs whole:
+  // half a report would read as the whole file's. A run stopped by a signal keeps what it read.
+  let completed = false;
   try {
     // Opened inside the try: a writer that cannot be opened must not leave the CSVs open.
     sources = await openSources(ordered);
@@ -76,9 +79,10 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
       estimateBulk(files.at(-1)!, opened.mapping, options.bulk);
       if (aborted !== undefined) break;
     }
+    completed = true;
   } finally {
     for (const { source } of sources) source.close();
-    await Promise.all([report?.close(), rejects?.close(), payloads?.close()]);
+    await Promise.all([report?.close(completed), rejects?.close(completed), payloads?.close(completed)]);
   }
   const notes = options.classifier?.notes() ?? [];
   const result = summarise(

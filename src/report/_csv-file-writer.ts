@@ -9,7 +9,8 @@ export interface CsvFileWriter {
    * that the hot path of a million-row run costs no await per row.
    */
   write(row: readonly string[]): Promise<void> | undefined;
-  close(): Promise<void>;
+  /** `keep: false`: the run failed part-way; the file written so far is dropped (see `openOutputFile`). */
+  close(keep?: boolean): Promise<void>;
 }
 
 export interface CsvFileWriterOptions {
@@ -60,11 +61,11 @@ export function createCsvFileWriter(path: string, options: CsvFileWriterOptions)
         (e: unknown) => Promise.reject(outputError(path, e)),
       );
     },
-    async close() {
+    async close(keep = true) {
       flush();
       const tail = encoder?.end();
       if (tail !== undefined && tail.length > 0) file.write(tail);
-      await output.close();
+      await output.close(keep);
     },
   };
 }

@@ -7,8 +7,11 @@ import { makeFolders } from './make-folders.js';
 /** An output being written: to a temporary file beside it, put in its place by `close`. */
 export interface OutputFile {
   readonly stream: WriteStream;
-  /** Ends the stream; on success the file takes its final name, on failure the temporary one is removed. */
-  close(): Promise<void>;
+  /**
+   * Ends the stream; on success the file takes its final name, on failure the temporary one is
+   * removed. `keep: false` (a run that failed part-way) removes it too: the previous file stays.
+   */
+  close(keep?: boolean): Promise<void>;
 }
 
 /**
@@ -37,12 +40,16 @@ export function openOutputFile(path: string): OutputFile {
   });
   return {
     stream,
-    async close() {
+    async close(keep = true) {
       if (!stream.writableEnded) stream.end();
       try {
         await finished(stream);
       } catch (error) {
         failure ??= error;
+      }
+      if (!keep && !direct) {
+        rmSync(temp, { force: true });
+        return;
       }
       if (failure === undefined && !direct) {
         try {

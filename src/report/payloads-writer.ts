@@ -13,7 +13,8 @@ export interface PayloadLine {
 
 export interface PayloadsWriter {
   write(line: PayloadLine): Promise<void>;
-  close(): Promise<void>;
+  /** `keep: false`: the run failed part-way; the previous file stays. */
+  close(keep?: boolean): Promise<void>;
 }
 
 /** NDJSON, one request a line, streamed with backpressure. */
@@ -25,8 +26,8 @@ export function createPayloadsWriter(path: string): PayloadsWriter {
       const text = `${JSON.stringify({ file: l.file, line: l.line, method: l.method, path: l.path, body: l.body })}\n`;
       if (!out.write(text)) await once(out, 'drain').catch((e: unknown) => Promise.reject(outputError(path, e)));
     },
-    async close() {
-      await output.close();
+    async close(keep = true) {
+      await output.close(keep);
     },
   };
 }

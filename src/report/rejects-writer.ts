@@ -37,7 +37,8 @@ export interface RejectsWriter {
   ): Promise<void>;
   /** Files written, for the summary. */
   readonly files: () => readonly string[];
-  close(): Promise<void>;
+  /** `keep: false`: the run failed part-way; the previous files stay. */
+  close(keep?: boolean): Promise<void>;
 }
 
 /** Rows each rejects file holds back to put them in input order: far more than a run has in flight. */
@@ -131,11 +132,11 @@ export function createRejectsWriter(files: ReadonlyMap<string, string>): Rejects
       if (w.held.length > REORDER_WINDOW) await w.out.write(w.held.shift()!.cells);
     },
     files: () => [...writers.values()].map((w) => w.file),
-    async close() {
+    async close(keep = true) {
       await Promise.all(
         [...writers.values()].map(async (w) => {
-          for (const p of w.held.splice(0)) await w.out.write(p.cells);
-          await w.out.close();
+          if (keep) for (const p of w.held.splice(0)) await w.out.write(p.cells);
+          await w.out.close(keep);
         }),
       );
     },

@@ -5,7 +5,8 @@ import { REPORT_COLUMNS, type ReportLine } from './report-line.js';
 export interface ReportWriter {
   /** A promise only when the caller must wait for the file (see CsvFileWriter). */
   write(line: ReportLine): Promise<void> | undefined;
-  close(): Promise<void>;
+  /** `keep: false`: the run failed part-way; the previous report stays. */
+  close(keep?: boolean): Promise<void>;
 }
 
 /** The report CSV: one line per input record, streamed, every text cell neutralised against formulas. */
@@ -25,6 +26,6 @@ export function createReportWriter(path: string): ReportWriter {
         l.id === undefined ? '' : neutraliseFormula(l.id),
         l.message === undefined ? '' : neutraliseFormula(l.message),
       ]),
-    close: () => csv.close(),
+    close: (keep) => csv.close(keep),
   };
 }
