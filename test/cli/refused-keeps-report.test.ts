@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runCli } from '../helpers/run-cli.js';
@@ -35,5 +35,7 @@ describe('a dry run refused part-way through a file', () => {
     expect(r.stderr).toContain('line 5002');
     for (const f of ['report.csv', 'rejects.csv', 'payloads.ndjson'])
       expect(readFileSync(join(dir, f), 'utf8')).toBe('PREVIOUS\n');
+    // The new files' temporary copies are gone too.
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 });
