@@ -31,7 +31,7 @@ const JSON_STRING = String.raw`"(?:[^"\\]|\\.)*"`;
  */
 const VALUE_PATTERNS: readonly [RegExp, string][] = [
   [new RegExp(String.raw`\bgot (?:${JSON_STRING}|[^\s,;:()]+)(?:: ${JSON_STRING})?`, 'g'), 'got …'],
-  [new RegExp(`(?<=^|: )${JSON_STRING}(?= (?:is not|does not))`, 'g'), '…'],
+  [new RegExp(`(?<=^|: )${JSON_STRING}(?= (?:is not|does not|holds a|cannot be))`, 'g'), '…'],
   [new RegExp(String.raw`\(did you mean ${JSON_STRING}\?\)`, 'g'), '(did you mean …?)'],
   [/\b(?:line|lines) \d+(?:[-–]\d+)?/g, 'line …'],
   // csv-parse ends a quote error with the cell as it read it, quotes unescaped: `, value is "=X("`.

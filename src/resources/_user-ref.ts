@@ -33,7 +33,7 @@ export function checkUserRef(issues: Issues, payload: Payload, inPath: boolean):
   const customId = payload['user_custom_id'];
   if (inPath && byCustomId && !byId && typeof customId === 'string' && customId.trim() !== '') {
     const message = customId.includes('/')
-      ? `${show(customId)} holds a "/", which the users-by-id endpoint cannot carry; map the user's id to user_id instead`
+      ? `${show(customId)} holds a "/", which the users-by-id endpoint cannot carry (map the user's id to user_id instead)`
       : pathSegment(customId);
     if (message !== undefined) issues.add('user_custom_id', message);
   }

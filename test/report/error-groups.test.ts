@@ -63,6 +63,11 @@ describe("errorKind: the row's values are left out of the key", () => {
       'card: expected a number that can be sent exactly, got "41111111111111111111", which would be sent as 41111111111111110000 (type text keeps it as written)',
       'card: expected a number that can be sent exactly, got …, which would be sent as … (type text keeps it as written)',
     ],
+    [
+      'user_custom_id: "john.doe@secret.com/x" holds a "/", which the users-by-id endpoint cannot carry (map the user\'s id to user_id instead)',
+      'user_custom_id: … holds a "/", which the users-by-id endpoint cannot carry (map the user\'s id to user_id instead)',
+    ],
+    ['custom_id: ".." cannot be sent in a URL path', 'custom_id: … cannot be sent in a URL path'],
   ])('%s', (message, kind) => {
     expect(errorKind(message)).toBe(kind);
   });

@@ -25,7 +25,7 @@ describe('event.validate (R-EVENT-1)', () => {
       [
         e(
           'user_custom_id',
-          `"shop/C-1" holds a "/", which the users-by-id endpoint cannot carry; map the user's id to user_id instead`,
+          `"shop/C-1" holds a "/", which the users-by-id endpoint cannot carry (map the user's id to user_id instead)`,
         ),
       ],
     ],
