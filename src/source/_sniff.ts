@@ -32,8 +32,10 @@ export function sniffMismatch(head: Buffer, encoding: ResolvedEncoding, name: st
   if (encoding.kind === 'iconv' && encoding.singleByte) {
     const sample = utf8Sample(head);
     if (sample !== undefined) {
-      const misread = iconv.decode(Buffer.from(sample, 'utf8'), encoding.name);
-      return `${name} is declared ${encoding.label}, but its bytes are UTF-8 throughout: ${JSON.stringify(sample)} would be read as ${JSON.stringify(misread)}. ${FIX} to utf-8.`;
+      // One character, not the text around it: the message reaches logs and alerts, and the
+      // cells of a row may be personal data.
+      const misread = iconv.decode(Buffer.from(sample.char, 'utf8'), encoding.name);
+      return `${name} is declared ${encoding.label}, but its bytes are UTF-8 throughout: the first non-ASCII character, on line ${sample.line}, is ${JSON.stringify(sample.char)} and would be read as ${JSON.stringify(misread)}. ${FIX} to utf-8.`;
     }
   }
   return undefined;
@@ -55,11 +57,11 @@ function utf16Without(head: Buffer): 'le' | 'be' | undefined {
 }
 
 /**
- * Some text around the first non-ASCII character, when the bytes hold multi-byte UTF-8 sequences
+ * The first non-ASCII character and its line, when the bytes hold multi-byte UTF-8 sequences
  * and are valid UTF-8 up to the end of the sample (a sequence cut by the sample's end allowed).
  * Text in a single-byte code page is practically never valid UTF-8 once it has accented letters.
  */
-function utf8Sample(head: Buffer): string | undefined {
+function utf8Sample(head: Buffer): { readonly char: string; readonly line: number } | undefined {
   const first = head.findIndex((b) => b >= 0x80);
   if (first === -1) return undefined;
   let text: string;
@@ -70,7 +72,8 @@ function utf8Sample(head: Buffer): string | undefined {
   }
   const at = text.search(/\P{ASCII}/u);
   if (at === -1) return undefined;
-  const from = Math.max(0, text.lastIndexOf('\n', at) + 1, at - 20);
-  const line = text.slice(from, from + 40).split(/[\r\n]/)[0]!;
-  return line;
+  const before = text.slice(0, at);
+  // Lines as the reader counts them: CRLF, LF and CR each end one.
+  const line = (before.match(/\r\n|\n|\r/g)?.length ?? 0) + 1;
+  return { char: String.fromCodePoint(text.codePointAt(at)!), line };
 }

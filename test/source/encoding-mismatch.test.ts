@@ -22,7 +22,7 @@ describe('encodings told apart before the header', () => {
   it('UTF-8 declared windows-1250 is refused with what it would have become', async () => {
     const message = await openError(Buffer.from('name,city\nZażółć,Łódź\n', 'utf8'), 'windows-1250');
     expect(message).toBe(
-      `data.csv is declared windows-1250, but its bytes are UTF-8 throughout: "Zażółć,Łódź" would be read as ${JSON.stringify(iconv.decode(Buffer.from('Zażółć,Łódź'), 'windows-1250'))}. Set the mapping's source.encoding to utf-8.`,
+      `data.csv is declared windows-1250, but its bytes are UTF-8 throughout: the first non-ASCII character, on line 2, is "ż" and would be read as ${JSON.stringify(iconv.decode(Buffer.from('ż'), 'windows-1250'))}. Set the mapping's source.encoding to utf-8.`,
     );
   });
 
