@@ -1,6 +1,5 @@
 export { createSyncKeyer, entityKeyOf, sendsOccurrences, type SyncKey } from './sync-key.js';
 export type { Classification, SyncMode } from './classify.js';
-export { mostlyDiffer } from './classify.js';
 export { resourceFingerprints } from './mapping-fingerprint.js';
 export { SyncState } from './sync-state.js';
 export { syncStateFile, listSyncStateFiles, stateDirBeside } from './state-file.js';
