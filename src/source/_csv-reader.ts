@@ -278,7 +278,13 @@ export class CsvReader implements AsyncIterator<SourceItem> {
         : {
             kind: 'malformed',
             line,
-            message: `${this.name} line ${line}: ${recordLengthMessage(this.header, record.length)}`,
+            // A quoted line break can make one record of several lines: each is named.
+            message: malformedMessage(
+              this.name,
+              line,
+              this.bounds.lastLines[k]!,
+              recordLengthMessage(this.header, record.length),
+            ),
             fields: record,
           },
     );

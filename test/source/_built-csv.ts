@@ -72,7 +72,8 @@ export const builtCsv: fc.Arbitrary<Built> = fc
         ]);
       } else {
         text += serialise(cells);
-        expected.push([line, count === width ? cells : `data.csv line ${line}: ${recordLengthMessage(header, count)}`]);
+        const last = lineAt(text, text.length);
+        expected.push([line, count === width ? cells : malformed(line, last, recordLengthMessage(header, count))]);
       }
       if (i < records.length - 1 || finalLineBreak || unclosedAtEnd) text += r.end + r.blanks.join('');
     });

@@ -289,6 +289,14 @@ describe('openCsv: malformed records', () => {
       [2, 'data.csv line 2: 2 fields, but the header has 3 columns: column 3 ("c") is missing'],
     ],
     [
+      'too many fields in a record a quoted line break spreads over three lines: each line named',
+      'a,b\n1,"x\ny\nz",3\n',
+      [
+        2,
+        'data.csv lines 2–4: 3 fields, but the header has 2 columns: field 3 is beyond the last column, 2 ("b") (a delimiter inside a value that is not quoted?) (the parser read lines 2–4 as this one record: check its quotes)',
+      ],
+    ],
+    [
       'too many fields',
       'a,b\n1,2,3\n',
       [
