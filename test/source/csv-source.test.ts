@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -401,6 +402,16 @@ describe('openCsv: the file', () => {
     const error = await failure(openCsv({ path }));
     expect(error.code).toBe('CSV_READ');
     expect(error.message).toBe(`${path}: is a directory, not a file`);
+  });
+
+  it('refuses a pipe by name, without waiting for a writer', async () => {
+    const path = join(tmpTree(), 'export.csv');
+    execFileSync('mkfifo', [path]);
+    const error = await failure(openCsv({ path }));
+    expect(error.code).toBe('CSV_READ');
+    expect(error.message).toBe(
+      `${path}: is a pipe, not a regular file: save it to a file first (the input is read more than once)`,
+    );
   });
 
   it('stops when the consumer stops, and the items are read once', async () => {
