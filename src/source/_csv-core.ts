@@ -16,7 +16,7 @@ export interface CsvCore {
   parse(buf: Buffer | undefined, end: boolean, push: (record: string[]) => void, close: () => void): Error | undefined;
   /** `bytes`: offset just after the last record's line break (or of the last field seen). */
   readonly info: Info;
-  readonly state: { readonly record: readonly string[] };
+  readonly state: { readonly record: readonly string[]; quoting: boolean };
 }
 
 export interface CoreOptions {
@@ -44,7 +44,12 @@ export function createCsvCore(options: CoreOptions): CsvCore {
     },
   });
   const core = (parser as unknown as { api?: Partial<CsvCore> }).api;
-  if (typeof core?.parse !== 'function' || typeof core.info !== 'object' || !Array.isArray(core.state?.record)) {
+  if (
+    typeof core?.parse !== 'function' ||
+    typeof core.info !== 'object' ||
+    !Array.isArray(core.state?.record) ||
+    typeof core.state.quoting !== 'boolean'
+  ) {
     throw new Error(
       'csv-parse no longer exposes its parser core as `Parser#api`: src/source/_csv-core.ts needs updating',
     );

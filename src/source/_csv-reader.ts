@@ -174,7 +174,7 @@ export class CsvReader implements AsyncIterator<SourceItem> {
   private startCore(base: number): void {
     this.core = createCsvCore({
       delimiter: this.delimiter,
-      onSkip: (error) => this.onSkip(withColumn(error, this.headerSeen ? this.header : undefined)),
+      onSkip: (error) => this.onSkip(withColumn(error, this.headerSeen ? this.header : undefined), error.code),
     });
     this.coreBase = base;
   }
@@ -298,9 +298,13 @@ export class CsvReader implements AsyncIterator<SourceItem> {
     this.headerSeen = true;
   }
 
-  private onSkip(message: string): void {
+  private onSkip(message: string, code: string): void {
     const core = this.core!;
     this.skips.push({ message, bytes: this.coreBase + core.info.bytes, fields: [...core.state.record] });
+    // `"Bob" Jr`: csv-parse would read on inside the quotes, up to the next closing quote anywhere
+    // below, and drop every line between as this one bad record. The rest of the field is read
+    // unquoted instead, so the bad record ends with its line, as RecordBounds has it.
+    if (code === 'CSV_INVALID_CLOSING_QUOTE') core.state.quoting = false;
   }
 
   /** Record k of `bounds` was skipped by csv-parse: one malformed item with its first error. */

@@ -18,7 +18,8 @@ const NUL = 0x00;
  *   an Invalid Opening Quote error and a plain character;
  * - inside quotes, `""` is an escaped quote; a `"` followed by the delimiter, a line break, a NUL
  *   byte or the end of the file closes the field; before anything else it is an Invalid Closing
- *   Quote error, a plain character, and the field stays quoted;
+ *   Quote error and a plain character, and the rest of the field is read unquoted (csv-parse keeps
+ *   it quoted, which would swallow the lines after it: the reader ends its quoting there too);
  * - outside quotes CRLF, LF and CR end the record; a line break with nothing before it since the
  *   previous one is a blank line and is skipped; a quote still open at the end of the file is a
  *   Quote Not Closed error and the record runs to the end of the file.
@@ -120,7 +121,13 @@ export class RecordBounds {
             continue;
           }
           if (after === this.delimiter || after === LF || after === CR || after === NUL) this.inQuote = false;
-          else if (this.problemLine === 0) this.problemLine = this.line; // Invalid Closing Quote
+          else {
+            // Invalid Closing Quote (`"Bob" Jr`): the field is read on unquoted, so the record ends
+            // with its line, as the reader has csv-parse do too (`_csv-reader.ts`), rather than
+            // swallowing every line up to the next closing quote.
+            if (this.problemLine === 0) this.problemLine = this.line;
+            this.inQuote = false;
+          }
           at = p + 1;
         }
         nextQuote = indexOrEnd(buf, QUOTE, at);

@@ -1,6 +1,6 @@
-import { parse } from 'csv-parse/sync';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { createCsvCore } from '../../src/source/_csv-core.js';
 import { RecordBounds } from '../../src/source/_record-bounds.js';
 
 const LF = 0x0a;
@@ -63,7 +63,11 @@ function reference(text: Buffer, delimiter: string): Bounds {
         const next = i + 1 < n ? text[i + 1]! : -1;
         if (next === QUOTE) i++;
         else if (next === -1 || next === 0 || next === delim || next === LF || next === CR) inQuote = false;
-        else problem ||= line;
+        else {
+          // Invalid Closing Quote: the rest of the field is read unquoted.
+          problem ||= line;
+          inQuote = false;
+        }
       }
     } else if (lineBreak) {
       line++;
@@ -86,22 +90,24 @@ function reference(text: Buffer, delimiter: string): Bounds {
   return out;
 }
 
-/** What csv-parse itself says, with the reader's options: pushed records' ends, and its errors. */
+/**
+ * What csv-parse itself says, with the reader's options and its one change (after an Invalid
+ * Closing Quote the field is read on unquoted): pushed records' ends, and its errors.
+ */
 function csvParse(text: Buffer, delimiter: string): { pushed: number[]; errors: number[] } {
   const errors: number[] = [];
-  const records = parse(text, {
+  const pushed: number[] = [];
+  const core = createCsvCore({
     delimiter,
-    record_delimiter: ['\r\n', '\n', '\r'],
-    relax_column_count: true,
-    skip_empty_lines: true,
-    skip_records_with_error: true,
-    info: true,
-    on_skip: (error) => {
-      errors.push(Number(error?.['bytes']));
-      return undefined;
+    onSkip: (error) => {
+      errors.push(core.info.bytes);
+      if (error.code === 'CSV_INVALID_CLOSING_QUOTE') core.state.quoting = false;
     },
-  }) as unknown as { info: { bytes: number } }[];
-  return { pushed: records.map((r) => r.info.bytes), errors };
+  });
+  const push = () => pushed.push(core.info.bytes);
+  expect(core.parse(text, false, push, () => undefined)).toBeUndefined();
+  expect(core.parse(undefined, true, push, () => undefined)).toBeUndefined();
+  return { pushed, errors };
 }
 
 const csvish = fc
@@ -128,7 +134,7 @@ describe('RecordBounds', () => {
 
   it.each([
     ['opening quote inside a field', 'id\n1,ab"c\n2\n', [2], 2],
-    ['closing quote before a letter runs on to the next quote', 'id\n1,"ab"c\n2,"x"\n3\n', [2], 2],
+    ['closing quote before a letter: the record ends with its line', 'id\n1,"ab"c\n2,"x"\n3\n', [2], 2],
     ['unclosed quote runs to the end, reported where it opened', 'id\n1\n2,x,"open\n3\n4\n', [3], 3],
     ['unclosed quote opened on a later line of its record', 'id\n1,"a\nb","c\nd\n', [2], 3],
   ])('%s', (_name, text, startLines, problemLine) => {
