@@ -12,6 +12,7 @@ import { reorderByLine } from '../sort/by-line.js';
 import { cascadeOf } from './cascade.js';
 import { displayPath } from './display-path.js';
 import { FailedParents } from './failed-parents.js';
+import { inputStamp } from './input-stamp.js';
 import type { LiveImportOptions } from './live-options.js';
 import { openSources } from './open-sources.js';
 import { planOutputs } from './output-paths.js';
@@ -66,6 +67,8 @@ interface Run {
   readonly gate: FirstRequestGate;
   readonly files: FileSummary[];
   readonly syncs: (SourceClassifier | undefined)[];
+  /** Each input's `inputStamp` before the validation pass read it. */
+  readonly stamps: ReadonlyMap<string, string | undefined>;
   /** The ledger held rows when the run began: a resume (see StageRun.resumed). */
   readonly resumed: boolean;
 }
@@ -86,6 +89,7 @@ export async function runLiveImport(
   const rejectsPaths = planOutputs(job, mappings, options);
   const syncs: (SourceClassifier | undefined)[] = [];
   checkBulkHeaders(mappings, options.bulk);
+  const stamps = new Map(mappings.map((m) => [m.source.path, inputStamp(m.source.path)]));
   const totals = await validationPass(
     mappings,
     options,
@@ -114,6 +118,7 @@ export async function runLiveImport(
     gate: new FirstRequestGate(),
     files: [],
     syncs,
+    stamps,
     resumed: Object.values(ledger.counts()).some((n) => n > 0),
   };
   try {
@@ -138,6 +143,7 @@ async function stage(run: Run, index: number, mapping: ResolvedMapping, { rows, 
   const bar = progress.stage(`${def.stage}: ${file}`, rows);
   const before = transport.stats();
   const started = Date.now();
+  checkInputUnchanged(run, mapping, 'since the validation pass read it');
   const [opened] = await openSources([mapping]);
   const source = opened!.source;
   const info = { index, mapping, def, file };
@@ -174,12 +180,23 @@ async function stage(run: Run, index: number, mapping: ResolvedMapping, { rows, 
   }
   summary.bulk = chosen.bulkStats();
   if (run.state.failure !== undefined) throw run.state.failure;
+  checkInputUnchanged(run, mapping, "while its rows were sent: the lines after the change may not be the file's");
   // Stopped early only when the stop left rows of this stage for the resume: unsent (`not_sent`),
   // or waited on no more (`unknown`: a bulk import still running). A stop that came with the
   // stage's last request in flight, answered, leaves the stage complete.
   const left = summary.counts.not_sent + summary.counts.unknown;
   bar.finish(run.state.stopReason !== undefined && left > 0);
   countTransport(summary, before, transport.stats(), started);
+}
+
+/** Stops the run when a stage's input is not the file the run started with (`inputStamp`). */
+function checkInputUnchanged(run: Run, mapping: ResolvedMapping, when: string): void {
+  if (inputStamp(mapping.source.path) === run.stamps.get(mapping.source.path)) return;
+  const file = displayPath(mapping.source.path, run.options.cwd);
+  run.state.stop({
+    kind: 'input',
+    message: `${file} was rewritten ${when}; start the run again once the export is complete`,
+  });
 }
 
 /** How the stage sends its valid rows: one request each, or in bulk chunks (`chooseStrategy`). */

@@ -8,6 +8,8 @@ export type StopReason =
   | { readonly kind: 'api'; readonly message: string }
   /** The ledger or the disk failed: exit 3, nothing more is sent. */
   | { readonly kind: 'ledger'; readonly message: string }
+  /** An input was rewritten while the run read it: exit 3, nothing more is sent (a resume would be refused). */
+  | { readonly kind: 'input'; readonly message: string }
   /** A bug while sending: the run stops, the report is written, the error is rethrown. */
   | { readonly kind: 'bug'; readonly error: unknown };
 
@@ -51,6 +53,9 @@ export class RunState {
       case 'ledger':
         // Like a 401: nothing more is sent, and every later row is still reported, `not_sent`.
         this.#fatal(`the run stopped: ${reason.message}`, `not sent: the run stopped on an error (${reason.message})`);
+        return;
+      case 'input':
+        this.#fatal(`the run stopped: ${reason.message}`, `not sent: ${reason.message}`);
         return;
       case 'bug':
         this.failure ??= reason.error;
