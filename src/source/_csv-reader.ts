@@ -272,6 +272,23 @@ export class CsvReader implements AsyncIterator<SourceItem> {
       this.acceptHeader(record, line);
       return;
     }
+    // A NUL byte is no text a CSV holds: a file padded with zeros (preallocated, or cut short by a
+    // crash) would make rows of them, and a cell holding one would be sent as \u0000.
+    if (record.some((field) => field.includes('\0'))) {
+      this.out.push({
+        kind: 'malformed',
+        line,
+        message: malformedMessage(
+          this.name,
+          line,
+          this.bounds.lastLines[k]!,
+          'holds NUL bytes (0x00), which no text holds: the file may be damaged or cut short',
+        ),
+        // Without them: the report's key and the rejects file get the text, not a run of zeros.
+        fields: record.map((field) => field.replaceAll('\0', '')),
+      });
+      return;
+    }
     this.out.push(
       record.length === this.width
         ? { kind: 'row', line, values: this.values(record), fields: record }

@@ -404,6 +404,15 @@ describe('openCsv: the file', () => {
     expect(error.message).toBe(`${path}: is a directory, not a file`);
   });
 
+  it('a record holding NUL bytes (a file padded with zeros) is malformed, not a row', async () => {
+    const { items } = await read(`id,name\n1,Ann\n2,A\0n\n${'\0'.repeat(100)}`);
+    expect(items.map((i) => (i.kind === 'row' ? `${i.line}:row` : `${i.line}:${i.message}`))).toEqual([
+      '2:row',
+      '3:data.csv line 3: holds NUL bytes (0x00), which no text holds: the file may be damaged or cut short',
+      '4:data.csv line 4: holds NUL bytes (0x00), which no text holds: the file may be damaged or cut short',
+    ]);
+  });
+
   it('refuses a pipe by name, without waiting for a writer', async () => {
     const path = join(tmpTree(), 'export.csv');
     execFileSync('mkfifo', [path]);
