@@ -292,6 +292,7 @@ async function runLiveWith(
         mode,
         { dealUpdateMethod: args['deal-update-method'] },
         io.cwd,
+        args['accept-mapping-change'] === true,
       );
       return await driveWith(job, ledgerOfRun, sync);
     } catch (error) {

@@ -7,6 +7,7 @@ import {
   createSendAllClassifier,
   refuseMovedJob,
   resourceFingerprints,
+  sendsOccurrences,
   syncStateFile,
   SyncState,
   type RunClassifier,
@@ -72,12 +73,19 @@ export async function openRunSync(
   mode: RunSyncMode,
   requestOptions: { dealUpdateMethod: 'PATCH' | 'PUT' },
   cwd: string,
+  /** `--accept-mapping-change`: the event mappings' new fingerprints are recorded now. */
+  acceptMappingChange = false,
 ): Promise<RunSync> {
   const state = SyncState.open(syncStateFile(stateDir, job.file), job.file, { cwd, mode: 'write', check: false })!;
   try {
     if (ledger.identity.target !== undefined) state.checkTarget(ledger.identity.target, true);
     catchUp(state, stateDir, (runDir) => openSyncFeed(runDir, { cwd }), { cwd });
-    await ledger.recordFingerprints(resourceFingerprints(job.mappings, requestOptions));
+    const fingerprints = resourceFingerprints(job.mappings, requestOptions);
+    await ledger.recordFingerprints(fingerprints);
+    if (acceptMappingChange) {
+      const occurrences = job.mappings.filter(sendsOccurrences).map((m) => m.resource);
+      state.acceptMappings(fingerprints, [...new Set(occurrences)], ledger.runId);
+    }
   } catch (error) {
     state.close();
     throw error;

@@ -17,8 +17,9 @@ export async function* withSyncVerdicts(
   sync: SourceClassifier | undefined,
   /**
    * Whether a valid row will be skipped because a parent failed (earlier stages are complete, so
-   * this is known). Such a row is not classified: it does not claim its event's identity, so a
-   * later row with the same identity is sent rather than superseded by a row that never goes.
+   * this is known). Such a row is still checked against the state (one already sent is
+   * `already_sent`, not `skipped`), but claims no event identity, so a later row with the same
+   * identity is sent rather than superseded by a row that never goes.
    */
   blocked: (row: PlannedRow & { readonly status: 'valid' }) => boolean = () => false,
 ): AsyncGenerator<{ readonly row: PlannedRow; readonly verdict?: SyncVerdict | undefined }> {
@@ -26,19 +27,22 @@ export async function* withSyncVerdicts(
     for await (const row of rows) yield { row };
     return;
   }
-  const held: { row: PlannedRow; classified: boolean }[] = [];
+  const held: PlannedRow[] = [];
   const valid: Extract<PlannedRow, { status: 'valid' }>[] = [];
+  const skipped: boolean[] = [];
   function* release() {
-    const verdicts = valid.length > 0 ? sync!.classify(valid) : [];
+    const verdicts = valid.length > 0 ? sync!.classify(valid, skipped) : [];
     let v = 0;
-    for (const { row, classified } of held) yield { row, verdict: classified ? verdicts[v++] : undefined };
+    for (const row of held) yield { row, verdict: row.status === 'valid' ? verdicts[v++] : undefined };
     held.length = 0;
     valid.length = 0;
+    skipped.length = 0;
   }
   for await (const row of rows) {
-    const classified = row.status === 'valid' && !blocked(row);
-    held.push({ row, classified });
-    if (classified && valid.push(row) >= SYNC_BATCH) yield* release();
+    held.push(row);
+    if (row.status !== 'valid') continue;
+    skipped.push(blocked(row));
+    if (valid.push(row) >= SYNC_BATCH) yield* release();
   }
   yield* release();
 }

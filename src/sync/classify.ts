@@ -87,7 +87,16 @@ export function classifyRow(
 }
 
 /** Whether more than half of the rows compared with the state differ from it (none compared: no). */
-export const mostlyDiffer = (differing: number, compared: number): boolean => compared > 0 && differing * 2 > compared;
+const mostlyDiffer = (differing: number, compared: number): boolean => compared > 0 && differing * 2 > compared;
+
+/**
+ * Whether an event file whose mapping changed looks like old events sent again. Known by their
+ * exact request, any event may be an old one: a field only some rows fill changes those rows
+ * alone. Known by `identity:` cells, a change reaches them only through the event's name, which
+ * every row shares: most would look new, and one new event is just new.
+ */
+export const eventsLookResent = (fresh: number, compared: number, byIdentity: boolean): boolean =>
+  byIdentity ? mostlyDiffer(fresh, compared) : fresh > 0;
 
 /** Statuses counted per file, for the note below. */
 export type SyncCounts = Readonly<Record<SyncStatus, number>>;
@@ -104,13 +113,15 @@ export function mappingChangeNote(
   counts: SyncCounts,
   stored: string | undefined,
   current: string,
+  byIdentity = false,
 ): string | undefined {
   if (stored === undefined || stored === current) return undefined;
   const differing = kind === 'entity' ? counts.changed : counts.new;
   const compared = kind === 'entity' ? counts.changed + counts.unchanged : counts.new + counts.already_sent;
   // An entity sent again does no harm: said when most rows changed. An event sent again is
-  // recorded twice: said (and refused by the live run) when any looks new.
-  if (kind === 'entity' ? !mostlyDiffer(differing, compared) : differing === 0) return undefined;
+  // recorded twice: said (and refused by the live run) as `eventsLookResent` has it.
+  if (kind === 'entity' ? !mostlyDiffer(differing, compared) : !eventsLookResent(differing, compared, byIdentity))
+    return undefined;
   const n = new Intl.NumberFormat('en-US');
   const share = `${n.format(differing)} of ${n.format(compared)}`;
   return kind === 'entity'

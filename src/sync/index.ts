@@ -1,5 +1,6 @@
 export { createSyncKeyer, entityKeyOf, sendsOccurrences, type SyncKey } from './sync-key.js';
 export type { Classification, SyncMode } from './classify.js';
+export { eventsLookResent } from './classify.js';
 export { resourceFingerprints } from './mapping-fingerprint.js';
 export { SyncState } from './sync-state.js';
 export { syncStateFile, listSyncStateFiles, stateDirBeside } from './state-file.js';

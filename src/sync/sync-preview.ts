@@ -29,7 +29,14 @@ export interface SourceClassifier {
    * Second (or only) pass: the next valid rows, in input order, as one batch (one state lookup
    * per few hundred rows: a point lookup per row costs several times as much).
    */
-  classify(rows: readonly ClassifiedRow[]): (Classification & { readonly key: SyncKey })[];
+  classify(
+    rows: readonly ClassifiedRow[],
+    /**
+     * Rows that will be skipped (a parent failed): checked against the state like any other, but
+     * an event among them claims no identity, so a later row with it is sent rather than superseded.
+     */
+    blocked?: readonly boolean[],
+  ): (Classification & { readonly key: SyncKey })[];
   /**
    * How many of these rows would be sent to an entity the state says the account has: `changed`,
    * or `unchanged` resent by a full refresh. Counts nothing, decides nothing for `classify`: a
@@ -127,7 +134,7 @@ export function createRunClassifier(options: RunClassifierOptions): RunClassifie
               { source: index, line: row.line },
             );
         },
-        classify: (rows) => {
+        classify: (rows, blocked) => {
           const rowKeys = rows.map(keyer);
           const stored = options.state?.lookupWithLegacy(rowKeys) ?? [];
           const seen = seeEarlierFiles(rowKeys, stored);
@@ -137,7 +144,7 @@ export function createRunClassifier(options: RunClassifierOptions): RunClassifie
           // events of a nightly file are in the state, and a check is an insert into RunKeys.
           const asked: number[] = [];
           rowKeys.forEach((key, i) => {
-            if (key.kind === 'entity' || stored[i] === undefined) asked.push(i);
+            if (key.kind === 'entity' || (stored[i] === undefined && blocked?.[i] !== true)) asked.push(i);
           });
           const wins = new Array<RowPlace | undefined>(rows.length);
           const found = keys.winners(
@@ -200,6 +207,7 @@ export function createRunClassifier(options: RunClassifierOptions): RunClassifie
           t.counts,
           options.state?.mappingFingerprint(t.mapping.resource),
           current[t.mapping.resource]!,
+          (t.mapping.identity ?? []).length > 0,
         );
         if (note !== undefined) out.push(note);
       }

@@ -201,6 +201,28 @@ export class SyncState {
     );
   }
 
+  /**
+   * Records mapping fingerprints the operator accepted (`--accept-mapping-change`) for these
+   * resources, whether or not the run goes on to accept a row of them: otherwise a night that
+   * sends none (every event already sent, or skipped) would leave the old fingerprint, and the
+   * next night would be refused again.
+   */
+  acceptMappings(fingerprints: Readonly<Record<string, string>>, resources: readonly string[], runId: string): void {
+    const at = new Date().toISOString();
+    const put = this.#db.prepare(
+      `INSERT INTO mappings (resource, fingerprint, run_id, at) VALUES (?, ?, ?, ?)
+       ON CONFLICT (resource) DO UPDATE SET fingerprint = excluded.fingerprint, run_id = excluded.run_id, at = excluded.at`,
+    );
+    guardState(this.place, () =>
+      this.#db.transaction(() => {
+        for (const resource of resources) {
+          const fingerprint = fingerprints[resource];
+          if (fingerprint !== undefined) put.run(resource, fingerprint, runId, at);
+        }
+      })(),
+    );
+  }
+
   /** Whether a run's outbox has been applied to its end and the run had finished: it is never read again. */
   isComplete(runId: string): boolean {
     return guardState(

@@ -1,4 +1,4 @@
-import { readdirSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
@@ -82,6 +82,49 @@ describe('an event mapping without identity: that changed', () => {
     expect(refused.stderr).toContain('events.csv: 2 of 10 events look new');
     // Nothing recorded twice.
     expect(eventRequests(sandbox)).toBe(10);
+  });
+
+  it('one accept is enough, even on a night that accepts no event of the file', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const dir = nightlyJob();
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const night = (extra: string[] = []) =>
+      runCli(['import', 'job.yaml', '--rate', '1000', ...extra], { cwd: dir, env });
+    expect((await night()).code).toBe(0);
+    // A field no past event fills, and one new event whose contact does not exist: refused each
+    // night (it looks new), so the change is refused until accepted.
+    const lines = ['id,user,coupon'];
+    for (let i = 0; i < 10; i++) lines.push(`E${i},${i % 3},`);
+    lines.push('E10,nobody,');
+    writeFileSync(join(dir, 'events.csv'), `${lines.join('\n')}\n`);
+    writeFileSync(join(dir, 'events.yaml'), `${EVENTS}  data.coupon: coupon\n`);
+    expect((await night()).code).toBe(2);
+    const accepted = await night(['--accept-mapping-change']);
+    expect(accepted.stderr).toContain('already_sent 10');
+    // E10 failed (its contact is missing): no event of the file was accepted that night, and yet
+    // the next night goes on.
+    const next = await night();
+    expect(next.code, next.stderr).toBe(1);
+    expect(next.stderr).toContain('already_sent 10');
+    expect(eventRequests(sandbox)).toBe(12);
+  });
+
+  it('a mapping with identity: gets a field added and one new event: not held back', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const dir = nightlyJob();
+    writeFileSync(join(dir, 'events.yaml'), EVENTS.replace('key: id\n', 'key: id\nidentity: [id]\n'));
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const night = () => runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env });
+    expect((await night()).code).toBe(0);
+    writeFileSync(
+      join(dir, 'events.yaml'),
+      `${EVENTS.replace('key: id\n', 'key: id\nidentity: [id]\n')}  data.channel: { value: web }\n`,
+    );
+    writeFileSync(join(dir, 'events.csv'), `${readFileSync(join(dir, 'events.csv'), 'utf8')}E10,0\n`);
+    const r = await night();
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('ok 1, already_sent 10');
+    expect(eventRequests(sandbox)).toBe(11);
   });
 
   it('an event renamed in a mapping with identity: is held back too; a deal option changed is not a change', async () => {

@@ -3,8 +3,11 @@
  * deal create). A row that will be skipped, because its parent is invalid or failed, must not be
  * that row: the one it would stand for must go instead, as it does in a plain run.
  */
+import { appendFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { eventsJob } from '../helpers/events-job.js';
 import { readReport } from '../helpers/read-report.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tmpTree } from '../helpers/tmp.js';
@@ -67,5 +70,30 @@ describe('a row whose parent is invalid never stands for another row of its key'
       'creates.csv:3:ok',
     ]);
     expect(sandbox.state.deals().map((d) => d.custom_id)).toEqual(['DC-1']);
+  });
+
+  it('an event sent on an earlier night stays already_sent when its contact turns invalid, not skipped', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const dir = eventsJob(4, { incremental: true });
+    expect((await runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env })).code).toBe(0);
+    // Night 2: contact 0's row is now invalid (a first name over 40 characters); its events E0 and
+    // E3 were sent on night 1, and a new one, E9, names it too.
+    writeFileSync(
+      join(dir, 'contacts.yaml'),
+      'resource: user\nsource: { file: contacts.csv }\nkey: custom_id\nfields: { custom_id: custom_id, first_name: name }\n',
+    );
+    writeFileSync(join(dir, 'contacts.csv'), `custom_id,name\n0,${'X'.repeat(41)}\n1,Bo\n2,Cy\n`);
+    appendFileSync(join(dir, 'events.csv'), 'E9,0\n');
+    const r = await runCli(['import', 'job.yaml', '--rate', '1000', '--report', 'night2.csv'], { cwd: dir, env });
+    expect(r.code).toBe(1);
+    const events = readReport(dir, 'night2.csv').filter((l) => l['file'] === 'events.csv');
+    expect(events.map((l) => `${l['key']}:${l['status']}`)).toEqual([
+      'E0:already_sent',
+      'E1:already_sent',
+      'E2:already_sent',
+      'E3:already_sent',
+      'E9:skipped',
+    ]);
   });
 });
