@@ -1,4 +1,6 @@
+import { resolve } from 'node:path';
 import { loadJob } from '../config/load-job.js';
+import { stateDirBeside } from '../sync/index.js';
 import { runDryRun } from '../pipeline/dry-run.js';
 import type { CliIo } from './command.js';
 import { readApiKey } from './credentials.js';
@@ -29,8 +31,16 @@ export async function runDryRunCommand(
     report: outputPath(io.cwd, '--report', args.report),
     rejects: at('--rejects', args.rejects),
     payloads: at('--payloads', args.payloads),
-    // A dry run writes its report as the live run would: never over the key file or the ledgers.
-    protect: protectedPaths(io.cwd, args),
+    // A dry run writes its report as the live run would: never over the key file, the ledgers or
+    // the sync state, in the state directory the live run would use (beside the job by default).
+    protect: [
+      ...protectedPaths(io.cwd, args),
+      {
+        path: args['state-dir'] !== undefined ? resolve(io.cwd, args['state-dir']) : stateDirBeside(job.file),
+        what: 'the state directory (run ledgers, sync state)',
+        folder: true,
+      },
+    ],
     limit: args.limit,
     rate: args.rate,
     dealUpdateMethod: args['deal-update-method'],

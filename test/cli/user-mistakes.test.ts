@@ -119,6 +119,12 @@ describe('user mistakes are usage errors, never internal ones', () => {
       '--state-dir afile is a file, not a folder',
     ],
     [
+      "a file of the default state directory as a dry run's --report",
+      ['import', 'm.yaml', '--dry-run', '--report', '.engage-import/sync/afile'],
+      2,
+      'the state directory (run ledgers, sync state)',
+    ],
+    [
       "the key file as a dry run's --report",
       ['import', 'm.yaml', '--dry-run', '--api-key-file', 'afile', '--report', 'afile'],
       2,
