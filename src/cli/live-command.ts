@@ -10,6 +10,7 @@ import {
   openForResume,
   acquireLock,
   readRun,
+  removeKeptChunkFiles,
   RUNS_FOLDER,
   stateDirOf,
   waitForFreeLock,
@@ -241,6 +242,9 @@ async function runLiveWith(
       cwd: io.cwd,
     });
   ledger = await createRun(stateDir, identity, undefined, { cwd: io.cwd });
+  // Under the run's lock: chunk files earlier finished runs of this job kept for a resend of
+  // rows in doubt go, since this run sends those rows itself.
+  removeKeptChunkFiles(stateDir, job.file, { cwd: io.cwd });
   return await drive(job, ledger, mode, true);
 
   /**

@@ -9,7 +9,15 @@ export type {
   OutboxKey,
   Outcome,
 } from './types.js';
-export { findLatestRun, findUnfinishedRun, readRun, stateDirOf, LEDGER_FILE, RUNS_FOLDER } from './run-dirs.js';
+export {
+  findLatestRun,
+  findUnfinishedRun,
+  readRun,
+  removeKeptChunkFiles,
+  stateDirOf,
+  LEDGER_FILE,
+  RUNS_FOLDER,
+} from './run-dirs.js';
 export type { RunInfo } from './run-dirs.js';
 export { hashFile } from './hash-file.js';
 export { identityChanges } from './identity.js';

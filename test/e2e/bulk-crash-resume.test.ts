@@ -172,3 +172,24 @@ describe('bulk import: resume --resend-unknown after --bulk-timeout', () => {
     expect(readdirSync(runs).flatMap((run) => readdirSync(join(runs, run, 'bulk')))).toEqual([]);
   }, 30_000);
 });
+
+describe('bulk import: a chunk file kept after --bulk-timeout', () => {
+  it('goes when the next run of the job starts, which uploads those rows again itself', async () => {
+    const dir = contactsJob([1, 2]);
+    sandbox = await startSandbox({ port: 0, rate: 0, bulkRowsPerS: 1 });
+    const env = { ...process.env, ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const common = ['--report', 'report.csv', '--state-dir', 'state', '--rate', '1000', '--quiet', '--bulk', 'always'];
+    const runs = join(dir, 'state', 'runs');
+    const chunkFiles = () =>
+      readdirSync(runs).flatMap((run) =>
+        existsSync(join(runs, run, 'bulk')) ? readdirSync(join(runs, run, 'bulk')).map((f) => `${run}/${f}`) : [],
+      );
+    expect(await exited(importer(['import', 'job.yaml', ...common, '--bulk-timeout', '0.01'], env, dir))).toBe(1);
+    expect(chunkFiles()).toHaveLength(1);
+    // The next night: a new run, the import long over.
+    await sandbox.close();
+    sandbox = await startSandbox({ port: Number(new URL(sandbox.url).port), rate: 0, apiKey: sandbox.apiKey });
+    expect(await exited(importer(['import', 'job.yaml', ...common], env, dir))).toBe(0);
+    expect(chunkFiles()).toEqual([]);
+  }, 30_000);
+});
