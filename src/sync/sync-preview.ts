@@ -196,17 +196,23 @@ export function createRunClassifier(options: RunClassifierOptions): RunClassifie
     notes() {
       const out: string[] = [];
       // The state keeps one fingerprint per resource, of all the job's mappings of it together.
-      const current = resourceFingerprints(
-        tallies.map((t) => t.mapping),
-        options.requestOptions,
-      );
+      // The deal update method is part of every fingerprint, and runs may use either: a state
+      // recorded by a run with the other one is no mapping change (as the live run's check has it).
+      const mappings = tallies.map((t) => t.mapping);
+      const current = resourceFingerprints(mappings, options.requestOptions);
+      const other = resourceFingerprints(mappings, {
+        ...options.requestOptions,
+        dealUpdateMethod: options.requestOptions?.['dealUpdateMethod'] === 'PUT' ? 'PATCH' : 'PUT',
+      });
       for (const t of tallies) {
+        const { resource } = t.mapping;
+        const stored = options.state?.mappingFingerprint(resource);
         const note = mappingChangeNote(
           t.file,
           t.entities >= t.events ? 'entity' : 'event',
           t.counts,
-          options.state?.mappingFingerprint(t.mapping.resource),
-          current[t.mapping.resource]!,
+          stored === other[resource] ? current[resource] : stored,
+          current[resource]!,
           (t.mapping.identity ?? []).length > 0,
         );
         if (note !== undefined) out.push(note);

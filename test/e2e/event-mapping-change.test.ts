@@ -84,6 +84,21 @@ describe('an event mapping without identity: that changed', () => {
     expect(eventRequests(sandbox)).toBe(10);
   });
 
+  it('a night run with --deal-update-method PUT is no mapping change for the preview either', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const dir = nightlyJob();
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const night = await runCli(['import', 'job.yaml', '--rate', '1000', '--deal-update-method', 'PUT'], {
+      cwd: dir,
+      env,
+    });
+    expect(night.code).toBe(0);
+    writeFileSync(join(dir, 'events.csv'), `${readFileSync(join(dir, 'events.csv'), 'utf8')}E10,0\n`);
+    const preview = await runCli(['validate', 'job.yaml', '--report', join(dir, 'preview.csv')], { cwd: dir, env });
+    expect(preview.stderr).toContain('new 1');
+    expect(preview.stderr).not.toContain('mapping changed');
+  });
+
   it('one accept is enough, even on a night that accepts no event of the file', async () => {
     sandbox = await startSandbox({ rate: 0 });
     const dir = nightlyJob();
