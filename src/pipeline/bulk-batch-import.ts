@@ -117,7 +117,7 @@ async function settleAll(
       settled({
         ...baseLine(stage, m.row),
         status: 'unknown',
-        message: `${first.message}; ${m.row.before?.state === 'unknown' ? 'resume --resend-unknown' : 'resume'} to wait for it`,
+        message: `${first.message}; ${resumeToWait(m)} to wait for it`,
       }),
     );
   }
@@ -143,7 +143,7 @@ async function settleAll(
       settled({
         ...baseLine(stage, m.row),
         status: 'unknown',
-        message: `the bulk import of this row's chunk was interrupted while its failures were named; resume to wait for it`,
+        message: `the bulk import of this row's chunk was interrupted while its failures were named; ${resumeToWait(m)} to wait for it`,
       }),
     );
   }
@@ -158,6 +158,14 @@ async function settleAll(
     return outcome.kind === 'unknown' && outcome.running === true;
   });
   if ((await settleRows(stage, deps, members, outcomeOf)) && !running) await removeChunkFile(file);
+}
+
+/**
+ * The command that waits for an interrupted import again: a row in flight keeps its intent
+ * (`resume`); a row being resent keeps its doubt (`resume --resend-unknown`).
+ */
+function resumeToWait(m: Member): string {
+  return m.row.before?.state === 'unknown' ? 'resume --resend-unknown' : 'resume';
 }
 
 /** Deletes a chunk file the run will not read again (gone already: nothing to do). */
