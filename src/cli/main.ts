@@ -117,13 +117,18 @@ const URL_OPTIONS: ReadonlySet<string> = new Set(['notify-url', 'base-url']);
  * webhook URL, say) only by scheme and host.
  */
 function withoutUrls(message: string): string {
-  return message.replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s,]+/gi, (text) => {
-    try {
-      return `${shownUrl(new URL(text))}/…`;
-    } catch {
-      return '(a URL)';
-    }
-  });
+  return (
+    message
+      .replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s,]+/gi, (text) => {
+        try {
+          return `${shownUrl(new URL(text))}/…`;
+        } catch {
+          return '(a URL)';
+        }
+      })
+      // Written without its scheme (`hooks.example.com/services/…`): a host name, then a path.
+      .replace(/(?<![\w./-])((?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?)\/[^\s,]*/gi, '$1/…')
+  );
 }
 
 /** A disk that fails while a file is being written (full, I/O error): the run was cut short, not misused. */

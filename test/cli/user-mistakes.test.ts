@@ -64,6 +64,12 @@ describe('user mistakes are usage errors, never internal ones', () => {
       '--notify-url was given 2 times: give it once',
     ],
     [
+      'a webhook URL without its scheme left as an extra argument: shown by its host only',
+      ['import', 'm.yaml', 'hooks.example.com/services/T0/B0/SECRET1'],
+      2,
+      'Unknown argument: hooks.example.com/…',
+    ],
+    [
       'a webhook URL left as an extra argument: shown by its host only',
       ['import', 'm.yaml', 'https://hooks.example.com/services/T0/B0/SECRET1'],
       2,
