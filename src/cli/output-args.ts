@@ -22,18 +22,19 @@ export function outputPath(cwd: string, option: string, value: string): string {
  */
 export function readableStateDir(cwd: string, value: string): string {
   const path = resolve(cwd, value);
+  refuseFile(path, value, 'name the folder the runs keep their state in');
+  return path;
+}
+
+/** A `--state-dir` that names a file: a usage error (a missing path is not one). */
+function refuseFile(path: string, value: string, advice: string): void {
   let isFile = false;
   try {
     isFile = !statSync(path).isDirectory();
   } catch {
-    // Missing: nothing to read.
+    // Missing: nothing there yet.
   }
-  if (isFile)
-    throw new ConfigError(
-      'USAGE',
-      `--state-dir ${value} is a file, not a folder: name the folder the runs keep their state in`,
-    );
-  return path;
+  if (isFile) throw new ConfigError('USAGE', `--state-dir ${value} is a file, not a folder: ${advice}`);
 }
 
 /**
@@ -43,17 +44,7 @@ export function readableStateDir(cwd: string, value: string): string {
  */
 export function checkStateDir(cwd: string, value: string): string {
   const path = resolve(cwd, value);
-  let isFile = false;
-  try {
-    isFile = !statSync(path).isDirectory();
-  } catch {
-    // Missing: created below.
-  }
-  if (isFile)
-    throw new ConfigError(
-      'USAGE',
-      `--state-dir ${value} is a file, not a folder: name a folder where run ledgers can be kept`,
-    );
+  refuseFile(path, value, 'name a folder where run ledgers can be kept');
   try {
     makeFolders(path);
     rmdirSync(mkdtempSync(join(path, '.probe-')));

@@ -272,39 +272,26 @@ export class CsvReader implements AsyncIterator<SourceItem> {
       this.acceptHeader(record, line);
       return;
     }
+    // A quoted line break can make one record of several lines: a malformed one names each.
+    const malformed = (reason: string, fields: string[]): SourceItem => ({
+      kind: 'malformed',
+      line,
+      message: malformedMessage(this.name, line, this.bounds.lastLines[k]!, reason),
+      fields,
+    });
     // A NUL byte is no text a CSV holds: a file padded with zeros (preallocated, or cut short by a
-    // crash) would make rows of them, and a cell holding one would be sent as \u0000.
-    if (record.some((field) => field.includes('\0'))) {
-      this.out.push({
-        kind: 'malformed',
-        line,
-        message: malformedMessage(
-          this.name,
-          line,
-          this.bounds.lastLines[k]!,
+    // crash) would make rows of them, and a cell holding one would be sent as \u0000. The fields
+    // go without them: the report's key and the rejects file get the text, not a run of zeros.
+    if (record.some((field) => field.includes('\0')))
+      this.out.push(
+        malformed(
           'holds NUL bytes (0x00), which no text holds: the file may be damaged or cut short',
+          record.map((field) => field.replaceAll('\0', '')),
         ),
-        // Without them: the report's key and the rejects file get the text, not a run of zeros.
-        fields: record.map((field) => field.replaceAll('\0', '')),
-      });
-      return;
-    }
-    this.out.push(
-      record.length === this.width
-        ? { kind: 'row', line, values: this.values(record), fields: record }
-        : {
-            kind: 'malformed',
-            line,
-            // A quoted line break can make one record of several lines: each is named.
-            message: malformedMessage(
-              this.name,
-              line,
-              this.bounds.lastLines[k]!,
-              recordLengthMessage(this.header, record.length),
-            ),
-            fields: record,
-          },
-    );
+      );
+    else if (record.length !== this.width)
+      this.out.push(malformed(recordLengthMessage(this.header, record.length), record));
+    else this.out.push({ kind: 'row', line, values: this.values(record), fields: record });
   };
 
   private acceptHeader(record: string[], line: number): void {
