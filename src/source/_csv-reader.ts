@@ -272,25 +272,19 @@ export class CsvReader implements AsyncIterator<SourceItem> {
       this.acceptHeader(record, line);
       return;
     }
-    // A quoted line break can make one record of several lines: a malformed one names each.
-    const malformed = (reason: string, fields: string[]): SourceItem => ({
-      kind: 'malformed',
-      line,
-      message: malformedMessage(this.name, line, this.bounds.lastLines[k]!, reason),
-      fields,
-    });
     // A NUL byte is no text a CSV holds: a file padded with zeros (preallocated, or cut short by a
     // crash) would make rows of them, and a cell holding one would be sent as \u0000. The fields
     // go without them: the report's key and the rejects file get the text, not a run of zeros.
     if (record.some((field) => field.includes('\0')))
       this.out.push(
-        malformed(
+        this.malformedItem(
+          k,
           'holds NUL bytes (0x00), which no text holds: the file may be damaged or cut short',
           record.map((field) => field.replaceAll('\0', '')),
         ),
       );
     else if (record.length !== this.width)
-      this.out.push(malformed(recordLengthMessage(this.header, record.length), record));
+      this.out.push(this.malformedItem(k, recordLengthMessage(this.header, record.length), record));
     else this.out.push({ kind: 'row', line, values: this.values(record), fields: record });
   };
 
@@ -333,6 +327,11 @@ export class CsvReader implements AsyncIterator<SourceItem> {
       ...(raw !== undefined && { raw }),
     });
     return k + 1;
+  }
+
+  /** Record k, which csv-parse read but cannot be a row: its message names every line it spans. */
+  private malformedItem(k: number, reason: string, fields: string[]): SourceItem {
+    return { kind: 'malformed', line: this.bounds.lines[k]!, message: this.malformed(k, reason), fields };
   }
 
   /** Record k's message: its lines (all of them when a quote error made it span several) and the reason. */
