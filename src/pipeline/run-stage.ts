@@ -109,18 +109,9 @@ async function sendRows(run: StageRun, window: ReportWindow): Promise<void> {
       window.push(guarded(run, row as SendableRow, before));
       continue;
     }
-    // A slot is taken once the row's turn in its key has come: a row waiting for the earlier row
-    // of its key (two events of one product) holds no slot the rows of other keys could use. The
-    // report window bounds how far the reading runs ahead.
+    await run.inFlight.acquire();
     window.push(
-      inKeyOrder(row.payload, async () => {
-        await run.inFlight.acquire();
-        try {
-          return await guarded(run, row as SendableRow, before);
-        } finally {
-          run.inFlight.release();
-        }
-      }),
+      inKeyOrder(row.payload, () => guarded(run, row as SendableRow, before)).finally(() => run.inFlight.release()),
     );
   }
   // A batching strategy settles everything it holds here: the next stage starts only after.
