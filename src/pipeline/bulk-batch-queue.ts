@@ -37,9 +37,15 @@ export class BatchQueue {
     this.#chain = mkdir(run.deps.dir, { recursive: true }).then(() => undefined);
   }
 
-  /** The batch of the recorded chunk a row in flight at a crash joins again; a different chunk's batch is closed first. */
+  /**
+   * The batch of the recorded chunk a row in flight at a crash joins again; a different chunk's
+   * batch, or the chunk being filled, is closed first. Batches go to the service in the order they
+   * are closed, and that must be input order: of two rows of one key, the later must be imported
+   * last, so a recorded chunk cannot wait while chunks read after it are imported.
+   */
   resumedBatchOf(record: BulkChunkRecord): ResumedBatch {
     if (this.#resuming !== undefined && this.#resuming.record.chunk !== record.chunk) this.close(this.#resuming);
+    if (this.#filling !== undefined) this.close(this.#filling);
     if (this.#resuming === undefined) {
       this.#resuming = resumedBatch(record);
       this.#open.push(this.#resuming);
@@ -47,8 +53,12 @@ export class BatchQueue {
     return this.#resuming;
   }
 
-  /** The chunk a row with this key and CSV line goes in: a new one when the one being filled cannot take it. */
+  /**
+   * The chunk a row with this key and CSV line goes in: a new one when the one being filled cannot
+   * take it. A recorded chunk joined again is closed first (see `resumedBatchOf`).
+   */
   batchFor(key: string | undefined, text: string): FreshBatch {
+    if (this.#resuming !== undefined) this.close(this.#resuming);
     if (this.#filling !== undefined && closesBefore(this.#filling, key, text)) this.close(this.#filling);
     if (this.#filling === undefined) {
       this.#filling = freshBatch(this.#run.names.chunk(), this.#header);

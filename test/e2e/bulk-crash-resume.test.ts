@@ -193,3 +193,34 @@ describe('bulk import: a chunk file kept after --bulk-timeout', () => {
     expect(chunkFiles()).toEqual([]);
   }, 30_000);
 });
+
+describe('bulk import: kill -9 while polling, then resume, with a key in two chunks', () => {
+  it('imports the chunks in input order: the later row of the key is the one the account keeps', async () => {
+    const lines = ['customer_id,email'];
+    for (let i = 0; i < 3000; i++) {
+      lines.push(`C-${i},c${i}@example.com`);
+      if (i === 1000) lines.push('C-990,later@example.com'); // C-990's later row, in the second chunk
+    }
+    const dir = tmpTree({
+      'contacts.csv': `${lines.join('\n')}\n`,
+      'contacts.yaml':
+        'resource: user\nsource: { file: contacts.csv }\nkey: customer_id\nfields: { custom_id: customer_id, email: email }\n',
+      'job.yaml': 'mappings: [contacts.yaml]\n',
+    });
+    // 1,000 rows at 400 rows/s: the first chunk's import runs 2.5 s, and is still running when the
+    // resume starts; the second chunk, full before the stage ends, holds C-990's later row.
+    sandbox = await startSandbox({ port: 0, rate: 0, bulkRowsPerS: 400 });
+    const env = { ...process.env, ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const common = ['--report', 'report.csv', '--state-dir', 'state', '--rate', '1000', '--quiet'];
+    const bulk = [...common, '--bulk', 'always', '--bulk-chunk-rows', '1000'];
+    const polls = () => sandbox!.requests.filter((q) => q.method === 'GET' && q.path.includes('import/status')).length;
+    const first = importer(['import', 'job.yaml', ...bulk], env, dir);
+    const firstExit = exited(first);
+    while (polls() === 0 && first.exitCode === null) await new Promise((r) => setTimeout(r, 5));
+    first.kill('SIGKILL');
+    expect(await firstExit).toBe(null);
+    expect(await exited(importer(['resume', ...common], env, dir))).toBe(0);
+    const user = sandbox.state.users().find((u) => u['custom_id'] === 'C-990');
+    expect(user?.['email']).toBe('later@example.com');
+  }, 60_000);
+});
