@@ -156,7 +156,7 @@ function decideWithoutSending(
         : before.state === 'failed'
           ? run.cascade.failed(row, 'failed')
           : undefined;
-    return settled(
+    const line = settled(
       {
         ...base,
         status: before.state as 'ok' | 'failed' | 'unknown',
@@ -166,6 +166,10 @@ function decideWithoutSending(
       },
       effect,
     );
+    // A row the API refused before the crash goes to this run's rejects file too, as it did to
+    // the killed run's, which this run's file replaces.
+    const rejected = before.state === 'failed' ? run.reject(row, before.message ?? '') : undefined;
+    return rejected === undefined ? line : rejected.then(() => line);
   }
   if (decision.kind === 'in_doubt') return inFlightAtCrash(run, row, base, verdict);
   // Incremental run: the account has this row already (unchanged, already_sent), or a row of this
