@@ -95,13 +95,20 @@ export async function awaitRecordedImport(imports: BulkImporter, importId: strin
   }
   if (wait.kind === 'ended') return { kind: 'ended', importId, report: wait.report };
   const message = wait.message.includes(importId) ? wait.message : `import ${importId}: ${wait.message}`;
-  if (wait.kind === 'timeout')
-    // The import goes on at the service: a resend polls it again rather than upload its rows twice.
+  if (wait.kind === 'timeout') {
+    // The import goes on at the service. Nothing more leaves: a later chunk imported meanwhile
+    // could be overwritten by this one's rows of the same key, and a later stage (events) could
+    // reach contacts not imported yet. A resend polls it again rather than upload its rows twice.
+    imports.state.stop({
+      kind: 'api',
+      message: `${message}; the run stops so that no later row overtakes it: resume --resend-unknown waits for it again, then sends the rest`,
+    });
     return {
       kind: 'given_up',
       message: `${message}: resume --resend-unknown waits for it again`,
       importId,
       running: true,
     };
+  }
   return { kind: 'given_up', message, importId, stopped: wait.kind === 'stopped' };
 }

@@ -96,7 +96,7 @@ describe('bulk import: a resend of rows in doubt whose upload is refused', () =>
       (parse(readFileSync(join(dir, 'report.csv')), { columns: true }) as Record<string, string>[]).map(
         (l) => `${l.key}:${l.status}`,
       );
-    expect(await exited(importer(['import', 'job.yaml', ...common, '--bulk-timeout', '0.01'], env, dir))).toBe(1);
+    expect(await exited(importer(['import', 'job.yaml', ...common, '--bulk-timeout', '0.01'], env, dir))).toBe(3);
     expect(statuses()).toEqual(['C-1:unknown', 'C-2:unknown']);
 
     // Its chunk file is gone (cleaned up by hand): the resend cannot join the import it timed
@@ -156,7 +156,7 @@ describe('bulk import: resume --resend-unknown after --bulk-timeout', () => {
     const report = () => parse(readFileSync(join(dir, 'report.csv')), { columns: true }) as Record<string, string>[];
     const uploads = () => sandbox!.requests.filter((q) => q.method === 'POST' && q.path.endsWith('users/import/'));
 
-    expect(await exited(importer(['import', 'job.yaml', ...common, '--bulk-timeout', '0.01'], env, dir))).toBe(1);
+    expect(await exited(importer(['import', 'job.yaml', ...common, '--bulk-timeout', '0.01'], env, dir))).toBe(3);
     expect(report().map((l) => `${l.key}:${l.status}`)).toEqual(['C-1:unknown', 'C-2:unknown', 'C-3:unknown']);
     const importId = /import (\S+) did not end/.exec(report()[0]!.message ?? '')?.[1];
     expect(importId).toBeDefined();
@@ -184,7 +184,11 @@ describe('bulk import: a chunk file kept after --bulk-timeout', () => {
       readdirSync(runs).flatMap((run) =>
         existsSync(join(runs, run, 'bulk')) ? readdirSync(join(runs, run, 'bulk')).map((f) => `${run}/${f}`) : [],
       );
-    expect(await exited(importer(['import', 'job.yaml', ...common, '--bulk-timeout', '0.01'], env, dir))).toBe(1);
+    expect(await exited(importer(['import', 'job.yaml', ...common, '--bulk-timeout', '0.01'], env, dir))).toBe(3);
+    expect(chunkFiles()).toHaveLength(1);
+    // The run stopped (exit 3) and is resumed without --resend-unknown: it finishes, its rows in
+    // doubt, and keeps the file for a resend that never comes.
+    expect(await exited(importer(['resume', ...common], env, dir))).toBe(1);
     expect(chunkFiles()).toHaveLength(1);
     // The next night: a new run, the import long over.
     await sandbox.close();
@@ -223,4 +227,39 @@ describe('bulk import: kill -9 while polling, then resume, with a key in two chu
     const user = sandbox.state.users().find((u) => u['custom_id'] === 'C-990');
     expect(user?.['email']).toBe('later@example.com');
   }, 60_000);
+});
+
+describe('bulk import: --bulk-timeout stops the run', () => {
+  it('no later chunk or stage goes while the import it gave up on may still run; the resend goes on', async () => {
+    const dir = tmpTree({
+      'contacts.csv': 'customer_id,email\nC-1,c1@example.com\nC-2,c2@example.com\nC-3,c3@example.com\n',
+      'contacts.yaml':
+        'resource: user\nsource: { file: contacts.csv }\nkey: customer_id\nfields: { custom_id: customer_id, email: email }\n',
+      'events.csv': 'id,customer\nE1,C-3\n',
+      'events.yaml':
+        'resource: event\nsource: { file: events.csv }\nkey: id\nfields:\n  user_custom_id: customer\n  name: { value: Visited }\n',
+      'job.yaml': 'mappings: [events.yaml, contacts.yaml]\n',
+    });
+    sandbox = await startSandbox({ port: 0, rate: 0, bulkRowsPerS: 1 });
+    const env = { ...process.env, ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const common = ['--report', 'report.csv', '--state-dir', 'state', '--rate', '1000', '--quiet'];
+    const bulk = [...common, '--bulk', 'always', '--bulk-chunk-rows', '2'];
+    const report = () =>
+      (parse(readFileSync(join(dir, 'report.csv')), { columns: true }) as Record<string, string>[]).map(
+        (l) => `${l.key}:${l.status}`,
+      );
+    const uploads = () => sandbox!.requests.filter((q) => q.method === 'POST' && q.path.endsWith('users/import/'));
+    const events = () => sandbox!.requests.filter((q) => q.path.includes('/events/'));
+
+    expect(await exited(importer(['import', 'job.yaml', ...bulk, '--bulk-timeout', '0.01'], env, dir))).toBe(3);
+    expect(report()).toEqual(['C-1:unknown', 'C-2:unknown', 'C-3:not_sent', 'E1:not_sent']);
+    expect(uploads()).toHaveLength(1);
+    expect(events()).toHaveLength(0);
+
+    // Once the import is over: the resend waits for it, then sends the rest in order.
+    await new Promise((r) => setTimeout(r, 2500));
+    expect(await exited(importer(['resume', '--resend-unknown', ...common], env, dir))).toBe(0);
+    expect(report()).toEqual(['C-1:ok', 'C-2:ok', 'C-3:ok', 'E1:ok']);
+    expect(uploads()).toHaveLength(2);
+  }, 30_000);
 });
