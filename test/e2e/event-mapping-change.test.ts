@@ -26,17 +26,26 @@ function nightlyJob(): string {
   });
 }
 
-const eventRequests = (s: Sandbox) =>
-  s.requests.filter((q) => q.method === 'POST' && q.path.includes('/events/')).length;
+/**
+ * A fresh sandbox and the nightly job (its event mapping `events`), after a first night run with
+ * `firstNight` options; `night` runs the next one.
+ */
+async function afterFirstNight(events = EVENTS, firstNight: string[] = []) {
+  sandbox = await startSandbox({ rate: 0 });
+  const dir = nightlyJob();
+  writeFileSync(join(dir, 'events.yaml'), events);
+  const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+  const night = (extra: string[] = []) => runCli(['import', 'job.yaml', '--rate', '1000', ...extra], { cwd: dir, env });
+  expect((await night(firstNight)).code).toBe(0);
+  return { sandbox, dir, env, night };
+}
+
+const eventRequests = (s: Sandbox | undefined) =>
+  s!.requests.filter((q) => q.method === 'POST' && q.path.includes('/events/')).length;
 
 describe('an event mapping without identity: that changed', () => {
   it('refuses the run before anything is sent, until the operator accepts the change', async () => {
-    sandbox = await startSandbox({ rate: 0 });
-    const dir = nightlyJob();
-    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
-    const night = (extra: string[] = []) =>
-      runCli(['import', 'job.yaml', '--rate', '1000', ...extra], { cwd: dir, env });
-    expect((await night()).code).toBe(0);
+    const { dir, env, night } = await afterFirstNight();
     expect(eventRequests(sandbox)).toBe(10);
 
     // The mapping gains a field: every past event's request, its identity, changes.
@@ -64,12 +73,7 @@ describe('an event mapping without identity: that changed', () => {
   });
 
   it('a field added that only some past events fill: refused too, although most events are recognised', async () => {
-    sandbox = await startSandbox({ rate: 0 });
-    const dir = nightlyJob();
-    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
-    const night = (extra: string[] = []) =>
-      runCli(['import', 'job.yaml', '--rate', '1000', ...extra], { cwd: dir, env });
-    expect((await night()).code).toBe(0);
+    const { dir, env, night } = await afterFirstNight();
     // Two of the ten past events have a coupon: the new field changes their requests only.
     const lines = ['id,user,coupon'];
     for (let i = 0; i < 10; i++) lines.push(`E${i},${i % 3},${i % 5 === 0 ? 'SPRING' : ''}`);
@@ -85,14 +89,7 @@ describe('an event mapping without identity: that changed', () => {
   });
 
   it('a night run with --deal-update-method PUT is no mapping change for the preview either', async () => {
-    sandbox = await startSandbox({ rate: 0 });
-    const dir = nightlyJob();
-    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
-    const night = await runCli(['import', 'job.yaml', '--rate', '1000', '--deal-update-method', 'PUT'], {
-      cwd: dir,
-      env,
-    });
-    expect(night.code).toBe(0);
+    const { dir, env } = await afterFirstNight(EVENTS, ['--deal-update-method', 'PUT']);
     writeFileSync(join(dir, 'events.csv'), `${readFileSync(join(dir, 'events.csv'), 'utf8')}E10,0\n`);
     const preview = await runCli(['validate', 'job.yaml', '--report', join(dir, 'preview.csv')], { cwd: dir, env });
     expect(preview.stderr).toContain('new 1');
@@ -100,12 +97,7 @@ describe('an event mapping without identity: that changed', () => {
   });
 
   it('one accept is enough, even on a night that accepts no event of the file', async () => {
-    sandbox = await startSandbox({ rate: 0 });
-    const dir = nightlyJob();
-    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
-    const night = (extra: string[] = []) =>
-      runCli(['import', 'job.yaml', '--rate', '1000', ...extra], { cwd: dir, env });
-    expect((await night()).code).toBe(0);
+    const { dir, night } = await afterFirstNight();
     // A field no past event fills, and one new event whose contact does not exist: refused each
     // night (it looks new), so the change is refused until accepted.
     const lines = ['id,user,coupon'];
@@ -125,12 +117,7 @@ describe('an event mapping without identity: that changed', () => {
   });
 
   it('a mapping with identity: gets a field added and one new event: not held back', async () => {
-    sandbox = await startSandbox({ rate: 0 });
-    const dir = nightlyJob();
-    writeFileSync(join(dir, 'events.yaml'), EVENTS.replace('key: id\n', 'key: id\nidentity: [id]\n'));
-    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
-    const night = () => runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env });
-    expect((await night()).code).toBe(0);
+    const { dir, night } = await afterFirstNight(EVENTS.replace('key: id\n', 'key: id\nidentity: [id]\n'));
     writeFileSync(
       join(dir, 'events.yaml'),
       `${EVENTS.replace('key: id\n', 'key: id\nidentity: [id]\n')}  data.channel: { value: web }\n`,
@@ -143,13 +130,7 @@ describe('an event mapping without identity: that changed', () => {
   });
 
   it('an event renamed in a mapping with identity: is held back too; a deal option changed is not a change', async () => {
-    sandbox = await startSandbox({ rate: 0 });
-    const dir = nightlyJob();
-    writeFileSync(join(dir, 'events.yaml'), EVENTS.replace('key: id\n', 'key: id\nidentity: [id]\n'));
-    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
-    const night = (extra: string[] = []) =>
-      runCli(['import', 'job.yaml', '--rate', '1000', ...extra], { cwd: dir, env });
-    expect((await night()).code).toBe(0);
+    const { dir, night } = await afterFirstNight(EVENTS.replace('key: id\n', 'key: id\nidentity: [id]\n'));
     // The deal update method is part of every mapping's fingerprint, but changes no event.
     const other = await night(['--deal-update-method', 'PUT']);
     expect(other.code).toBe(0);
