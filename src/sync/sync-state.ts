@@ -57,6 +57,10 @@ const LOOKUP_BATCH = 500;
 /** Deltas read from a ledger and applied per transaction. */
 const APPLY_BATCH = 5_000;
 
+/** A resource's mapping fingerprint, recorded by the run that accepted its rows (or its change). */
+const PUT_MAPPING = `INSERT INTO mappings (resource, fingerprint, run_id, at) VALUES (?, ?, ?, ?)
+  ON CONFLICT (resource) DO UPDATE SET fingerprint = excluded.fingerprint, run_id = excluded.run_id, at = excluded.at`;
+
 /**
  * The sync state of one job: for each entity key the last request the API accepted, and each
  * event identity it accepted. Looked up in batches through prepared statements, never loaded
@@ -209,10 +213,7 @@ export class SyncState {
    */
   acceptMappings(fingerprints: Readonly<Record<string, string>>, resources: readonly string[], runId: string): void {
     const at = new Date().toISOString();
-    const put = this.#db.prepare(
-      `INSERT INTO mappings (resource, fingerprint, run_id, at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (resource) DO UPDATE SET fingerprint = excluded.fingerprint, run_id = excluded.run_id, at = excluded.at`,
-    );
+    const put = this.#db.prepare(PUT_MAPPING);
     guardState(this.place, () =>
       this.#db.transaction(() => {
         for (const resource of resources) {
@@ -260,10 +261,7 @@ export class SyncState {
     const putDoubt = this.#db.prepare(
       `INSERT INTO events (resource, identity, run_id, at) VALUES (?, unhex(?), '${DOUBT_PREFIX}' || ?, ?) ON CONFLICT DO NOTHING`,
     );
-    const putMapping = this.#db.prepare(
-      `INSERT INTO mappings (resource, fingerprint, run_id, at) VALUES (?, ?, ?, ?)
-       ON CONFLICT (resource) DO UPDATE SET fingerprint = excluded.fingerprint, run_id = excluded.run_id, at = excluded.at`,
-    );
+    const putMapping = this.#db.prepare(PUT_MAPPING);
     const putApplied = this.#db.prepare(
       `INSERT INTO applied (run_id, seq, complete) VALUES (?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET seq = excluded.seq, complete = excluded.complete`,
     );
