@@ -84,6 +84,8 @@ export async function runResumed(run: StageBulk, batch: ResumedBatch, turn: Turn
   turn.uploaded();
   const { record, members } = batch;
   const importId = record.importId!;
+  // Started by the stopped run, waited for and settled by this one: the summary counts it.
+  run.imports.stats.imports++;
   const first = await awaitRecordedImport(run.imports, importId);
   await settleAll(
     run,

@@ -162,9 +162,14 @@ describe('bulk import: resume --resend-unknown after --bulk-timeout', () => {
     expect(importId).toBeDefined();
     expect(uploads()).toHaveLength(1);
 
-    expect(await exited(importer(['resume', '--resend-unknown', ...common], env, dir))).toBe(0);
+    // Not quiet: its summary counts the import it waited for.
+    const resume = importer(['resume', '--resend-unknown', ...common.filter((a) => a !== '--quiet')], env, dir);
+    let stderr = '';
+    resume.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+    expect(await exited(resume)).toBe(0);
     // The import was waited for, not started again: still one upload, and the report names it.
     expect(uploads()).toHaveLength(1);
+    expect(stderr).toMatch(/contacts\.csv\s+user\s+bulk: 3 rows in 1 import, ok 3/);
     expect(report().map((l) => `${l.key}:${l.status}`)).toEqual(['C-1:ok', 'C-2:ok', 'C-3:ok']);
     expect(report().every((l) => l.message?.includes(importId!))).toBe(true);
     // Every row has its outcome now: the chunk file, which holds their data, is gone.
