@@ -1,3 +1,4 @@
+import { headerColumnsSentence } from './header-columns.js';
 import { dirname, resolve } from 'node:path';
 import iconv from 'iconv-lite';
 import { ConfigError } from '../errors.js';
@@ -173,6 +174,6 @@ export function checkHeader(mapping: ResolvedMapping, header: readonly string[])
   if (missing.length === 0) return;
   throw new ConfigError(
     'MAPPING_COLUMN_MISSING',
-    `${mapping.mappingFile}: ${missing.join('; ')}, but ${mapping.source.path} has no such column. Its columns are: ${header.map((h) => JSON.stringify(h)).join(', ')}`,
+    `${mapping.mappingFile}: ${missing.join('; ')}, but ${mapping.source.path} has no such column. ${headerColumnsSentence(header)}`,
   );
 }

@@ -1,3 +1,4 @@
+import { headerColumnsSentence } from '../config/header-columns.js';
 import type { Operation, ResolvedMapping, ResourceName } from '../config/mapping-schema.js';
 import { ConfigError } from '../errors.js';
 import { identityHash, legacyIdentityHash, requestHash, type HashedRequest } from './request-hash.js';
@@ -91,7 +92,7 @@ export function createSyncKeyer(mapping: ResolvedMapping, header: readonly strin
   if (missing.length > 0) {
     throw new ConfigError(
       'MAPPING_COLUMN_MISSING',
-      `${mapping.mappingFile}: identity reads ${missing.map((c) => `column ${JSON.stringify(c)}`).join(', ')}, but ${mapping.source.path} has no such column. Its columns are: ${header.map((h) => JSON.stringify(h)).join(', ')}`,
+      `${mapping.mappingFile}: identity reads ${missing.map((c) => `column ${JSON.stringify(c)}`).join(', ')}, but ${mapping.source.path} has no such column. ${headerColumnsSentence(header)}`,
     );
   }
   const { resource, operation } = mapping;

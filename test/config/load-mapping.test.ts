@@ -165,6 +165,27 @@ describe('checkHeader', () => {
     );
     expect(() => checkHeader(m, ['event_id', 'customer', 'event', 'at', 'plan'])).not.toThrow();
   });
+
+  it('says a header that looks like a data row is one, without echoing its cells', async () => {
+    const dir = tmpTree({ 'm.yaml': EVENTS });
+    const m = await loadMapping(join(dir, 'm.yaml'));
+    for (const firstLine of [
+      ['E-1', 'ann@example.com', 'Signed Up', '2024-05-01T10:00:00Z', 'pro'],
+      ['E-1', 'C-1', 'Signed Up', '1714557600', 'pro'],
+    ]) {
+      let message = '';
+      try {
+        checkHeader(m, firstLine);
+      } catch (error) {
+        message = (error as Error).message;
+      }
+      expect(message).toContain(
+        'has no such column. Its first line looks like a data row, not column names (a cell holds an email address, a number or a date): the file needs a header line naming its columns',
+      );
+      for (const cell of ['ann@example.com', '2024-05-01', '1714557600', 'Signed Up'])
+        expect(message).not.toContain(cell);
+    }
+  });
 });
 
 describe('hostile mapping files', () => {
