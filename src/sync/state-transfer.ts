@@ -86,6 +86,9 @@ export function exportedJob(firstLine: string): string | undefined {
 export async function exportState(state: SyncState, file: string, now: () => Date = () => new Date()): Promise<number> {
   const tmp = `${file}.${process.pid}.tmp`;
   const out = createWriteStream(tmp);
+  // A write that fails reaches `drain` and `finished` below; the stream destroyed after a failure
+  // elsewhere (a damaged page) may still report its pending write, which must not end the process.
+  out.on('error', () => undefined);
   const db = state.db;
   let rows = 0;
   const digest = createHash('sha256');

@@ -1,7 +1,9 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { exportState, importState } from '../../src/sync/state-transfer.js';
+import { SyncState } from '../../src/sync/sync-state.js';
 import { fakeFeed, hex, tempState } from './_feed.js';
 
 let cleanups: (() => void)[] = [];
@@ -32,6 +34,35 @@ function filled() {
 }
 
 describe('state export and import', () => {
+  it('an export of a state with a damaged page fails with the damage message and leaves no file, not a crash', async () => {
+    const t = setUp();
+    const rows = Array.from({ length: 3000 }, (_, i) => ({
+      resource: 'user' as const,
+      kind: 'entity' as const,
+      key: `custom_id=L-${String(i).padStart(5, '0')}`,
+      hash: createHash('sha256').update(String(i)).digest('hex'),
+    }));
+    t.state.apply(fakeFeed('r1', rows));
+    t.state.close();
+    // A leaf page of the keys' tree says it holds no cells: the scan stops part-way with SQLITE_CORRUPT.
+    const bytes = readFileSync(t.file);
+    const pageSize = bytes.readUInt16BE(16);
+    const leaves: number[] = [];
+    for (let page = 1; page < bytes.length / pageSize; page++) if (bytes[page * pageSize] === 0x0a) leaves.push(page);
+    const leaf = leaves[Math.floor(leaves.length / 2)]! * pageSize;
+    bytes[leaf + 3] = 0;
+    bytes[leaf + 4] = 0;
+    writeFileSync(t.file, bytes);
+    const damaged = SyncState.open(t.file, '/jobs/nightly.yaml', { mode: 'read', cwd: t.dir, check: false })!;
+    const file = join(t.dir, 'state.ndjson');
+    try {
+      await expect(exportState(damaged, file, NOW)).rejects.toThrow(/damaged/);
+    } finally {
+      damaged.close();
+    }
+    expect(readdirSync(t.dir).filter((f) => f.startsWith('state.ndjson'))).toEqual([]);
+  });
+
   it("refuses a file whose lines were changed after the export (a flipped digit), by the end line's checksum", async () => {
     const a = filled();
     const file = join(a.dir, 'state.ndjson');
