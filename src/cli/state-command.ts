@@ -1,15 +1,15 @@
-import { existsSync, lstatSync, rmSync, type Stats } from 'node:fs';
+import { existsSync, lstatSync, rmSync, statSync, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { readableStateDir } from './output-args.js';
 import type { Argv } from 'yargs';
 import { RESOURCES } from '../config/mapping-schema.js';
 import { DEFAULTS } from '../defaults.js';
-import { ConfigError, SyncError } from '../errors.js';
+import { ConfigError, LedgerError, SyncError } from '../errors.js';
 import { acquireLock } from '../ledger/lock.js';
 import { displayPath } from '../pipeline/display-path.js';
 import { isInFolder } from '../pipeline/output-paths.js';
-import { openSyncFeed } from '../ledger/index.js';
+import { findUnfinishedRun, openSyncFeed } from '../ledger/index.js';
 import {
   catchUp,
   exportedJob,
@@ -63,8 +63,9 @@ type StateArgs = OptionsOf<typeof stateOptions>;
 
 /**
  * `engage-import state show|forget|export|import`: what an incremental job remembers of the rows
- * the API accepted. `forget` and `import` change it, so they take the state directory's lock
- * (never while a run is going); `show` and `export` read a consistent snapshot without it.
+ * the API accepted. `forget` and `import` change it, and `export` first catches it up with the
+ * runs' ledgers, so they take the state directory's lock (never while a run is going); `show`
+ * reads a consistent snapshot without it.
  */
 export const stateCommand = defineCommand({
   command: 'state <action> [file]',
@@ -158,17 +159,33 @@ async function runState(args: StateArgs, io: CliIo): Promise<number> {
     return EXIT.OK;
   }
 
+  if (args.action === 'export') {
+    const target = resolve(io.cwd, args.file!);
+    await checkExportTarget(target, stateDir, args.file!, show);
+    // Under the lock, caught up and checked as a run's state is: the export is what the next
+    // container's runs start from, so a row accepted and not yet in it would be sent again there.
+    const lock = acquireLock(stateDir, { cwd: io.cwd });
+    try {
+      const state = openExisting(stateFile, io, 'write');
+      try {
+        refuseUnfinishedRun(state, stateDir, io.cwd);
+        if (state.target() !== undefined)
+          catchUp(state, stateDir, (runDir) => openSyncFeed(runDir, { cwd: io.cwd }), { cwd: io.cwd });
+        const rows = await exportState(state, target);
+        io.stderr.write(
+          `Exported ${rows.toLocaleString('en-US')} rows of the sync state of ${show(state.job)} to ${args.file}.\n`,
+        );
+      } finally {
+        state.close();
+      }
+    } finally {
+      lock.release();
+    }
+    return EXIT.OK;
+  }
+
   const state = openExisting(stateFile, io, 'read');
   try {
-    if (args.action === 'export') {
-      const target = resolve(io.cwd, args.file!);
-      await checkExportTarget(target, stateDir, args.file!, show);
-      const rows = await exportState(state, target);
-      io.stderr.write(
-        `Exported ${rows.toLocaleString('en-US')} rows of the sync state of ${show(state.job)} to ${args.file}.\n`,
-      );
-      return EXIT.OK;
-    }
     const counts = state.counts();
     const last = state.lastRun();
     const summary = {
@@ -184,6 +201,21 @@ async function runState(args: StateArgs, io: CliIo): Promise<number> {
   } finally {
     state.close();
   }
+}
+
+/**
+ * An export while a run of the job is unfinished (killed, or stopped) would leave out the rows it
+ * had in flight and, until it is resumed, some it had accepted: a fresh container restoring it
+ * would send them again, and an event would be recorded twice.
+ */
+function refuseUnfinishedRun(state: SyncState, stateDir: string, cwd: string): void {
+  const run = findUnfinishedRun(stateDir, { cwd, jobPath: state.job });
+  if (run === undefined) return;
+  const where = displayPath(run.runDir, cwd);
+  throw new LedgerError(
+    'RESUME_REFUSED',
+    `state export: an unfinished run of this job is in ${where}; the rows it had in flight are not in the sync state, and a state restored from this export would send them again: resume it first ('engage-import resume ${where}'), then export; nothing was written`,
+  );
 }
 
 function openExisting(file: string, io: CliIo, mode: 'read' | 'write'): SyncState {
@@ -220,7 +252,8 @@ function findStateFile(stateDir: string, job: string | undefined, show: (p: stri
 /**
  * The job an import restores the state of: the one named with --job, or the one the export names
  * when that file is here (the same machine). An export whose job has another file name is another
- * job's, refused; the same name at another path is the same job moved (a fresh container).
+ * job's, refused; the same name at another path is the same job moved (a fresh container), unless
+ * the exported job is here too: then it is that job reached by another path, or another job.
  */
 function restoredJob(named: string | undefined, exported: string, show: (p: string) => string): string {
   if (named === undefined) {
@@ -240,7 +273,21 @@ function restoredJob(named: string | undefined, exported: string, show: (p: stri
       'USAGE',
       `the export is of the job ${exported}, not ${show(named)}: a state restored into another job would call its rows sent; the sync state was not changed`,
     );
-  return named;
+  if (named === exported || !existsSync(exported)) return named;
+  // The exported job's file is here too: this job by another path (a link), whose runs go by
+  // that path, or a copy of it, which is another job.
+  if (sameFile(named, exported)) return exported;
+  throw new ConfigError(
+    'USAGE',
+    `the export is of the job ${exported}, which is on this machine too, and ${show(named)} is another job of the same name: a state restored into it would call its rows sent; restore it for ${exported}, or name the job file it belongs to; the sync state was not changed`,
+  );
+}
+
+/** Whether two paths reach one file (a link to it or to its folder). */
+function sameFile(a: string, b: string): boolean {
+  const x = statSync(a, { bigint: true });
+  const y = statSync(b, { bigint: true });
+  return x.dev === y.dev && x.ino === y.ino;
 }
 
 /** The job an export belongs to, from its first line. */

@@ -230,6 +230,13 @@ describe('engage-import state', () => {
       'state.ndjson': readFileSync(join(dir, 'state.ndjson'), 'utf8'),
     });
     dirs.push(fresh);
+    // While the exported job is on this machine too, a job of the same name elsewhere is another job.
+    const copy = await runCli(['state', 'import', 'state.ndjson', '--job', 'nightly.yaml'], { cwd: fresh });
+    expect(copy.code).toBe(2);
+    expect(copy.stderr).toContain(
+      `the export is of the job ${join(dir, 'nightly.yaml')}, which is on this machine too, and nightly.yaml is another job of the same name: a state restored into it would call its rows sent`,
+    );
+    expect(existsSync(join(fresh, '.engage-import', 'sync'))).toBe(false);
     // The job the export names is not here: which job is it for?
     rmSync(dir, { recursive: true, force: true });
     let r = await runCli(['state', 'import', 'state.ndjson'], { cwd: fresh });
