@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { basename, relative, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { SyncError } from '../errors.js';
@@ -36,6 +36,32 @@ function movedJobState(stateDir: string, jobPath: string): MovedJobState | undef
   return found.length === 1 ? found[0] : undefined;
 }
 
+/**
+ * A state of the directory recorded for this very job file reached by another path: a folder
+ * link (`job-link -> job`), a bind mount, a hard link. Each path would have its own state, lock
+ * check and unfinished runs, so a run by the other path would send every event again.
+ */
+function aliasedJobState(stateDir: string, jobPath: string): MovedJobState | undefined {
+  const path = resolve(jobPath);
+  const self = fileId(path);
+  if (self === undefined) return undefined;
+  for (const file of listSyncStateFiles(stateDir)) {
+    const from = recordedJob(file);
+    if (from !== undefined && from !== path && fileId(from) === self) return { file, from };
+  }
+  return undefined;
+}
+
+/** Device and inode of a file, which every path to it shares (undefined when it is not there). */
+function fileId(path: string): string | undefined {
+  try {
+    const stat = statSync(path, { bigint: true });
+    return `${stat.dev}:${stat.ino}`;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The job path a state file records, or undefined when it cannot be read (left to the run's own checks). */
 function recordedJob(file: string): string | undefined {
   try {
@@ -52,12 +78,20 @@ function recordedJob(file: string): string | undefined {
 }
 
 /**
- * Refuses a run (or preview) of a job that seems to have moved, before anything is sent, and says
+ * Refuses a run (or preview) of a job reached by another path than its state's (a link), or one that seems to have moved, before anything is sent, and says
  * how to carry its state over with the state commands. Carrying it over is the operator's call:
  * the earlier path's unfinished runs, if any, must be resumed there first, and only the operator
  * knows whether this job is that one.
  */
 export function refuseMovedJob(stateDir: string, jobPath: string, cwd: string): void {
+  const alias = aliasedJobState(stateDir, jobPath);
+  if (alias !== undefined) {
+    const job = relative(cwd, resolve(jobPath)) || basename(jobPath);
+    throw new SyncError(
+      'SYNC_STATE',
+      `${displayPath(stateDir, cwd)} holds the sync state of ${alias.from}, which is this same job file (${job}) reached by another path; nothing was sent. Name the job by that path, as its earlier runs did: its state and any unfinished run are recorded under it, and a run by this path would send every row again and record every event twice`,
+    );
+  }
   const moved = movedJobState(stateDir, jobPath);
   if (moved === undefined) return;
   const dir = displayPath(stateDir, cwd);

@@ -1,4 +1,4 @@
-import { cpSync, readdirSync, renameSync } from 'node:fs';
+import { cpSync, readdirSync, renameSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
@@ -65,5 +65,34 @@ describe('a job that moved, its state directory with it', () => {
     const again = await runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: original, env });
     expect(again.code).toBe(0);
     expect(again.stderr).toContain('already_sent 3');
+  });
+});
+
+/** One job folder reached by two paths: cron names a link (`job-link -> job`), a person the folder. */
+describe('a job reached through a link to its folder', () => {
+  it('is refused by the path its state was not recorded under, preview and live: nothing is sent twice', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const job = eventsJob(3, { incremental: true });
+    expect((await runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: job, env })).code).toBe(0);
+    expect(sandbox.requests).toHaveLength(6);
+    const link = join(tmpTree(), 'job-link');
+    symlinkSync(job, link);
+
+    const refusal = `.engage-import holds the sync state of ${join(job, 'job.yaml')}, which is this same job file (job.yaml) reached by another path; nothing was sent. Name the job by that path`;
+    const preview = await runCli(['validate', 'job.yaml', '--report', 'preview.csv'], { cwd: link, env });
+    expect(preview.code).toBe(2);
+    expect(preview.stderr).toContain(refusal);
+    const refused = await runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: link, env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(refusal);
+    expect(sandbox.requests).toHaveLength(6);
+    expect(stateFiles(job)).toHaveLength(1);
+
+    // By its own path, the next night sends nothing again.
+    const night2 = await runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: job, env });
+    expect(night2.code).toBe(0);
+    expect(night2.stderr).toContain('already_sent 3');
+    expect(sandbox.requests).toHaveLength(6);
   });
 });
