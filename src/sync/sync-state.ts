@@ -366,25 +366,28 @@ export class SyncState {
           return n;
         }
         // A bare key names `custom_id=K` or `id=K`; when the state holds both (a deal updated by
-        // id 42 and another with custom_id 42), guessing could forget the wrong one.
-        const bare = !/^(custom_id|id)=/.test(key);
-        const named = bare ? [`custom_id=${key}`, `id=${key}`] : [key];
-        const held = named.filter(
-          (k) =>
-            this.#db.prepare(`SELECT 1 FROM entities WHERE resource = ? AND key = ?`).get(resource, k) !== undefined,
-        );
+        // id 42 and another with custom_id 42), guessing could forget the wrong one. A key given
+        // whole (`id=42`) is that key, or else a custom_id that reads so (`custom_id=id=42`).
+        const holds = (k: string) =>
+          this.#db.prepare(`SELECT 1 FROM entities WHERE resource = ? AND key = ?`).get(resource, k) !== undefined;
+        const whole = /^(custom_id|id)=/.test(key) && holds(key);
+        const named = whole ? [key] : [`custom_id=${key}`, `id=${key}`];
+        const held = named.filter(holds);
         if (held.length > 1)
           throw new SyncError(
             'SYNC_STATE',
             `the sync state holds both ${held.join(' and ')} for ${resource}: say which with --key ${held.join(' or --key ')}`,
           );
-        const entities = this.#db
-          .prepare(`DELETE FROM entities WHERE resource = ? AND key IN (?, ?)`)
-          .run(resource, key, held[0] ?? key).changes;
+        const entities =
+          held[0] === undefined
+            ? 0
+            : this.#db.prepare(`DELETE FROM entities WHERE resource = ? AND key = ?`).run(resource, held[0]).changes;
         // Events by identity hash; a deal create by the custom_id it was created with.
-        const identities = [key, ...(resource === 'deal' ? [identityHash('deal', [named[0]!])] : [])].filter((k) =>
-          /^[0-9a-f]{64}$/i.test(k),
-        );
+        const createdAs = [`custom_id=${key}`, ...(key.startsWith('custom_id=') ? [key] : [])];
+        const identities = [
+          key,
+          ...(resource === 'deal' ? createdAs.map((k) => identityHash('deal', [k])) : []),
+        ].filter((k) => /^[0-9a-f]{64}$/i.test(k));
         let events = 0;
         for (const identity of identities)
           events += this.#db

@@ -209,6 +209,21 @@ describe('SyncState.apply and lookup', () => {
     expect(state.forget('deal', 'D-7')).toBe(1);
     expect(state.counts()).toEqual([]);
   });
+
+  it('forgets a custom_id that itself reads `id=…` or `custom_id=…`, given as it is', () => {
+    const { state } = setUp();
+    state.apply(
+      fakeFeed('r1', [
+        { resource: 'user', kind: 'entity', key: 'custom_id=id=5', hash: hex('1') },
+        { resource: 'user', kind: 'entity', key: 'custom_id=custom_id=9', hash: hex('2') },
+        { resource: 'deal', kind: 'event', key: identityHash('deal', ['custom_id=id=7']), hash: hex('3') },
+      ]),
+    );
+    expect(state.forget('user', 'id=5')).toBe(1);
+    expect(state.forget('user', 'custom_id=9')).toBe(1);
+    expect(state.forget('deal', 'id=7')).toBe(1);
+    expect(state.counts()).toEqual([]);
+  });
 });
 
 describe('SyncState.open refuses what it cannot trust', () => {
