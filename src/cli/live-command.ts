@@ -15,6 +15,7 @@ import {
   stateDirOf,
   waitForFreeLock,
   type OpenLedger,
+  type StateLock,
 } from '../ledger/index.js';
 import { displayPath } from '../pipeline/display-path.js';
 import { runLiveImport } from '../pipeline/live-import.js';
@@ -64,8 +65,10 @@ export async function runLive(
   const hooks = liveRunHooks(args, io, apiKey);
   // Set when an error ends a run whose ledger holds rows: it had begun sending, so it was not refused.
   const ended = { began: false };
+  // The state directory's lock, from the moment it is taken until a ledger holds it.
+  const taken: TakenLock = {};
   try {
-    return await runLiveWith(start, args, io, apiKey, hooks, ended);
+    return await runLiveWith(start, args, io, apiKey, hooks, ended, taken);
   } catch (error) {
     if (error instanceof InterruptedWhileWaiting) {
       io.stderr.write(
@@ -75,7 +78,14 @@ export async function runLive(
     }
     await hooks.refused(error, start.job, ended.began);
     throw error;
+  } finally {
+    taken.lock?.release();
   }
+}
+
+/** The lock a command took before its run's ledger took it over (then undefined). */
+interface TakenLock {
+  lock?: StateLock | undefined;
 }
 
 /** A signal while the run waited for the state directory's lock, before anything started. */
@@ -92,6 +102,7 @@ async function runLiveWith(
   apiKey: string,
   hooks: LiveRunHooks,
   ended: { began: boolean },
+  taken: TakenLock,
 ): Promise<number> {
   // A resume takes the payload options its run started with where the command line gives none.
   let args = given;
@@ -144,8 +155,8 @@ async function runLiveWith(
     const jobFile = start.job !== undefined ? resolve(io.cwd, start.job) : undefined;
     if (inRuns) refuseOtherStateDir(explicit!, stateDir, io.cwd);
     // Before the run is read: the process holding the state directory may be that very run, or
-    // another resume of it, about to finish it.
-    await waitForLock(stateDir);
+    // another resume of it, about to finish it. Held from here: nothing may start in between.
+    taken.lock = await takeLock(stateDir);
     const run =
       explicit !== undefined
         ? readRun(explicit, { cwd: io.cwd })
@@ -189,9 +200,11 @@ async function runLiveWith(
     );
     // The run's own identity is compared first (it says which of base URL and key differs).
     try {
-      ledger = await openForResume(run.runDir, identity, { cwd: io.cwd, stateDir });
+      ledger = await openForResume(run.runDir, identity, { cwd: io.cwd, stateDir, heldLock: taken.lock });
+      taken.lock = undefined;
     } catch (error) {
       // Refused (an input changed since): the operator may move the run away next.
+      taken.lock?.release();
       if (error instanceof LedgerError && error.code === 'RESUME_REFUSED') catchUpBeforeRefusal(job, stateDir, io.cwd);
       throw error;
     }
@@ -217,9 +230,11 @@ async function runLiveWith(
     ...(args.input !== undefined ? { input: args.input } : {}),
   });
   // Before looking for an unfinished run: a run that holds the lock is in progress, not unfinished.
-  await waitForLock(stateDir);
+  // Held from here until the run's ledger takes it: no run may start or stop unseen meanwhile.
+  taken.lock = await takeLock(stateDir);
   const unfinished = findUnfinishedRun(stateDir, { cwd: io.cwd, jobPath: job.file });
   if (unfinished) {
+    taken.lock.release();
     catchUpBeforeRefusal(job, stateDir, io.cwd);
     throw new LedgerError(
       'RESUME_REFUSED',
@@ -241,36 +256,49 @@ async function runLiveWith(
       limit: args.limit,
       cwd: io.cwd,
     });
-  ledger = await createRun(stateDir, identity, undefined, { cwd: io.cwd });
+  ledger = await createRun(stateDir, identity, undefined, { cwd: io.cwd, heldLock: taken.lock });
+  taken.lock = undefined;
   // Under the run's lock: chunk files earlier finished runs of this job kept for a resend of
   // rows in doubt go, since this run sends those rows itself.
   removeKeptChunkFiles(stateDir, job.file, { cwd: io.cwd });
   return await drive(job, ledger, mode, true);
 
   /**
-   * Waits up to --lock-wait for another process to let go of the state directory (taking the lock
-   * afterwards refuses, naming the holder, when it did not). A cron run that meets a preview or a
-   * state command holding it for a moment goes on instead of failing the night.
+   * Takes the state directory's lock, waiting up to --lock-wait for another process to let go of
+   * it (refused, naming the holder, when it does not). A cron run that meets a preview or a state
+   * command holding it for a moment goes on instead of failing the night. Taken, not only waited
+   * for: the checks that follow (an unfinished run, the sync state) hold only while no one else can
+   * start a run or change the state.
    */
-  async function waitForLock(dir: string): Promise<void> {
+  async function takeLock(dir: string): Promise<StateLock> {
     const clock = io.clock ?? REAL_CLOCK;
-    const free = await waitForFreeLock(dir, {
-      ms: args['lock-wait'] * 1000,
-      now: clock.now,
-      sleep: clock.sleep,
-      signal: io.signal,
-      onWait: (holder) => {
-        if (!args.quiet)
-          io.stderr.write(
-            `engage-import: waiting up to ${args['lock-wait']} s for ${displayPath(dir, io.cwd)}, in use by another engage-import process (pid ${holder.pid} on host ${holder.hostname}, since ${holder.startedAt})\n`,
-          );
-      },
-    });
-    // Interrupted while waiting: nothing was sent, and the exit code says which signal.
-    if (!free && io.signal.aborted) throw new InterruptedWhileWaiting(String(io.signal.reason ?? 'SIGINT'));
-    // Still held: refused now, naming the holder. Looking for an unfinished run first would call
-    // the run in progress unfinished and suggest moving its folder away.
-    if (!free) acquireLock(dir, { cwd: io.cwd }).release();
+    const until = clock.now() + args['lock-wait'] * 1000;
+    let told = false;
+    for (;;) {
+      const free = await waitForFreeLock(dir, {
+        ms: Math.max(0, until - clock.now()),
+        now: clock.now,
+        sleep: clock.sleep,
+        signal: io.signal,
+        onWait: (holder) => {
+          if (!args.quiet && !told)
+            io.stderr.write(
+              `engage-import: waiting up to ${args['lock-wait']} s for ${displayPath(dir, io.cwd)}, in use by another engage-import process (pid ${holder.pid} on host ${holder.hostname}, since ${holder.startedAt})\n`,
+            );
+          told = true;
+        },
+      });
+      // Interrupted while waiting: nothing was sent, and the exit code says which signal.
+      if (!free && io.signal.aborted) throw new InterruptedWhileWaiting(String(io.signal.reason ?? 'SIGINT'));
+      try {
+        return acquireLock(dir, { cwd: io.cwd });
+      } catch (error) {
+        // Taken by another process between the wait and this: wait again while time is left.
+        // Still held at the end: refused now, naming the holder.
+        const lost = error instanceof LedgerError && error.code === 'STATE_LOCKED';
+        if (!free || !lost || clock.now() >= until) throw error;
+      }
+    }
   }
 
   /** `resume` with nothing unfinished: the newest run (of the job) says "finished already". */

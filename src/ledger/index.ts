@@ -22,6 +22,6 @@ export type { RunInfo } from './run-dirs.js';
 export { hashFile } from './hash-file.js';
 export { identityChanges } from './identity.js';
 export type { RunIdentity } from './identity.js';
-export type { LockOwner, LockWait } from './lock.js';
+export type { LockOwner, LockWait, StateLock } from './lock.js';
 export { acquireLock, liveLockHolder, waitForFreeLock } from './lock.js';
 export { openSyncFeed, type OutboxFeed } from './sync-feed.js';

@@ -45,7 +45,7 @@ export async function createRun(
       { cause: error },
     );
   }
-  const lock = acquireLock(state, { cwd, ...options.lock });
+  const lock = options.heldLock ?? acquireLock(state, { cwd, ...options.lock });
   try {
     removeAbandonedCreations(runs);
     const created = now();
@@ -96,7 +96,7 @@ export async function openForResume(
   if (!existsSync(ledgerFile(dir))) {
     throw new LedgerError('RESUME_REFUSED', `cannot resume: there is no run ledger in ${displayPath(dir, cwd)}`);
   }
-  const lock = acquireLock(options.stateDir ?? stateDirOf(dir), { cwd, ...options.lock });
+  const lock = options.heldLock ?? acquireLock(options.stateDir ?? stateDirOf(dir), { cwd, ...options.lock });
   try {
     return openLedger(dir, lock, cwd, options, normaliseIdentity(identity));
   } catch (error) {

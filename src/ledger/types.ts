@@ -2,7 +2,7 @@
 import type { ResourceName } from '../config/mapping-schema.js';
 import type { RowState } from '../transport/in-doubt.js';
 import type { RunIdentity } from './identity.js';
-import type { LockOptions, LockOwner } from './lock.js';
+import type { LockOptions, LockOwner, StateLock } from './lock.js';
 
 /** Where a row stands: `intent` is committed before its request leaves, the others after the answer. */
 export type LedgerState = RowState;
@@ -111,6 +111,11 @@ export interface LedgerOptions {
   readonly cwd?: string;
   /** Passed to the state directory's lock (tests: pid, host, liveness). Default: this process. */
   readonly lock?: LockOptions;
+  /**
+   * The state directory's lock, which the caller took already (waiting for it, then checking what
+   * only holds while no other run can start): the run keeps it instead of taking one.
+   */
+  readonly heldLock?: StateLock | undefined;
   /** Schedules a group commit. Default `setImmediate` (see GroupCommit). */
   readonly schedule?: (flush: () => void) => void;
 }

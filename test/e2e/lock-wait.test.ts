@@ -185,3 +185,19 @@ describe('a resume that starts while another process holds the state directory',
     expect(sandbox.requests).toHaveLength(5);
   });
 });
+
+describe('two runs of one job started at the same moment', () => {
+  it('the second waits for the first, then finds its events sent: neither is refused, nothing is sent twice', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const dir = eventsJob(6, { incremental: true });
+    // The lock is taken before the checks that only hold while no other run can start (an
+    // unfinished run, the sync state), and kept until the run's ledger holds it.
+    const runs = await Promise.all(
+      [1, 2].map(() => runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env })),
+    );
+    expect(runs.map((r) => r.code)).toEqual([0, 0]);
+    expect(sandbox.requests.filter((q) => q.path.includes('/events/'))).toHaveLength(6);
+    expect(runs.filter((r) => r.stderr.includes('already_sent 6'))).toHaveLength(1);
+  });
+});
