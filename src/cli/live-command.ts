@@ -10,7 +10,6 @@ import {
   openForResume,
   acquireLock,
   readRun,
-  removeKeptChunkFiles,
   RUNS_FOLDER,
   stateDirOf,
   waitForFreeLock,
@@ -258,9 +257,6 @@ async function runLiveWith(
     });
   ledger = await createRun(stateDir, identity, undefined, { cwd: io.cwd, heldLock: taken.lock });
   taken.lock = undefined;
-  // Under the run's lock: chunk files earlier finished runs of this job kept for a resend of
-  // rows in doubt go, since this run sends those rows itself.
-  removeKeptChunkFiles(stateDir, job.file, { cwd: io.cwd });
   return await drive(job, ledger, mode, true);
 
   /**

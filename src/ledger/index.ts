@@ -13,7 +13,6 @@ export {
   findLatestRun,
   findUnfinishedRun,
   readRun,
-  removeKeptChunkFiles,
   stateDirOf,
   LEDGER_FILE,
   RUNS_FOLDER,

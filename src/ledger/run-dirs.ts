@@ -1,4 +1,4 @@
-import { type Dirent, existsSync, readdirSync, rmSync } from 'node:fs';
+import { type Dirent, existsSync, readdirSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { openDb, readMeta } from './_database.js';
 import type { RunIdentity } from './identity.js';
@@ -108,33 +108,4 @@ export function findUnfinishedRun(
     if (options.jobPath === undefined || run.identity.job.path === options.jobPath) return run;
   }
   return undefined;
-}
-
-/**
- * Deletes the bulk chunk files that finished runs of a job kept, when a new run of that job
- * starts. A run keeps a chunk's file only while an import it stopped waiting for (--bulk-timeout)
- * may still run, for `resume --resend-unknown` to wait for it again; the new run uploads those
- * rows again itself (an upsert), and the files hold the rows' data. Runs of other jobs, and
- * unfinished runs (a resume may still need their files), keep theirs. Best effort: a file that
- * cannot be deleted stays.
- */
-export function removeKeptChunkFiles(stateDir: string, jobPath: string, options: { cwd?: string } = {}): void {
-  for (const id of listRunIds(stateDir)) {
-    const runDir = join(runsDir(stateDir), id);
-    const bulk = join(runDir, 'bulk');
-    let files: string[];
-    try {
-      files = readdirSync(bulk);
-    } catch {
-      continue;
-    }
-    if (files.length === 0) continue;
-    try {
-      const run = readRun(runDir, options);
-      if (run?.finished !== true || resolve(run.identity.job.path) !== resolve(jobPath)) continue;
-      rmSync(bulk, { recursive: true, force: true });
-    } catch {
-      // A damaged ledger or a file in use: left as it is.
-    }
-  }
 }

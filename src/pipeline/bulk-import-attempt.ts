@@ -101,11 +101,11 @@ export async function awaitRecordedImport(imports: BulkImporter, importId: strin
     // reach contacts not imported yet. A resend polls it again rather than upload its rows twice.
     imports.state.stop({
       kind: 'api',
-      message: `${message}; the run stops so that no later row overtakes it: resume --resend-unknown waits for it again, then sends the rest`,
+      message: `${message}; the run stops so that no later row overtakes it: resume waits for it again, then sends the rest`,
     });
     return {
       kind: 'given_up',
-      message: `${message}: resume --resend-unknown waits for it again`,
+      message: `${message}: resume waits for it again`,
       importId,
       running: true,
     };

@@ -27,6 +27,7 @@
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { payloadLine } from '../bulk/chunk-csv.js';
+import type { BulkChunkRecord } from '../ledger/bulk-chunks.js';
 import type { LedgerEntry } from '../ledger/index.js';
 import { IN_DOUBT_MESSAGE } from '../transport/in-doubt.js';
 import { addRow, ChunkFileNames, rejoin, removeUnrecordedChunkFiles } from './bulk-batch.js';
@@ -81,6 +82,7 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
     send,
     flush: (reason) => queue.flush(reason),
     readingPause: () => queue.uploadLeaving,
+    awaitsImport: (row) => importStillAwaited(chunking, row) !== undefined,
     ...(duplicates !== undefined && { answeredFromLedger: duplicates.learn }),
   };
 }
@@ -112,10 +114,10 @@ function toChunk(chunking: Chunking, row: SendableRow, before: LedgerEntry | und
     if (record !== undefined) removeStaleChunkFile(chunking, record.file);
   }
   if (before?.state === 'unknown') {
-    // Resent (--resend-unknown) after the run stopped waiting for its import, which may still run:
-    // wait for that import again, never upload the rows twice. Its chunk file is kept for this only.
-    const record = deps.chunks.chunkOf(stage.index, row.line);
-    if (record?.importId != null && chunkFileKept(chunking, record.file)) {
+    // Resumed after the run stopped waiting for its import, which may still run: wait for that
+    // import again, never upload the rows twice. Its chunk file is kept for this only.
+    const record = importStillAwaited(chunking, row);
+    if (record !== undefined) {
       chunking.stats.rows++;
       return rejoin(chunking.queue.resumedBatchOf(record), row, before);
     }
@@ -158,6 +160,15 @@ function perRowInKeyOrder(
   };
   void answer.then(done, done);
   return answer;
+}
+
+/**
+ * The recorded chunk of a row whose import the run stopped waiting for (--bulk-timeout), when it
+ * may still run: its id is recorded and its file kept, as only such an import's is.
+ */
+function importStillAwaited(chunking: Chunking, row: SendableRow): BulkChunkRecord | undefined {
+  const record = chunking.run.deps.chunks.chunkOf(chunking.run.stage.index, row.line);
+  return record?.importId != null && chunkFileKept(chunking, record.file) ? record : undefined;
 }
 
 /** Whether a recorded chunk's file is still there (asked once per file). */

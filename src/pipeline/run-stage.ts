@@ -143,7 +143,7 @@ function decideWithoutSending(
   const decision = resumeDecision(
     before?.state,
     row.idempotent || run.strategy.upsert === true,
-    run.options.resendUnknown,
+    run.options.resendUnknown || (before?.state === 'unknown' && run.strategy.awaitsImport?.(row) === true),
   );
   if (decision.kind === 'report' && before !== undefined) {
     // Resumed run: this row has its outcome already; never send it again.

@@ -67,4 +67,11 @@ export interface StageStrategy {
    * earlier run of this stage created makes a later row with its custom_id a duplicate create).
    */
   answeredFromLedger?(row: SendableRow, entry: LedgerEntry): void;
+  /**
+   * Optional: whether a row the ledger holds as `unknown` is so only because the run stopped
+   * waiting for its import, which may still run at the service. Any resume waits for that import
+   * (waiting sends nothing), with or without --resend-unknown: reported `unknown` from the ledger
+   * instead, the stage would end and a later one (events) reach contacts not imported yet.
+   */
+  awaitsImport?(row: SendableRow): boolean;
 }

@@ -178,28 +178,35 @@ describe('bulk import: resume --resend-unknown after --bulk-timeout', () => {
   }, 30_000);
 });
 
-describe('bulk import: a chunk file kept after --bulk-timeout', () => {
-  it('goes when the next run of the job starts, which uploads those rows again itself', async () => {
-    const dir = contactsJob([1, 2]);
+describe('bulk import: a plain resume after --bulk-timeout', () => {
+  it('waits for the import too (waiting sends nothing) before the events of its contacts go', async () => {
+    const dir = tmpTree({
+      'contacts.csv': 'customer_id,email\nC-1,c1@example.com\nC-2,c2@example.com\nC-3,c3@example.com\n',
+      'contacts.yaml':
+        'resource: user\nsource: { file: contacts.csv }\nkey: customer_id\nfields: { custom_id: customer_id, email: email }\n',
+      'events.csv': 'id,customer\nE1,C-3\n',
+      'events.yaml':
+        'resource: event\nsource: { file: events.csv }\nkey: id\nfields:\n  user_custom_id: customer\n  name: { value: Visited }\n',
+      'job.yaml': 'mappings: [events.yaml, contacts.yaml]\n',
+    });
+    // 1 row/s: C-3, the last row of the one import, is in the account about 3 s after the upload.
     sandbox = await startSandbox({ port: 0, rate: 0, bulkRowsPerS: 1 });
     const env = { ...process.env, ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
     const common = ['--report', 'report.csv', '--state-dir', 'state', '--rate', '1000', '--quiet', '--bulk', 'always'];
-    const runs = join(dir, 'state', 'runs');
-    const chunkFiles = () =>
-      readdirSync(runs).flatMap((run) =>
-        existsSync(join(runs, run, 'bulk')) ? readdirSync(join(runs, run, 'bulk')).map((f) => `${run}/${f}`) : [],
+    const report = () =>
+      (parse(readFileSync(join(dir, 'report.csv')), { columns: true }) as Record<string, string>[]).map(
+        (l) => `${l.key}:${l.status}`,
       );
+    const uploads = () => sandbox!.requests.filter((q) => q.method === 'POST' && q.path.endsWith('users/import/'));
+    const runs = join(dir, 'state', 'runs');
+
     expect(await exited(importer(['import', 'job.yaml', ...common, '--bulk-timeout', '0.01'], env, dir))).toBe(3);
-    expect(chunkFiles()).toHaveLength(1);
-    // The run stopped (exit 3) and is resumed without --resend-unknown: it finishes, its rows in
-    // doubt, and keeps the file for a resend that never comes.
-    expect(await exited(importer(['resume', ...common], env, dir))).toBe(1);
-    expect(chunkFiles()).toHaveLength(1);
-    // The next night: a new run, the import long over.
-    await sandbox.close();
-    sandbox = await startSandbox({ port: Number(new URL(sandbox.url).port), rate: 0, apiKey: sandbox.apiKey });
-    expect(await exited(importer(['import', 'job.yaml', ...common], env, dir))).toBe(0);
-    expect(chunkFiles()).toEqual([]);
+    expect(report()).toEqual(['C-1:unknown', 'C-2:unknown', 'C-3:unknown', 'E1:not_sent']);
+    // At once, the import still running: the resume waits for it, then sends the event.
+    expect(await exited(importer(['resume', ...common], env, dir))).toBe(0);
+    expect(report()).toEqual(['C-1:ok', 'C-2:ok', 'C-3:ok', 'E1:ok']);
+    expect(uploads()).toHaveLength(1);
+    expect(readdirSync(runs).flatMap((run) => readdirSync(join(runs, run, 'bulk')))).toEqual([]);
   }, 30_000);
 });
 
