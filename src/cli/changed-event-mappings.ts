@@ -6,6 +6,7 @@ import { inDependencyOrder } from '../pipeline/stage-order.js';
 import {
   createRunClassifier,
   eventsLookResent,
+  knownByCells,
   resourceFingerprints,
   sendsOccurrences,
   syncStateFile,
@@ -20,7 +21,7 @@ import { catchUpWhenFree } from './catch-up-when-free.js';
  * renamed) gives every past event of a cumulative export a new identity, and an incremental run
  * would record them all again. Before a run is created, a file of an event resource whose mappings
  * changed since the state was recorded, and whose events look sent again (`eventsLookResent`: any
- * looks new, or most for a mapping with `identity:`), refuses the run (nothing
+ * looks new, or most for occurrences known by cells, `knownByCells`), refuses the run (nothing
  * sent, no run left behind), unless the operator says the events are new indeed
  * (`--accept-mapping-change`). The state keeps one fingerprint per resource, so a file added to
  * the job counts as a change too; files whose events the state still recognises go on.
@@ -49,7 +50,7 @@ export async function refuseChangedEventMappings(
       const stored = state.mappingFingerprint(mapping.resource);
       if (stored === undefined || fingerprints.some((f) => f[mapping.resource] === stored)) continue;
       const { fresh, compared } = await countNewEvents(index, mapping, { ...options, ...requestOptions }, classifier);
-      if (!eventsLookResent(fresh, compared, (mapping.identity ?? []).length > 0)) continue;
+      if (!eventsLookResent(fresh, compared, knownByCells(mapping))) continue;
       const n = new Intl.NumberFormat('en-US');
       refused.push(
         `${displayPath(mapping.source.path, cwd)}: ${n.format(fresh)} of ${n.format(compared)} ${mapping.resource === 'deal' ? 'deal creates' : 'events'} look new, and the job's ${mapping.resource} mappings changed since the sync state was recorded (${displayPath(mapping.mappingFile, cwd)} or another was edited or added)`,

@@ -1,4 +1,4 @@
-export { createSyncKeyer, entityKeyOf, sendsOccurrences, type SyncKey } from './sync-key.js';
+export { createSyncKeyer, entityKeyOf, knownByCells, sendsOccurrences, type SyncKey } from './sync-key.js';
 export type { Classification, SyncMode } from './classify.js';
 export { eventsLookResent } from './classify.js';
 export { resourceFingerprints } from './mapping-fingerprint.js';

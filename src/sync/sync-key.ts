@@ -126,6 +126,17 @@ export function createSyncKeyer(mapping: ResolvedMapping, header: readonly strin
 }
 
 /**
+ * Whether the occurrences of a mapping are known by cells rather than by their exact request: its
+ * `identity:` columns, or a deal create's custom_id (the one deal of that custom_id). A mapping
+ * change reaches such an identity only through what every row shares (the event's name, the
+ * column the custom_id is read from), so after one most rows would look new, not just some.
+ */
+export function knownByCells(mapping: Pick<ResolvedMapping, 'resource' | 'identity' | 'fields'>): boolean {
+  if ((mapping.identity ?? []).length > 0) return true;
+  return mapping.resource === 'deal' && mapping.fields.some((f) => f.target === 'custom_id');
+}
+
+/**
  * What kind of occurrence a row records, part of an identity given by cells: two mappings of one
  * resource that name the same columns (purchases and refunds, both by order number) must not
  * share identities. An event is told by its name, a product event by its type.

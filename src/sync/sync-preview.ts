@@ -11,7 +11,14 @@ import { resourceFingerprints } from './mapping-fingerprint.js';
 import { EarlierSends, type EarlierSend } from './earlier-sends.js';
 import { RunKeys, type RowPlace } from './run-keys.js';
 import { forgetCommand } from './forget-command.js';
-import { createSyncKeyer, entityKeyOf, sendsOccurrences, type KeyedRow, type SyncKey } from './sync-key.js';
+import {
+  createSyncKeyer,
+  entityKeyOf,
+  knownByCells,
+  sendsOccurrences,
+  type KeyedRow,
+  type SyncKey,
+} from './sync-key.js';
 import { DOUBT_PREFIX, type StoredEntry, type SyncState } from './sync-state.js';
 
 /** A valid row as the classifier sees it: the keyer's inputs plus its line. */
@@ -213,7 +220,7 @@ export function createRunClassifier(options: RunClassifierOptions): RunClassifie
           t.counts,
           stored === other[resource] ? current[resource] : stored,
           current[resource]!,
-          (t.mapping.identity ?? []).length > 0,
+          knownByCells(t.mapping),
         );
         if (note !== undefined) out.push(note);
       }

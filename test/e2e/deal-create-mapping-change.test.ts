@@ -1,4 +1,4 @@
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
@@ -50,5 +50,40 @@ describe('a deal-create mapping changed since the state was recorded', () => {
     const accepted = await night(['--accept-mapping-change']);
     expect(accepted.code).toBe(0);
     expect(dealPosts()).toBe(12);
+  });
+});
+
+describe('deal creates known by their custom_id, beside a deal mapping that changed', () => {
+  it('are not held back for one new deal: a mapping change cannot make a deal created before look new', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const creates = (n: number) => ['ref,name,user', ...Array.from({ length: n }, (_, i) => `DC-${i},Deal ${i},0`)];
+    const dir = tmpTree({
+      'creates.csv': `${creates(4).join('\n')}\n`,
+      'creates.yaml':
+        'resource: deal\noperation: create\nsource: { file: creates.csv }\nkey: ref\nfields:\n  custom_id: ref\n  name: name\n  user_custom_id: user\n',
+      'upserts.csv': 'ref,name,user\nDU-1,Upsert 1,0\n',
+      'upserts.yaml':
+        'resource: deal\noperation: update_or_create\nsource: { file: upserts.csv }\nkey: ref\nfields:\n  custom_id: ref\n  name: name\n  user_custom_id: user\n',
+      'contacts.csv': 'custom_id\n0\n',
+      'contacts.yaml':
+        'resource: user\nsource: { file: contacts.csv }\nkey: custom_id\nfields: { custom_id: custom_id }\n',
+      'job.yaml': 'mappings: [creates.yaml, upserts.yaml, contacts.yaml]\nsync: incremental\n',
+    });
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const night = () => runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env });
+    expect((await night()).code).toBe(0);
+
+    // Night 2: one new deal create, and only the update_or_create mapping gains a field.
+    writeFileSync(join(dir, 'creates.csv'), `${creates(5).join('\n')}\n`);
+    writeFileSync(
+      join(dir, 'upserts.yaml'),
+      `${readFileSync(join(dir, 'upserts.yaml'), 'utf8')}  currency: { value: EUR }\n`,
+    );
+    const next = await night();
+    expect(next.code).toBe(0);
+    expect(next.stderr).not.toContain('look new');
+    expect(next.stderr).toMatch(/creates\.csv\s+deal\s+ok 1, already_sent 4/);
+    const creations = sandbox.requests.filter((q) => q.method === 'POST' && q.path.endsWith('/deals/'));
+    expect(creations).toHaveLength(5);
   });
 });
