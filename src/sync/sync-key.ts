@@ -126,13 +126,19 @@ export function createSyncKeyer(mapping: ResolvedMapping, header: readonly strin
 }
 
 /**
- * Whether the occurrences of a mapping are known by cells rather than by their exact request: its
- * `identity:` columns, or a deal create's custom_id (the one deal of that custom_id). A mapping
- * change reaches such an identity only through what every row shares (the event's name, the
- * column the custom_id is read from), so after one most rows would look new, not just some.
+ * Whether the occurrences of a mapping are known by what every row shares, beside cells: its
+ * `identity:` columns with the event's name (or product event's type) a constant, or a deal
+ * create's custom_id (the one deal of that custom_id). A mapping change reaches such an identity
+ * only through the shared part (the constant name, the column the custom_id is read from), so
+ * after one most rows would look new, not just some. A name read from a column is not shared: a
+ * `map:` added to it renames some events only.
  */
 export function knownByCells(mapping: Pick<ResolvedMapping, 'resource' | 'identity' | 'fields'>): boolean {
-  if ((mapping.identity ?? []).length > 0) return true;
+  if ((mapping.identity ?? []).length > 0) {
+    const named =
+      mapping.resource === 'event' ? 'name' : mapping.resource === 'product-event' ? 'event_type' : undefined;
+    return mapping.fields.every((f) => f.target !== named || f.column === undefined);
+  }
   return mapping.resource === 'deal' && mapping.fields.some((f) => f.target === 'custom_id');
 }
 

@@ -146,6 +146,33 @@ describe('an event mapping without identity: that changed', () => {
     expect(eventRequests(sandbox)).toBe(10);
   });
 
+  it('with identity: and the name read from a column, a map that renames some events holds them back', async () => {
+    // Two of ten events are named `Signup`; the rest `visit`.
+    const named = EVENTS.replace('key: id\n', 'key: id\nidentity: [id]\n').replace(
+      'name: { value: Visited }',
+      'name: { column: event }',
+    );
+    sandbox = await startSandbox({ rate: 0 });
+    const lines = [
+      'id,user,event',
+      ...Array.from({ length: 10 }, (_, i) => `E${i},${i % 3},${i < 2 ? 'Signup' : 'visit'}`),
+    ];
+    const dir = nightlyJob();
+    writeFileSync(join(dir, 'events.csv'), `${lines.join('\n')}\n`);
+    writeFileSync(join(dir, 'events.yaml'), named);
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const night = () => runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env });
+    expect((await night()).code).toBe(0);
+    writeFileSync(
+      join(dir, 'events.yaml'),
+      named.replace('name: { column: event }', 'name: { column: event, map: { Signup: signup, visit: visit } }'),
+    );
+    const refused = await night();
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('events.csv: 2 of 10 events look new');
+    expect(eventRequests(sandbox)).toBe(10);
+  });
+
   it('a change to another mapping of the job does not hold the events back', async () => {
     sandbox = await startSandbox({ rate: 0 });
     const dir = nightlyJob();
