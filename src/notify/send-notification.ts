@@ -17,16 +17,25 @@ export interface SendOptions {
  */
 export async function sendNotification(url: URL, body: unknown, options: SendOptions = {}): Promise<Delivery> {
   const doFetch = options.fetch ?? fetch;
+  // A timer of our own, not `AbortSignal.timeout` inside `AbortSignal.any`: Node 20 holds the
+  // sources of `any` weakly, and a timeout signal collected by the GC never fires (a run then
+  // waited on a silent webhook for good).
+  const give = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    give.abort();
+  }, options.timeoutMs ?? 10_000);
+  const stop = () => give.abort();
+  if (options.stop?.aborted === true) give.abort();
+  options.stop?.addEventListener('abort', stop, { once: true });
   try {
     const response = await doFetch(url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify(body),
       redirect: 'manual',
-      signal: AbortSignal.any([
-        AbortSignal.timeout(options.timeoutMs ?? 10_000),
-        ...(options.stop === undefined ? [] : [options.stop]),
-      ]),
+      signal: give.signal,
     });
     // The body is not needed; reading it lets the connection be reused or closed.
     await response.arrayBuffer().catch(() => undefined);
@@ -34,12 +43,14 @@ export async function sendNotification(url: URL, body: unknown, options: SendOpt
     return { ok: false, reason: `${shownUrl(url)} answered HTTP ${response.status}` };
   } catch (error) {
     const e = error as { name?: string; cause?: { code?: string } };
-    const why =
-      e.name === 'TimeoutError'
-        ? 'no answer in time'
-        : options.stop?.aborted === true
-          ? 'interrupted while waiting for it'
-          : (e.cause?.code ?? e.name ?? 'network error');
+    const why = timedOut
+      ? 'no answer in time'
+      : options.stop?.aborted === true
+        ? 'interrupted while waiting for it'
+        : (e.cause?.code ?? e.name ?? 'network error');
     return { ok: false, reason: `${shownUrl(url)} could not be reached (${why})` };
+  } finally {
+    clearTimeout(timer);
+    options.stop?.removeEventListener('abort', stop);
   }
 }

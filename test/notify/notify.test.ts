@@ -2,8 +2,11 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseMaxFailed, withinMaxFailed } from '../../src/notify/max-failed.js';
+import { sendNotification } from '../../src/notify/send-notification.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tmpTree } from '../helpers/tmp.js';
@@ -181,6 +184,24 @@ describe('--notify-url', () => {
     expect(r.stderr).toContain('the notification was not delivered');
     expect(r.stderr).toContain('could not be reached (interrupted while waiting for it)');
     expect(r.stderr).not.toContain('s3cr3t');
+  });
+});
+
+describe('sendNotification', () => {
+  it('gives up on a webhook that never answers when its time is up, even after a garbage collection', async () => {
+    hook = createServer(() => undefined); // takes the POST, never answers
+    await new Promise<void>((done) => hook!.listen(0, '127.0.0.1', done));
+    const url = new URL(`http://127.0.0.1:${(hook.address() as AddressInfo).port}${SECRET_PATH}`);
+    // A collection while the alert waits (a long run's heap): a timeout signal held only weakly
+    // would be gone, and the wait with it never end.
+    setFlagsFromString('--expose-gc');
+    const gc = runInNewContext('gc') as () => void;
+    const sent = sendNotification(url, { text: 'x' }, { timeoutMs: 300 });
+    await new Promise((r) => setTimeout(r, 50));
+    gc();
+    const outcome = await Promise.race([sent, new Promise((r) => setTimeout(() => r('still waiting'), 3_000))]);
+    hook.closeAllConnections();
+    expect(outcome).toEqual({ ok: false, reason: `${url.origin} could not be reached (no answer in time)` });
   });
 });
 
