@@ -10,7 +10,7 @@ import { ROW_STATUSES, rowsNotOk } from '../report/report-line.js';
 import type { TransportEvent } from '../transport/index.js';
 import type { AlertArgs } from './alert-options.js';
 import type { CliIo } from './command.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT, exitCodeOf } from './exit-codes.js';
 import { EngageError } from '../errors.js';
 
 /** The first segment of an API path: enough to say which endpoint, never a customer's id. */
@@ -160,7 +160,7 @@ export function liveRunHooks(
      * hears of a night that sent nothing.
      */
     async refused(error: unknown, jobFile: string | undefined, began: boolean): Promise<void> {
-      const code = error instanceof EngageError ? error.exitCode : EXIT.INTERNAL;
+      const code = exitCodeOf(error);
       const message = (error instanceof EngageError ? error.message : 'internal error')
         .split(apiKey || '\u0000')
         .join('[redacted]');

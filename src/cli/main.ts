@@ -3,7 +3,7 @@ import { EngageError } from '../errors.js';
 import { LOG_FORMATS, logFormatOf, withLogFormat } from '../log/cli-logger.js';
 import { shownUrl } from '../notify/notify-url.js';
 import type { CliCommand, CliIo } from './command.js';
-import { EXIT } from './exit-codes.js';
+import { EXIT, exitCodeOf } from './exit-codes.js';
 import { eventsCommand } from './events-command.js';
 import { importCommand } from './import-command.js';
 import { initCommand } from './init-command.js';
@@ -131,9 +131,6 @@ function withoutUrls(message: string): string {
   );
 }
 
-/** A disk that fails while a file is being written (full, I/O error): the run was cut short, not misused. */
-const DISK_FAILURES = new Set(['ENOSPC', 'EIO', 'EDQUOT', 'EFBIG']);
-
 function reportError(error: unknown, io: CliIo): number {
   if (error instanceof UsageError) {
     io.stderr.write(`engage-import: ${error.message}\nRun 'engage-import --help' for the commands and options.\n`);
@@ -141,9 +138,7 @@ function reportError(error: unknown, io: CliIo): number {
   }
   if (error instanceof EngageError) {
     io.stderr.write(`engage-import: ${error.message}\n`);
-    if (error.code === 'OUTPUT' && DISK_FAILURES.has(String((error.cause as { code?: unknown } | undefined)?.code)))
-      return EXIT.ABORTED;
-    return error.exitCode;
+    return exitCodeOf(error);
   }
   io.stderr.write(
     `engage-import: internal error (please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,

@@ -106,4 +106,29 @@ describe('a run refused by its input or output checks', () => {
     expect(end).toMatchObject({ outcome: 'refused', exit_code: 2, job: 'products.yaml' });
     expect(String(end!['message'])).not.toBe('');
   });
+
+  it.runIf(existsSync('/dev/full'))(
+    'a report on a full disk stops the run with exit 3, and its log and alert say 3 as well',
+    async () => {
+      sandbox = await startSandbox({ rate: 0 });
+      const { url, received } = await webhook();
+      const out = tmpTree();
+      const r = await night(
+        out,
+        join(ROOT, 'samples/products.csv'),
+        ['--log-format', 'json', '--notify-url', url],
+        '/dev/full',
+      );
+      expect(r.code).toBe(3);
+      const end = r.stderr
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => l['event'] === 'run_end');
+      expect(end).toMatchObject({ exit_code: 3 });
+      expect(received).toHaveLength(1);
+      expect(received[0]).toMatchObject({ exit_code: 3 });
+      expect(String(received[0]!['text'])).toContain('(exit 3): cannot write /dev/full');
+    },
+  );
 });
