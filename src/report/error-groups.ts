@@ -45,6 +45,9 @@ const VALUE_PATTERNS: readonly [RegExp, string][] = [
   // `Object with custom_id=C-1 does not exist.`, `Couldn't find product with custom_id = SKU-1`.
   [new RegExp(String.raw`\bpk ${JSON_STRING}`, 'g'), 'pk …'],
   [/'[^']*'(?= does not exist)/g, '…'],
+  // The value runs to the sentence's end, spaces included (`custom_id=Jane Doe does not exist.`).
+  [/\b(custom_id|id) ?= ?.+?(?=\.? does not exist)/g, '$1=…'],
+  [/(?<=\bCouldn't find \w+ with )(custom_id|id) ?= ?.+$/g, '$1=…'],
   [/\b(custom_id|id) ?= ?\S+?(?=\.?(?:\s|$))/g, '$1=…'],
   // A bulk row names its import (`bulk import <id>: …`, `import <id> did not end within 30 min
   // (last status "running", 120 of 5,000 rows done)`): one kind whichever import said it. An
@@ -90,8 +93,9 @@ export function errorKind(error: string): string {
 
 /**
  * A `failed` row's message is the service's, which may quote the row's values anywhere: its
- * group leaves every quoted text out. The group still shows a quoted text while every row of it
- * has the same one (`Custom attribute "shoe_size" does not exist`), see `ErrorGroups.add`.
+ * group leaves every quoted text out. The group shows a quoted text once two rows or more have
+ * it, and while every row of it does (`Custom attribute "shoe_size" does not exist`: the
+ * mapping's, not a row's), see `ErrorGroups.add`; a group of one row shows none.
  */
 const groupKey = (kind: string, status: RowStatus) => (status === 'failed' ? kind.replace(QUOTED, '"…"') : kind);
 
@@ -110,6 +114,9 @@ interface Tally {
   message: string;
   count: number;
   lines: number[];
+  /** The first row's kind, and whether every row since has said it in the same words. */
+  readonly first: string;
+  same: boolean;
 }
 
 /**
@@ -136,11 +143,16 @@ export class ErrorGroups {
         tally = this.tallies.get(key);
       }
       if (tally === undefined) {
-        // Shown as the first row says it until another row of the group says it otherwise.
-        tally = { status, message: key === `${status}\u0000${OTHER}` ? OTHER : kind, count: 0, lines: [] };
+        const other = key === `${status}\u0000${OTHER}`;
+        tally = { status, message: other ? OTHER : grouped, count: 0, lines: [], first: kind, same: !other };
         this.tallies.set(key, tally);
-      } else if (tally.message !== kind && tally.message !== OTHER) tally.message = grouped;
+      } else if (tally.same && kind !== tally.first) {
+        tally.same = false;
+        tally.message = grouped;
+      }
       tally.count++;
+      // Words every row of the group shares, two rows or more, are the mapping's: shown whole.
+      if (tally.same && tally.count >= 2) tally.message = tally.first;
       // One row with two errors of one kind (two list elements) names its line once.
       if (tally.lines.length < FIRST_LINES && tally.lines.at(-1) !== line) tally.lines.push(line);
     }

@@ -21,6 +21,11 @@ describe("errorKind: the row's values are left out of the key", () => {
     ],
     ["Client user with ID '42' does not exist", 'Client user with ID … does not exist'],
     ["Couldn't find product with custom_id = TNT-9", "Couldn't find product with custom_id=…"],
+    ["Couldn't find product with custom_id = Gift card for Jane", "Couldn't find product with custom_id=…"],
+    [
+      'user_custom_id: Object with custom_id=Jane Doe does not exist.',
+      'user_custom_id: Object with custom_id=… does not exist.',
+    ],
     ['pipeline: Invalid pk "12" - object does not exist.', 'pipeline: Invalid pk … - object does not exist.'],
     [
       'import 3f2a9c1e-77aa: it ended with status "failed", 3 times; it may have applied some rows',
@@ -92,6 +97,21 @@ describe('ErrorGroups: one kind per error, and a row counted once per kind', () 
     for (let line = 2; line < 15; line++) groups.add('not_sent', line, why);
     groups.add('unchanged', 15, 'same request as accepted by run 20261123T020000Z-ab12 at 2026-11-23T02:00:00.000Z');
     expect(groups.top().map((g) => [g.status, g.count, g.message])).toEqual([['not_sent', 13, why]]);
+  });
+
+  it('a failed row alone in its group shows no quoted text; words two rows share are shown', () => {
+    const groups = new ErrorGroups();
+    groups.add(
+      'failed',
+      2,
+      'products_custom_id: Invalid custom_id "Gift card for Jane Smith" - object does not exist.',
+    );
+    groups.add('failed', 3, 'data: Custom attribute "shoe_size" does not exist');
+    groups.add('failed', 4, 'data: Custom attribute "shoe_size" does not exist');
+    expect(groups.top().map((g) => [g.count, g.message])).toEqual([
+      [2, 'data: Custom attribute "shoe_size" does not exist'],
+      [1, 'products_custom_id: Invalid custom_id "…" - object does not exist.'],
+    ]);
   });
 
   it("the service's messages of failed rows group though they quote each row's values", () => {
