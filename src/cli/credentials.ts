@@ -17,10 +17,13 @@ export function readApiKey(
     try {
       text = readFileSync(path, 'utf8');
     } catch (cause) {
-      throw new ConfigError(
-        'USAGE',
-        `--api-key-file ${path}: cannot read the file (${(cause as NodeJS.ErrnoException).code ?? 'error'})`,
-      );
+      const code = (cause as NodeJS.ErrnoException).code ?? 'error';
+      // A name with neither a dot nor a slash may be the key itself, pasted where its file's path
+      // goes (`--api-key-file 5c80…`): not repeated into a cron job's log.
+      const shown = /[./\\]/.test(keyFile)
+        ? `--api-key-file ${path}`
+        : '--api-key-file (the name given is not repeated: with neither a dot nor a slash, it may be the key itself; give the path of a file that holds the key)';
+      throw new ConfigError('USAGE', `${shown}: cannot read the file (${code})`);
     }
     const key = text.trim();
     if (key === '') throw new ConfigError('USAGE', `--api-key-file ${path}: the file is empty`);

@@ -40,6 +40,18 @@ describe('readApiKey', () => {
     expect(error.message).not.toContain('canary');
   });
 
+  it('never repeats a missing key file named like a key (the key pasted in place of its path); a path it names', () => {
+    const dir = tmpTree();
+    const pasted = refusal(() => readApiKey({}, KEY, dir));
+    expect(pasted.message).toBe(
+      '--api-key-file (the name given is not repeated: with neither a dot nor a slash, it may be the key itself; give the path of a file that holds the key): cannot read the file (ENOENT)',
+    );
+    expect(pasted.message).not.toContain('canary');
+    expect(refusal(() => readApiKey({}, 'secrets/engage.key', dir)).message).toBe(
+      `--api-key-file ${join(dir, 'secrets/engage.key')}: cannot read the file (ENOENT)`,
+    );
+  });
+
   it('refuses the same from ENGAGE_API_KEY', () => {
     const error = refusal(() => readApiKey({ ENGAGE_API_KEY: `${KEY}\tx` }, undefined, '/'));
     expect(error.message).toBe(
