@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { LedgerError } from '../errors.js';
+import { refuseIrregularInput } from '../source/regular-file.js';
 
 /**
  * Size and SHA-256 of a file, read as a stream so a 2 GB export never sits in memory. The run
@@ -8,6 +9,7 @@ import { LedgerError } from '../errors.js';
  * keeps the size.
  */
 export async function hashFile(path: string): Promise<{ size: number; sha256: string }> {
+  await refuseIrregularInput(path);
   const hash = createHash('sha256');
   let size = 0;
   try {

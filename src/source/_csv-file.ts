@@ -1,4 +1,5 @@
-import { open, stat, type FileHandle } from 'node:fs/promises';
+import { refuseIrregularInput } from './regular-file.js';
+import { open, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { SourceError } from '../errors.js';
 import { createTranscoder, resolveEncoding, Undecodable, type ResolvedEncoding, type Transcoder } from './_encoding.js';
@@ -37,18 +38,7 @@ export class CsvFile {
       );
     }
     let file: FileHandle;
-    // A pipe or a device cannot be read from its start again, and a run reads its inputs twice
-    // (validation, then sending); opening a pipe with no writer would also wait forever. Asked
-    // before opening, and said plainly rather than as a failed seek.
-    const kind = await stat(path).then(
-      (s) => (s.isFIFO() ? 'a pipe' : s.isSocket() ? 'a socket' : s.isCharacterDevice() ? 'a device' : undefined),
-      () => undefined,
-    );
-    if (kind !== undefined)
-      throw new SourceError(
-        'CSV_READ',
-        `${path}: is ${kind}, not a regular file: save it to a file first (the input is read more than once)`,
-      );
+    await refuseIrregularInput(path);
     try {
       file = await open(path, 'r');
     } catch (error) {

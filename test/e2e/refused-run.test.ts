@@ -1,4 +1,5 @@
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -105,6 +106,23 @@ describe('a run refused by its input or output checks', () => {
       .find((l) => l['event'] === 'run_end');
     expect(end).toMatchObject({ outcome: 'refused', exit_code: 2, job: 'products.yaml' });
     expect(String(end!['message'])).not.toBe('');
+  });
+
+  it('an input that is a pipe with no writer, or a link to /dev/zero, is refused at once, not read forever', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const out = tmpTree();
+    execFileSync('mkfifo', [join(out, 'products.csv')]);
+    symlinkSync('/dev/zero', join(out, 'zero.csv'));
+    for (const [input, kind] of [
+      ['products.csv', 'a pipe'],
+      ['zero.csv', 'a device'],
+    ] as const) {
+      const r = await night(out, join(out, input));
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain(`${join(out, input)}: is ${kind}, not a regular file: save it to a file first`);
+    }
+    expect(sandbox.requests).toHaveLength(0);
+    expect(runFolders(out)).toEqual([]);
   });
 
   it.runIf(existsSync('/dev/full'))(
