@@ -193,9 +193,11 @@ async function stage(run: Run, index: number, mapping: ResolvedMapping, { rows, 
 function checkInputUnchanged(run: Run, mapping: ResolvedMapping, when: string): void {
   if (inputStamp(mapping.source.path) === run.stamps.get(mapping.source.path)) return;
   const file = displayPath(mapping.source.path, run.options.cwd);
+  const folder = displayPath(run.deps.ledger.runDir, run.options.cwd);
+  // A resume checks that its inputs are the ones its run started with: it refuses the new file.
   run.state.stop({
     kind: 'input',
-    message: `${file} was rewritten ${when}; start the run again once the export is complete`,
+    message: `${file} was rewritten ${when}; this run cannot be resumed with the new file: once the export is complete, put back the file the run started with and resume it, or move ${folder} away and start a new run (an incremental one skips the rows this run had accepted)`,
   });
 }
 

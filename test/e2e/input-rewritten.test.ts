@@ -3,7 +3,7 @@
  * that rewrites a file in between must not have the new file's rows sent under the old one's
  * line numbers: the run stops, and says which file changed.
  */
-import { appendFileSync } from 'node:fs';
+import { appendFileSync, renameSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
@@ -29,9 +29,18 @@ describe('an input rewritten while the run reads it', () => {
     const r = await run;
     expect(r.code, r.stderr).toBe(3);
     expect(r.stderr).toContain('events.csv was rewritten since the validation pass read it');
+    // A resume would be refused (its inputs differ from the run's): the message says what to do instead.
+    const folder = /move (\S+) away and start a new run/.exec(r.stderr)?.[1];
+    expect(folder).toMatch(/^\.engage-import\/runs\/\d{8}T\d{6}Z-\w+$/);
+    expect(r.stderr).toContain('this run cannot be resumed with the new file');
     const events = readReport(dir).filter((l) => l['file'] === 'events.csv');
     // Read as it is now (seven rows), none sent.
     expect(events.map((l) => l['status'])).toEqual(Array(7).fill('not_sent'));
     expect(sandbox.requests.filter((q) => q.path.includes('/events/'))).toHaveLength(0);
+    // As the message says: the folder moved away, a new run sends the new file.
+    renameSync(join(dir, folder!), join(dir, 'parked-run'));
+    const again = await runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env });
+    expect(again.code, again.stderr).toBe(0);
+    expect(sandbox.requests.filter((q) => q.path.includes('/events/'))).toHaveLength(7);
   });
 });
