@@ -157,6 +157,13 @@ function guessScalar(values: readonly string[], expect: Expect | undefined): Typ
         why: `expected ${expect === 'unix' ? 'a time' : `a ${expect}`}, but no date format reads every sampled value (see the check at the top)`,
       };
   }
+  // Codes written with leading zeros (a zip `01234`, an order `000123`): a number would drop them.
+  const padded = values.filter((v) => /^[+-]?0\d/.test(v.trim())).length;
+  if (padded > 0 && (integers || fits(values, { type: 'number' })))
+    return {
+      options: {},
+      why: `${count(padded, n)} have leading zeros (a code such as 01234): left as text, which keeps them; a number would drop them`,
+    };
   if (integers) return { options: { type: 'integer' }, why: `${all} are integers` };
   if (fits(values, { type: 'number' }))
     return { options: { type: 'number' }, why: `${all} are numbers with a decimal point` };

@@ -70,6 +70,16 @@ describe('guessType', () => {
     expect(guessType(values, undefined).options).toEqual({});
   });
 
+  it('codes with leading zeros (zip 01234, order 000123) stay text, which keeps the zeros', () => {
+    expect(guessType(['01234', '10115', '80331'], undefined)).toEqual({
+      options: {},
+      why: '1/3 sampled values have leading zeros (a code such as 01234): left as text, which keeps them; a number would drop them',
+    });
+    expect(guessType(['000123', '000124'], undefined).options).toEqual({});
+    // A decimal below one is a number, not a code.
+    expect(guessType(['0.5', '1.25'], undefined).options).toEqual({ type: 'number' });
+  });
+
   it('ISO date-times without an offset say they are read as UTC; with Z or an offset they need no word', () => {
     expect(guessType(['2024-01-15 10:30:00', '2024-02-01T08:00'], undefined).why).toBe(
       '2/2 sampled values are ISO 8601 date-times without an offset; read as UTC: add `timezone:` if they are local times',
