@@ -114,21 +114,29 @@ const URL_OPTIONS: ReadonlySet<string> = new Set(['notify-url', 'base-url']);
 
 /**
  * A parse problem's message as it may be shown: any URL in it (an unknown argument that was a
- * webhook URL, say) only by scheme and host.
+ * webhook URL, say) only by scheme and host, never its path, query or password. Read word by word
+ * (a comma inside a word is the URL's, as in `…/a,b`), with or without a scheme.
  */
 function withoutUrls(message: string): string {
-  return (
-    message
-      .replace(/\b[a-z][a-z0-9+.-]*:\/\/[^\s,]+/gi, (text) => {
-        try {
-          return `${shownUrl(new URL(text))}/…`;
-        } catch {
-          return '(a URL)';
-        }
-      })
-      // Written without its scheme (`hooks.example.com/services/…`): a host name, then a path.
-      .replace(/(?<![\w./-])((?:[a-z0-9-]+\.)+[a-z]{2,}(?::\d+)?)\/[^\s,]*/gi, '$1/…')
-  );
+  return message.replace(/\S+/g, (word) => {
+    // Punctuation that ends a sentence or a list, and quotes, are the message's, not the URL's.
+    const [, open = '', core = '', close = ''] = /^(["'`(]*)(.*?)([,;.:)"'`]*)$/.exec(word) ?? [];
+    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(core)) {
+      try {
+        return `${open}${shownUrl(new URL(core))}/…${close}`;
+      } catch {
+        return `${open}(a URL)${close}`;
+      }
+    }
+    // Without its scheme: a host (a name with a dot, localhost or an IPv4 address, maybe after
+    // `user:password@`), a port, then a path or nothing more than the credentials.
+    const bare = /^(?:[^\s/@]+@)?(localhost|\d{1,3}(?:\.\d{1,3}){3}|(?:[a-z0-9-]+\.)+[a-z]{2,})(:\d+)?(\/.*)?$/i.exec(
+      core,
+    );
+    if (bare !== null && (bare[3] !== undefined || core.includes('@')))
+      return `${open}${bare[1]}${bare[2] ?? ''}/…${close}`;
+    return word;
+  });
 }
 
 function reportError(error: unknown, io: CliIo): number {

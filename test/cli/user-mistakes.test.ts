@@ -70,6 +70,24 @@ describe('user mistakes are usage errors, never internal ones', () => {
       'Unknown argument: hooks.example.com/…',
     ],
     [
+      'URLs without a dotted host or with a password, left as extra arguments: shown by their hosts only',
+      [
+        'import',
+        'm.yaml',
+        'localhost:8080/hook/SECRET5',
+        '10.0.0.5:8080/hook/SECRET8',
+        'user:pwSECRET@api.example.com/v1',
+      ],
+      2,
+      'Unknown arguments: localhost:8080/…, 10.0.0.5:8080/…, api.example.com/…',
+    ],
+    [
+      'a webhook URL whose path holds a comma: shown by its host only',
+      ['import', 'm.yaml', 'https://hooks.example.com/a,SECRET6'],
+      2,
+      'Unknown argument: https://hooks.example.com/…',
+    ],
+    [
       'a webhook URL left as an extra argument: shown by its host only',
       ['import', 'm.yaml', 'https://hooks.example.com/services/T0/B0/SECRET1'],
       2,
