@@ -51,7 +51,7 @@ export function classifyRow(
     const message =
       row.kind === 'entity'
         ? `superseded by ${winner.where}, which has the same ${row.key} and is sent instead`
-        : `same ${row.resource === 'deal' ? 'deal create' : 'event'} as ${winner.where}, which is sent once for both`;
+        : `same ${row.resource === 'deal' ? 'deal create' : 'event'} as ${winner.where}, which is sent once for both: its line says how that went`;
     return { status: 'superseded', send: false, message };
   }
   const refresh = mode === 'full-refresh';

@@ -91,7 +91,7 @@ describe('validate --incremental', () => {
       'events.csv:2 E-1 already_sent (accepted by run 20261122T020000Z-0001 at 2026-11-22T02:00:09.000Z)',
       'events.csv:3 E-2 already_sent (accepted by run 20261122T020000Z-0001 at 2026-11-22T02:00:09.000Z)',
       'events.csv:4 E-3 new',
-      'events.csv:5 E-3 superseded (same event as line 4, which is sent once for both)',
+      'events.csv:5 E-3 superseded (same event as line 4, which is sent once for both: its line says how that went)',
     ]);
     expect(r.stderr).toContain(
       'Dry run (nothing was sent): 10 rows in 2 files: invalid 1, new 3, changed 1, unchanged 1, already_sent 2, superseded 2',

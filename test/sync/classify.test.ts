@@ -38,7 +38,7 @@ describe('classifyRow', () => {
       'superseded by line 9, which has the same custom_id=C-1 and is sent instead',
     );
     expect(classifyRow(event, undefined, { where: 'line 2' }, 'incremental').message).toBe(
-      'same event as line 2, which is sent once for both',
+      'same event as line 2, which is sent once for both: its line says how that went',
     );
   });
 });
