@@ -37,7 +37,15 @@ export const importCommand = defineCommand({
     "Send every valid row of a job to the API in dependency order, at the API's rate (--dry-run: validate only)",
   builder: importOptions,
   run: async (args: ImportArgs, io: CliIo) => {
-    if (args['dry-run']) return runDryRunCommand(args, io);
+    if (args['dry-run']) {
+      // Options of the live run's end that a dry run has no use for: said, not silently dropped.
+      const unused = (['notify-url', 'max-failed'] as const).filter((o) => args[o] !== undefined);
+      if (unused.length > 0)
+        io.stderr.write(
+          `engage-import: ${unused.map((o) => `--${o}`).join(' and ')} ${unused.length === 1 ? 'applies' : 'apply'} to a live run only: a dry run sends nothing, posts no alert and exits by its rows\n`,
+        );
+      return runDryRunCommand(args, io);
+    }
     // Loaded when a live run starts: `validate` and `--help` then never load undici and SQLite.
     const { runLive } = await import('./live-command.js');
     return runLive(args.resume ? { kind: 'resume', job: args.job } : { kind: 'new', job: args.job }, args, io);

@@ -253,3 +253,18 @@ describe('a mapping refused by the import leaves no run behind', () => {
     expect(existsSync(join(dir, '.engage-import', 'runs'))).toBe(false);
   });
 });
+
+describe('import --dry-run with options of the live run only', () => {
+  it('says --notify-url and --max-failed do nothing there, without repeating the URL', async () => {
+    const dir = tmpTree({ 'm.yaml': USERS, 'users.csv': CSV });
+    const r = await runCli(
+      ['import', 'm.yaml', '--dry-run', '--notify-url', 'https://hooks.example.com/T/B/SECRET', '--max-failed', '5%'],
+      { cwd: dir },
+    );
+    expect(r.code).toBe(0);
+    expect(r.stderr).toContain(
+      'engage-import: --notify-url and --max-failed apply to a live run only: a dry run sends nothing, posts no alert and exits by its rows\n',
+    );
+    expect(r.stderr).not.toContain('SECRET');
+  });
+});
