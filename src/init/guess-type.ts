@@ -23,6 +23,9 @@ const base: Omit<ValueSpec, 'type'> = { items: 'string', separator: ',', decimal
 /** Values the type reads. */
 const fitting = (values: readonly string[], s: Partial<ValueSpec>) =>
   values.filter((v) => parseValue(v, { ...base, type: 'string', ...s } as ValueSpec).ok).length;
+/** `none of the 3 sampled values is one` (a decimal comma, say), or `not every sampled value is one`. */
+const someAre = (values: readonly string[], s: Partial<ValueSpec>) =>
+  fitting(values, s) === 0 ? `none of the ${values.length} sampled values is one` : 'not every sampled value is one';
 /**
  * How many sampled values may fail a type: none for a column of unknown meaning; for a known
  * field (`price`, `expected_close_date`) one in twenty, at least one, so that the file's own
@@ -108,14 +111,14 @@ function guessScalar(values: readonly string[], expect: Expect | undefined): Typ
       ? { options: { type: 'integer' }, why: `${share(values, { type: 'integer' })} are integers` }
       : {
           options: { type: 'integer' },
-          why: 'expected integers, but not every sampled value is one (see the check at the top)',
+          why: `expected integers, but ${someAre(values, { type: 'integer' })} (see the check at the top)`,
         };
   if (expect === 'number' || expect === 'decimal') {
     if (fits(values, { type: 'number' }))
       return { options: { type: 'number' }, why: `${share(values, { type: 'number' })} are numbers` };
     return {
       options: { type: 'number' },
-      why: 'expected numbers, but not every sampled value is one (see the check at the top)',
+      why: `expected numbers, but ${someAre(values, { type: 'number' })} (see the check at the top)`,
     };
   }
   if (expect === 'date' || expect === 'datetime' || expect === 'unix' || expect === undefined) {

@@ -60,7 +60,7 @@ export async function initMapping(options: InitOptions): Promise<InitResult> {
     `Written by \`engage-import init\` from ${basename(options.csv)} (${number.format(sample.rows.length)} row${sample.rows.length === 1 ? '' : 's'} sampled). Every guess says why: check them,`,
     `then run: engage-import validate ${displayPath(options.out, options.cwd)}`,
     `encoding ${draft.source.encoding}: ${sample.encoding.why}`,
-    `delimiter ${JSON.stringify(draft.source.delimiter)}: the separator found most often in the header line`,
+    `delimiter ${JSON.stringify(draft.source.delimiter)}: ${sample.sepLine ? "named by the file's first line (sep=)" : 'the separator found most often in the header line'}`,
     ...(sample.malformed > 0
       ? [
           `${sample.malformed} sampled record${sample.malformed === 1 ? '' : 's'} could not be parsed (wrong number of fields or a stray quote)`,

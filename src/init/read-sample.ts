@@ -8,6 +8,8 @@ import { detectEncoding, SNIFF_BYTES, type DetectedEncoding } from './detect-enc
 export interface Sample {
   readonly header: readonly string[];
   readonly delimiter: string;
+  /** The delimiter was named by a `sep=` line before the header (as Excel writes it), not guessed. */
+  readonly sepLine: boolean;
   readonly encoding: DetectedEncoding;
   /** Rows that parsed, by column name, in file order. */
   readonly rows: readonly Readonly<Record<string, string>>[];
@@ -45,7 +47,7 @@ export async function readSample(path: string, options: SampleOptions = {}): Pro
   } finally {
     source.close();
   }
-  return { header: source.header, delimiter: source.delimiter, encoding, rows, malformed };
+  return { header: source.header, delimiter: source.delimiter, sepLine: source.sepLine, encoding, rows, malformed };
 }
 
 async function firstBytes(path: string): Promise<Uint8Array> {

@@ -70,6 +70,15 @@ describe('guessType', () => {
     expect(guessType(values, undefined).options).toEqual({});
   });
 
+  it('a known number field whose values all use a decimal comma says none is a number, not "not every"', () => {
+    expect(guessType(['1.50', '2,75', '3,10'], 'number').why).toBe(
+      'expected numbers, but none of the 3 sampled values is one (see the check at the top)',
+    );
+    expect(guessType(['1.50', '2,75', '3,10'], 'number').why).toBe(
+      'expected numbers, but not every sampled value is one (see the check at the top)',
+    );
+  });
+
   it('codes with leading zeros (zip 01234, order 000123) stay text, which keeps the zeros', () => {
     expect(guessType(['01234', '10115', '80331'], undefined)).toEqual({
       options: {},

@@ -97,6 +97,13 @@ describe('init on generated files', () => {
     });
   });
 
+  it('a delimiter named by a sep= line says so, not that it was found in the header', async () => {
+    const cwd = tmp({ 'crm.csv': 'sep=;\nCustomer ID;Note, with commas, three\nC1;a, b, c\n' });
+    const { mapping, code } = await initThenValidate(cwd, 'crm.csv', 'contacts');
+    expect(code).toBe(0);
+    expect(mapping).toContain(`# delimiter ";": named by the file's first line (sep=)`);
+  });
+
   it('ambiguous dates are left for the user with both readings named', async () => {
     const cwd = tmp({ 'ev.csv': 'customer_id,event,date\nC1,signup,03/04/2026\nC2,signup,05/06/2026\n' });
     const { mapping, code } = await initThenValidate(cwd, 'ev.csv', 'event');
