@@ -71,7 +71,7 @@ describe('guessType', () => {
   });
 
   it('a known number field whose values all use a decimal comma says none is a number, not "not every"', () => {
-    expect(guessType(['1.50', '2,75', '3,10'], 'number').why).toBe(
+    expect(guessType(['1,50', '2,75', '3,10'], 'number').why).toBe(
       'expected numbers, but none of the 3 sampled values is one (see the check at the top)',
     );
     expect(guessType(['1.50', '2,75', '3,10'], 'number').why).toBe(
