@@ -72,7 +72,7 @@ export async function runFresh(
     await undoIntents(stage, deps.ledger, members);
     return answerEach(members, (m) => notUploaded(stage, m, deps.state.stopReason ?? 'the upload did not leave'));
   }
-  await settleAll(run, chunk, batch.file, batch.keyList, first, members, turn.handOff);
+  await settleAll(run, chunk, batch.file, batch.keyList, first, members, turn.handOff, true);
 }
 
 /** A row whose chunk was not uploaded: `not_sent`, or still `unknown` when it was in doubt before this run. */
@@ -87,6 +87,8 @@ export async function runResumed(run: StageBulk, batch: ResumedBatch, turn: Turn
   // Started by the stopped run, waited for and settled by this one: the summary counts it.
   run.imports.stats.imports++;
   const first = await awaitRecordedImport(run.imports, importId);
+  // Rows in doubt go up again only with --resend-unknown; a plain resume waits for their import.
+  const mayUploadAgain = run.deps.resendUnknown === true || members.every((m) => m.row.before?.state !== 'unknown');
   await settleAll(
     run,
     record.chunk,
@@ -95,6 +97,7 @@ export async function runResumed(run: StageBulk, batch: ResumedBatch, turn: Turn
     first,
     members,
     turn.handOff,
+    mayUploadAgain,
   );
 }
 
@@ -110,16 +113,18 @@ async function settleAll(
   first: WaitedAttempt,
   members: readonly Member[],
   handOff: () => Promise<void>,
+  /** Whether rows whose outcome the import did not give may be uploaded again (bisection, a failed import). */
+  mayUploadAgain: boolean,
 ): Promise<void> {
   const { stage, deps } = run;
   if (first.kind === 'given_up' && first.stopped) {
     // Interrupted while waiting: the ledger keeps each row's entry (an intent, or the doubt of a
-    // row being resent), so a resume (with --resend-unknown for the latter) polls this import.
+    // row being resent), so a resume polls this import (waiting sends nothing).
     return answerEach(members, (m) =>
       settled({
         ...baseLine(stage, m.row),
         status: 'unknown',
-        message: `${first.message}; ${resumeToWait(m)} to wait for it`,
+        message: `${first.message}; resume to wait for it`,
       }),
     );
   }
@@ -128,7 +133,14 @@ async function settleAll(
     chunk,
     file,
     subFile: () => run.names.subChunkOf(file),
-    upload: (sub, onImportId) => uploadFileAndWait(run.imports, sub, onImportId),
+    upload: (sub, onImportId) =>
+      mayUploadAgain
+        ? uploadFileAndWait(run.imports, sub, onImportId)
+        : Promise.resolve({
+            kind: 'given_up' as const,
+            message: 'not uploaded again: its rows were in doubt, and only resume --resend-unknown uploads them again',
+            importId: undefined,
+          }),
     waitFor: (importId) => awaitRecordedImport(run.imports, importId),
     ledgerBroke: (error) => deps.state.ledgerBroke(error),
     stopReason: () => deps.state.stopReason,
@@ -145,7 +157,7 @@ async function settleAll(
       settled({
         ...baseLine(stage, m.row),
         status: 'unknown',
-        message: `the bulk import of this row's chunk was interrupted while its failures were named; ${resumeToWait(m)} to wait for it`,
+        message: `the bulk import of this row's chunk was interrupted while its failures were named; resume to wait for it`,
       }),
     );
   }
@@ -160,14 +172,6 @@ async function settleAll(
     return outcome.kind === 'unknown' && outcome.running === true;
   });
   if ((await settleRows(stage, deps, members, outcomeOf)) && !running) await removeChunkFile(file);
-}
-
-/**
- * The command that waits for an interrupted import again: a row in flight keeps its intent
- * (`resume`); a row being resent keeps its doubt (`resume --resend-unknown`).
- */
-function resumeToWait(m: Member): string {
-  return m.row.before?.state === 'unknown' ? 'resume --resend-unknown' : 'resume';
 }
 
 /** Deletes a chunk file the run will not read again (gone already: nothing to do). */

@@ -15,6 +15,11 @@ export interface BulkDeps extends SendDeps {
   readonly inFlight: Semaphore;
   /** Stops polling (SIGINT/SIGTERM); the import goes on at the service and a resume polls it. */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * `resume --resend-unknown`: rows in doubt may be uploaded again. A plain resume only waits for
+   * the import they were in: when it failed, they stay in doubt rather than go up again.
+   */
+  readonly resendUnknown?: boolean | undefined;
 }
 
 /** What the summary line of a bulk stage shows. */

@@ -31,6 +31,8 @@ export async function chooseStrategy(
     readonly inFlight: Semaphore;
     readonly signal: AbortSignal;
     readonly cwd: string;
+    /** `resume --resend-unknown` (see `BulkDeps.resendUnknown`). */
+    readonly resendUnknown?: boolean | undefined;
     /** The stage file's sync classifier and how its rows are planned: a small products stage counts its updates. */
     readonly sync?: SourceClassifier | undefined;
     readonly planOptions: PlanOptions;
@@ -52,6 +54,7 @@ export async function chooseStrategy(
     options: context.bulk,
     inFlight: context.inFlight,
     signal: context.signal,
+    resendUnknown: context.resendUnknown,
   });
   return { strategy, bulkStats: () => strategy.stats, close: () => chunks.close() };
 }

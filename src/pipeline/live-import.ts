@@ -218,6 +218,7 @@ function strategyFor(
       inFlight: run.inFlight,
       signal: run.deps.signal,
       cwd: run.options.cwd,
+      resendUnknown: run.options.resendUnknown,
       sync: run.syncs[info.index],
       planOptions: run.options,
     },

@@ -241,6 +241,25 @@ describe('bulk import: kill -9 while polling, then resume, with a key in two chu
   }, 60_000);
 });
 
+describe('bulk import: a plain resume after --bulk-timeout, the import then failing', () => {
+  it('uploads nothing again: the rows stay in doubt until resume --resend-unknown', async () => {
+    const dir = contactsJob([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
+    // Every import stops part-way with status `failed`, at 1 row/s: long after --bulk-timeout.
+    sandbox = await startSandbox({ port: 0, rate: 0, bulkRowsPerS: 1, bulkFailRate: 1 });
+    const env = { ...process.env, ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const common = ['--report', 'report.csv', '--state-dir', 'state', '--rate', '1000', '--quiet', '--bulk', 'always'];
+    const report = () => parse(readFileSync(join(dir, 'report.csv')), { columns: true }) as Record<string, string>[];
+    const uploads = () => sandbox!.requests.filter((q) => q.method === 'POST' && q.path.endsWith('users/import/'));
+
+    expect(await exited(importer(['import', 'job.yaml', ...common, '--bulk-timeout', '0.01'], env, dir))).toBe(3);
+    expect(uploads()).toHaveLength(1);
+    expect(await exited(importer(['resume', ...common], env, dir))).toBe(1);
+    expect(uploads()).toHaveLength(1);
+    expect(new Set(report().map((l) => l.status))).toEqual(new Set(['unknown']));
+    expect(report()[0]!.message).toContain('only resume --resend-unknown uploads them again');
+  }, 30_000);
+});
+
 describe('bulk import: --bulk-timeout stops the run', () => {
   it('no later chunk or stage goes while the import it gave up on may still run; the resend goes on', async () => {
     const dir = tmpTree({
