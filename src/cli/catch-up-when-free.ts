@@ -9,11 +9,17 @@ import { catchUp, runsToApply, SyncState } from '../sync/index.js';
  * otherwise the state is left as it is (a run in progress keeps it up to date itself).
  * `state` stays open for reading; the catch-up writes through a connection of its own.
  */
-export function catchUpWhenFree(state: SyncState, stateDir: string, cwd: string): void {
+export function catchUpWhenFree(
+  state: SyncState,
+  stateDir: string,
+  cwd: string,
+  /** The caller holds the state directory's lock already (a run, before its ledger exists). */
+  options: { readonly locked?: boolean } = {},
+): void {
   if (state.target() === undefined || runsToApply(state, stateDir, { cwd }).length === 0) return;
-  let lock: ReturnType<typeof acquireLock>;
+  let lock: ReturnType<typeof acquireLock> | undefined;
   try {
-    lock = acquireLock(stateDir, { cwd });
+    lock = options.locked === true ? undefined : acquireLock(stateDir, { cwd });
   } catch {
     return;
   }
@@ -25,6 +31,6 @@ export function catchUpWhenFree(state: SyncState, stateDir: string, cwd: string)
       writer.close();
     }
   } finally {
-    lock.release();
+    lock?.release();
   }
 }

@@ -30,7 +30,13 @@ export async function refuseChangedEventMappings(
   job: LoadedJob,
   stateDir: string,
   mode: SyncMode,
-  options: { readonly dealUpdateMethod: 'PATCH' | 'PUT'; readonly limit?: number | undefined; readonly cwd: string },
+  options: {
+    readonly dealUpdateMethod: 'PATCH' | 'PUT';
+    readonly limit?: number | undefined;
+    readonly cwd: string;
+    /** The run holds the state directory's lock already: the catch-up goes under it. */
+    readonly locked?: boolean;
+  },
 ): Promise<void> {
   const { cwd } = options;
   const state = SyncState.open(syncStateFile(stateDir, job.file), job.file, { cwd, mode: 'read', check: false });
@@ -39,7 +45,7 @@ export async function refuseChangedEventMappings(
   const classifier = createRunClassifier({ state, mode, requestOptions });
   try {
     // As the run would see it: the rows earlier runs committed and the state missed count as sent.
-    catchUpWhenFree(state, stateDir, cwd);
+    catchUpWhenFree(state, stateDir, cwd, { locked: options.locked === true });
     // The deal update method is part of every fingerprint; changing it changes no event's request.
     const fingerprints = (['PATCH', 'PUT'] as const).map((m) =>
       resourceFingerprints(job.mappings, { dealUpdateMethod: m }),

@@ -254,6 +254,7 @@ async function runLiveWith(
       dealUpdateMethod: args['deal-update-method'],
       limit: args.limit,
       cwd: io.cwd,
+      locked: true,
     });
   ledger = await createRun(stateDir, identity, undefined, { cwd: io.cwd, heldLock: taken.lock });
   taken.lock = undefined;

@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { EVENTS_MAPPING as EVENTS } from '../helpers/events-job.js';
@@ -170,6 +171,24 @@ describe('an event mapping without identity: that changed', () => {
     const refused = await night();
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('events.csv: 2 of 10 events look new');
+    expect(eventRequests(sandbox)).toBe(10);
+  });
+
+  it('a state that missed the last run (a kill -9 between the two commits) is caught up before the check', async () => {
+    const { dir, night } = await afterFirstNight(EVENTS.replace('key: id\n', 'key: id\nidentity: [id]\n'));
+    // The state as a kill -9 between the ledger's commit and the state's leaves it: night 1's rows are only in its ledger.
+    const sync = join(dir, '.engage-import', 'sync');
+    const db = new Database(join(sync, readdirSync(sync).find((f) => f.endsWith('.sqlite'))!));
+    db.exec('DELETE FROM events; DELETE FROM entities; DELETE FROM applied;');
+    db.close();
+    // A field added: with identity: [id], no event's identity changes.
+    writeFileSync(
+      join(dir, 'events.yaml'),
+      `${EVENTS.replace('key: id\n', 'key: id\nidentity: [id]\n')}  data.channel: { value: web }\n`,
+    );
+    const r = await night();
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('already_sent 10');
     expect(eventRequests(sandbox)).toBe(10);
   });
 
