@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { logFormatOf, withLogFormat } from '../log/cli-logger.js';
 import { tuneV8Memory } from './v8-memory.js';
+import { logicalCwd } from './logical-cwd.js';
 import { main } from './main.js';
 import { resumeCommandAtStart, stoppedAtOnceNotice } from './stopped-at-once.js';
 
@@ -25,7 +26,7 @@ const io = withLogFormat(
     stdout: process.stdout,
     stderr: process.stderr,
     env: process.env,
-    cwd: process.cwd(),
+    cwd: logicalCwd(process.env, process.cwd()),
     signal: controller.signal,
     onRunFolder: (command: string | undefined) => {
       resumeCommand = command;

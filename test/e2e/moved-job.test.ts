@@ -1,9 +1,10 @@
-import { cpSync, readdirSync, renameSync, symlinkSync } from 'node:fs';
+import { cpSync, readdirSync, renameSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { eventsJob } from '../helpers/events-job.js';
 import { runCli } from '../helpers/run-cli.js';
+import { exited, spawnCli } from '../helpers/spawn-cli.js';
 import { tmpTree } from '../helpers/tmp.js';
 
 let sandbox: Sandbox | undefined;
@@ -95,4 +96,35 @@ describe('a job reached through a link to its folder', () => {
     expect(night2.stderr).toContain('already_sent 3');
     expect(sandbox.requests).toHaveLength(6);
   });
+});
+
+/**
+ * A redeploy by link (`current -> releases/N`), the state kept in a shared folder, the job run as
+ * cron runs it: `cd current && engage-import import job.yaml`. The CLI in its own process, so the
+ * working folder is the physical one, and `$PWD` the shell's name for it.
+ */
+describe('a job run from a release folder reached through a `current` link', () => {
+  it('is the same job after a redeploy: the next night sends no event again', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const root = tmpTree();
+    const release = (n: number) => join(root, 'releases', String(n));
+    cpSync(eventsJob(3, { incremental: true }), release(1), { recursive: true });
+    const current = join(root, 'current');
+    symlinkSync(release(1), current);
+    const night = async () => {
+      const child = spawnCli(['import', 'job.yaml', '--rate', '1000', '--state-dir', join(root, 'shared-state')], {
+        cwd: current,
+        env: { ...process.env, PWD: current, ENGAGE_API_KEY: sandbox!.apiKey, ENGAGE_BASE_URL: sandbox!.url },
+      });
+      return exited(child);
+    };
+    expect(await night()).toBe(0);
+    expect(sandbox.requests.filter((q) => q.path.includes('/events/'))).toHaveLength(3);
+    // The deploy: a new release folder (a copy), `current` moved to it, the old release kept.
+    cpSync(release(1), release(2), { recursive: true });
+    rmSync(current);
+    symlinkSync(release(2), current);
+    expect(await night()).toBe(0);
+    expect(sandbox.requests.filter((q) => q.path.includes('/events/'))).toHaveLength(3);
+  }, 30_000);
 });
