@@ -69,6 +69,8 @@ export async function runLive(
   try {
     return await runLiveWith(start, args, io, apiKey, hooks, ended, taken);
   } catch (error) {
+    // Let go of the state directory before the alert, which may wait up to 10 s for its webhook.
+    taken.lock?.release();
     if (error instanceof InterruptedWhileWaiting) {
       io.stderr.write(
         `engage-import: interrupted (${error.signal}) while waiting for the state directory; nothing was sent\n`,
