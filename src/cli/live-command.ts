@@ -107,7 +107,11 @@ async function runLiveWith(
 ): Promise<number> {
   // A resume takes the payload options its run started with where the command line gives none.
   let args = given;
-  const baseUrl = resolveBaseUrl(readBaseUrl(io.env, args['base-url']));
+  // A resume may leave it out: it goes on against its run's (`recordedBaseUrl`), as the command a
+  // stop prints it, `engage-import resume <run folder>`, has it.
+  const givenBaseUrl = args['base-url'] ?? io.env['ENGAGE_BASE_URL'];
+  let baseUrl: URL =
+    start.kind === 'resume' && !givenBaseUrl ? PENDING_BASE_URL : resolveBaseUrl(readBaseUrl(io.env, args['base-url']));
   const inDoubt = inDoubtOf(args, io);
   // The default state directory sits beside the job file, so the working directory does not
   // decide whether an unfinished run is found. `resume` without a job looks in the current folder.
@@ -136,7 +140,12 @@ async function runLiveWith(
                 ? stateDirBeside(parkedJob)
                 : DEFAULTS.stateDir),
         );
-  const target = { baseUrl, apiKey };
+  const target = {
+    get baseUrl() {
+      return baseUrl;
+    },
+    apiKey,
+  };
   const payloadOptionsOf = (a: typeof args): PayloadOptions => ({
     input: a.input ?? null,
     limit: a.limit ?? null,
@@ -186,6 +195,10 @@ async function runLiveWith(
       return EXIT.OK;
     };
     if (run.finished && !args['resend-unknown']) return finished();
+    if (baseUrl === PENDING_BASE_URL) {
+      baseUrl = recordedBaseUrl(run.identity.target?.baseUrl, io.env);
+      if (!args.quiet) io.stderr.write(`engage-import: resuming against ${baseUrl.origin}, the run's base URL\n`);
+    }
     args = withRecordedPayloadOptions(args, run.identity.options);
     payloadOptions = payloadOptionsOf(args);
     const job = await loadJob(jobFile ?? run.identity.job.path, {
@@ -449,4 +462,15 @@ function inDoubtOf(args: LiveArgs, io: CliIo): InDoubtMode {
     `engage-import: --unsafe-retries is deprecated; use --in-doubt ${mode}${args['in-doubt'] !== undefined ? ' (--in-doubt given too: it wins)' : ''}\n`,
   );
   return args['in-doubt'] ?? mode;
+}
+
+/** Stands for a resume's base URL until its run is read (`recordedBaseUrl`). */
+const PENDING_BASE_URL = new URL('http://base-url.invalid/');
+
+/**
+ * The base URL a run recorded, checked as one given now would be (https, or http on loopback); a
+ * run recorded without one (an older ledger) needs it given, as a new run does.
+ */
+function recordedBaseUrl(recorded: string | undefined, env: Readonly<Record<string, string | undefined>>): URL {
+  return resolveBaseUrl(recorded ?? readBaseUrl(env, undefined));
 }

@@ -1,0 +1,36 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { eventsJob } from '../helpers/events-job.js';
+import { readReport } from '../helpers/read-report.js';
+import { runCli } from '../helpers/run-cli.js';
+
+let sandbox: Sandbox | undefined;
+afterEach(async () => {
+  await sandbox?.close();
+  sandbox = undefined;
+});
+
+describe('the resume command a stop prints', () => {
+  it('runs as printed, without the base URL: the run goes on against its own', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const dir = eventsJob(4);
+    const stopped = await runCli(['import', 'job.yaml'], {
+      cwd: dir,
+      env: { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url },
+      signal: AbortSignal.abort('SIGTERM'),
+    });
+    expect(stopped.code).toBe(143);
+    const printed = /resume with: (engage-import resume \S+)/.exec(stopped.stderr)?.[1];
+    expect(printed).toBeDefined();
+    // Only the key in the environment, as the stop's hint assumes.
+    const resumed = await runCli([...printed!.split(' ').slice(1), '--rate', '1000'], {
+      cwd: dir,
+      env: { ENGAGE_API_KEY: sandbox.apiKey },
+    });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(resumed.stderr).toContain(
+      `engage-import: resuming against ${new URL(sandbox.url).origin}, the run's base URL`,
+    );
+    expect(readReport(dir).map((l) => l['status'])).toEqual(Array(7).fill('ok'));
+  });
+});
