@@ -87,8 +87,13 @@ export async function runResumed(run: StageBulk, batch: ResumedBatch, turn: Turn
   // Started by the stopped run, waited for and settled by this one: the summary counts it.
   run.imports.stats.imports++;
   const first = await awaitRecordedImport(run.imports, importId);
-  // Rows in doubt go up again only with --resend-unknown; a plain resume waits for their import.
-  const mayUploadAgain = run.deps.resendUnknown === true || members.every((m) => m.row.before?.state !== 'unknown');
+  // Rows in doubt go up again only with --resend-unknown: a plain resume waits for their import,
+  // and when it failed, leaves them in doubt. Once it finished, its rows are settled as any
+  // import's are, which may upload the ones it did not name in smaller sets (bisection).
+  const mayUploadAgain =
+    run.deps.resendUnknown === true ||
+    members.every((m) => m.row.before?.state !== 'unknown') ||
+    (first.kind === 'ended' && first.report.state === 'finished');
   await settleAll(
     run,
     record.chunk,

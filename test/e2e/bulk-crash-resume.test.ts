@@ -241,6 +241,34 @@ describe('bulk import: kill -9 while polling, then resume, with a key in two chu
   }, 60_000);
 });
 
+describe('bulk import: a plain resume after --bulk-timeout, the import finishing with 60 failures', () => {
+  it('names every failure, the 10 it did not list too, by smaller uploads as any run does', async () => {
+    const rows = ['customer_id,email'];
+    for (let i = 0; i < 120; i++) rows.push(`C-${i},${i % 2 === 0 ? `c${i}@example.com` : `not-an-email-${i}`}`);
+    const dir = tmpTree({
+      'contacts.csv': `${rows.join('\n')}\n`,
+      'contacts.yaml':
+        'resource: user\nsource: { file: contacts.csv }\nkey: customer_id\nfields: { custom_id: customer_id, email: email }\n',
+      'job.yaml': 'mappings: [contacts.yaml]\n',
+    });
+    // 120 rows at 60 rows/s: the import outlives --bulk-timeout (0.6 s), then finishes.
+    sandbox = await startSandbox({ port: 0, rate: 0, bulkRowsPerS: 60 });
+    const env = { ...process.env, ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const common = ['--report', 'report.csv', '--state-dir', 'state', '--rate', '1000', '--quiet', '--bulk', 'always'];
+    const report = () => parse(readFileSync(join(dir, 'report.csv')), { columns: true }) as Record<string, string>[];
+
+    expect(await exited(importer(['import', 'job.yaml', ...common, '--bulk-timeout', '0.01'], env, dir))).toBe(3);
+    expect(await exited(importer(['resume', ...common], env, dir))).toBe(1);
+    const lines = report();
+    expect(lines.filter((l) => l.status === 'ok').map((l) => l.key)).toEqual(
+      Array.from({ length: 60 }, (_, i) => `C-${2 * i}`),
+    );
+    const failed = lines.filter((l) => l.status === 'failed');
+    expect(failed.map((l) => l.key)).toEqual(Array.from({ length: 60 }, (_, i) => `C-${2 * i + 1}`));
+    expect(failed.every((l) => /email/i.test(l.message ?? ''))).toBe(true);
+  }, 60_000);
+});
+
 describe('bulk import: a plain resume after --bulk-timeout, the import then failing', () => {
   it('uploads nothing again: the rows stay in doubt until resume --resend-unknown', async () => {
     const dir = contactsJob([1, 2, 3, 4, 5, 6, 7, 8, 9, 10]);
