@@ -128,7 +128,16 @@ async function settle(
         message: outcome.message,
         sync: row.sync?.key,
       });
-      const message = `${outcome.message ?? ''}${note}`.trim();
+      // A request that is not idempotent, sent again while in doubt (--resend-unknown): applied now;
+      // if the earlier send was applied too, the account has it twice. The line says so, unless
+      // the API tells a second create apart (a product's custom_id: "already exists").
+      const resent =
+        doubtBefore(before, row.idempotent) !== undefined &&
+        !row.idempotent &&
+        stage.def.recognisesOwnCreate === undefined
+          ? ' resent while in doubt (--resend-unknown): if the earlier send was applied too, the account has it twice; check it'
+          : '';
+      const message = `${outcome.message ?? ''}${resent}${note}`.trim();
       return settled(
         { ...base, status: 'ok', http_status: outcome.status, id: outcome.id, ...(message && { message }) },
         deps.cascade.succeeded(row, outcome.id),

@@ -76,6 +76,11 @@ describe('rows in doubt survive an interrupted resend', () => {
     expect(again.code).toBe(0);
     expect(statuses(dir)).toEqual(['E0:ok', 'E1:ok', 'E2:ok']);
     expect(sandbox.requests.length - sent).toBe(2);
+    // Each resent event's line says what a resend of an event may have done.
+    for (const line of report(dir))
+      expect(line.message).toContain(
+        'resent while in doubt (--resend-unknown): if the earlier send was applied too, the account has it twice; check it',
+      );
   });
 
   it('a row that only ever got 429 before Ctrl-C is not_sent, not unknown, and the resume sends it once', async () => {
