@@ -120,24 +120,26 @@ async function settle(
   const record = (entry: Outcome) => recordOutcome(stage, deps, row, entry);
   switch (outcome.kind) {
     case 'ok': {
+      // A request that is not idempotent, sent again while in doubt (--resend-unknown): applied now;
+      // if the earlier send was applied too, the account has it twice. Its line says so (and the
+      // ledger, for the reports of later resumes), unless the API tells a second create apart (a
+      // product's custom_id: "already exists").
+      const resent =
+        doubtBefore(before, row.idempotent) !== undefined &&
+        !row.idempotent &&
+        stage.def.recognisesOwnCreate === undefined
+          ? 'resent while in doubt (--resend-unknown): if the earlier send was applied too, the account has it twice; check it'
+          : undefined;
+      const said = [outcome.message, resent].filter((m) => m !== undefined && m !== '').join(' ') || undefined;
       // The row's sync key goes with its `ok` outcome: the ledger's outbox, then the sync state.
       const note = await record({
         state: 'ok',
         status: outcome.status,
         id: outcome.id,
-        message: outcome.message,
+        message: said,
         sync: row.sync?.key,
       });
-      // A request that is not idempotent, sent again while in doubt (--resend-unknown): applied now;
-      // if the earlier send was applied too, the account has it twice. The line says so, unless
-      // the API tells a second create apart (a product's custom_id: "already exists").
-      const resent =
-        doubtBefore(before, row.idempotent) !== undefined &&
-        !row.idempotent &&
-        stage.def.recognisesOwnCreate === undefined
-          ? ' resent while in doubt (--resend-unknown): if the earlier send was applied too, the account has it twice; check it'
-          : '';
-      const message = `${outcome.message ?? ''}${resent}${note}`.trim();
+      const message = `${said ?? ''}${note}`.trim();
       return settled(
         { ...base, status: 'ok', http_status: outcome.status, id: outcome.id, ...(message && { message }) },
         deps.cascade.succeeded(row, outcome.id),
