@@ -185,9 +185,11 @@ async function runLiveWith(
     // A second resume of a finished run is a no-op; --resend-unknown reopens one that
     // still has rows in doubt.
     const finished = () => {
-      io.stderr.write(
-        `engage-import: the run in ${displayPath(run.runDir, io.cwd)} has finished already; nothing to resume.\n`,
-      );
+      const message = `the run in ${displayPath(run.runDir, io.cwd)} has finished already; nothing to resume`;
+      io.stderr.write(`engage-import: ${message}.\n`);
+      // A batch job reading stdout gets an answer too: nothing ran, and nothing is wrong.
+      if (args.json)
+        io.stdout.write(`${JSON.stringify({ outcome: 'nothing_to_resume', exit_code: EXIT.OK, message }, null, 2)}\n`);
       if (args['resend-unknown'] === true) {
         const others = doubtsOfOtherRuns(run.identity.job.path, stateDir, run.runDir, io.cwd);
         if (others !== undefined) io.stderr.write(`engage-import: ${others}\n`);

@@ -32,5 +32,12 @@ describe('the resume command a stop prints', () => {
       `engage-import: resuming against ${new URL(sandbox.url).origin}, the run's base URL`,
     );
     expect(readReport(dir).map((l) => l['status'])).toEqual(Array(7).fill('ok'));
+    // Again, for a batch job reading --json: nothing to do, said on stdout too.
+    const again = await runCli([...printed!.split(' ').slice(1), '--json'], {
+      cwd: dir,
+      env: { ENGAGE_API_KEY: sandbox.apiKey },
+    });
+    expect(again.code).toBe(0);
+    expect(JSON.parse(again.stdout)).toMatchObject({ outcome: 'nothing_to_resume', exit_code: 0 });
   });
 });
