@@ -59,6 +59,8 @@ export function withLiveOptions<T>(y: Argv<T>) {
       })
       .option('in-doubt', {
         choices: ['unknown', 'resend'] as const,
+        // Shown as every other default is; not set by yargs, so a deprecated --unsafe-retries can tell it was not given.
+        defaultDescription: DEFAULTS.inDoubt,
         describe:
           'Non-idempotent rows (events, product events, deal and product create) whose request may have been applied (a 5xx, a lost answer): unknown (default) = never resent, reported unknown, at most once, check them then resume --resend-unknown; resend = sent again at once, at least once: the API may apply them twice',
       })

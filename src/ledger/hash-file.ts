@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { LedgerError } from '../errors.js';
-import { refuseIrregularInput } from '../source/regular-file.js';
+import { SourceError } from '../errors.js';
+import { ioReason, refuseIrregularInput } from '../source/regular-file.js';
 
 /**
  * Size and SHA-256 of a file, read as a stream so a 2 GB export never sits in memory. The run
@@ -18,8 +18,8 @@ export async function hashFile(path: string): Promise<{ size: number; sha256: st
       size += chunk.length;
     }
   } catch (error) {
-    const reason = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message;
-    throw new LedgerError('LEDGER', `cannot read ${path} to fingerprint the run: ${reason}`, { cause: error });
+    // An input that is not there, or not readable: said as the reader says it, a usage error.
+    throw new SourceError('CSV_READ', `${path}: ${ioReason(error, 'cannot read the file')}`, { cause: error });
   }
   return { size, sha256: hash.digest('hex') };
 }

@@ -141,7 +141,7 @@ export function formatSummary(summary: RunSummary): string {
     const counts = ROW_STATUSES.filter((s) => f.counts[s] > 0).map((s) => `${s} ${number.format(f.counts[s])}`);
     const live =
       summary.mode === 'live'
-        ? `  (${number.format(f.requests)} requests, ${number.format(f.retries)} retries, ${number.format(f.throttled)} × 429, ${formatDuration(f.elapsedMs / 1000)}${f.elapsedMs > 0 ? `, ${(f.requests / (f.elapsedMs / 1000)).toFixed(1)} req/s` : ''})`
+        ? `  (${plural(f.requests, 'request')}, ${number.format(f.retries)} ${f.retries === 1 ? 'retry' : 'retries'}, ${number.format(f.throttled)} × 429, ${formatDuration(f.elapsedMs / 1000)}${f.elapsedMs > 0 ? `, ${(f.requests / (f.elapsedMs / 1000)).toFixed(1)} req/s` : ''})`
         : f.bulk?.estimate !== undefined
           ? `  (bulk: ${plural(f.bulk.imports, 'import')}, ${plural(f.requests, 'request')} ≈ ${formatDuration(f.bulk.estimate.seconds)} at ${number.format(f.bulk.estimate.rowsPerS)} rows/s)`
           : '';
@@ -155,7 +155,7 @@ export function formatSummary(summary: RunSummary): string {
           : `${number.format(f.bulk.rows)} of ${number.format(rows)} rows`;
       const imports = plural(f.bulk.imports, 'import');
       lines.push(
-        `  ${f.file.padEnd(width)}  ${f.resource.padEnd(16)}  bulk: ${uploaded} in ${imports}, ${[...counts, `${number.format(f.requests)} requests`, formatDuration(f.elapsedMs / 1000)].join(', ')}`,
+        `  ${f.file.padEnd(width)}  ${f.resource.padEnd(16)}  bulk: ${uploaded} in ${imports}, ${[...counts, plural(f.requests, 'request'), formatDuration(f.elapsedMs / 1000)].join(', ')}`,
       );
     } else lines.push(`  ${f.file.padEnd(width)}  ${f.resource.padEnd(16)}  ${counts.join(', ') || 'no rows'}${live}`);
     for (const warning of f.warnings) lines.push(`    Warning: ${warning}`);
@@ -171,8 +171,7 @@ export function formatSummary(summary: RunSummary): string {
     .map((s) => `${s} ${number.format(t[s])}`)
     .join(', ');
   lines.unshift(`${head}: ${plural(rows, 'row')} in ${plural(summary.files.length, 'file')}: ${totals || 'no rows'}`);
-  if (summary.limit !== undefined)
-    lines.push(`  (--limit: at most ${number.format(summary.limit)} rows read per file)`);
+  if (summary.limit !== undefined) lines.push(`  (--limit: at most ${plural(summary.limit, 'row')} read per file)`);
   if (summary.mode === 'dry-run') lines.push(`Live import: ${liveEstimate(summary)}`);
   for (const note of summary.notes ?? []) lines.push(`Note: ${note}`);
   if (summary.aborted) lines.push(`Stopped early: ${summary.aborted}`);

@@ -1,4 +1,4 @@
-import { refuseIrregularInput } from './regular-file.js';
+import { ioReason, refuseIrregularInput } from './regular-file.js';
 import { open, type FileHandle } from 'node:fs/promises';
 import { basename } from 'node:path';
 import { SourceError } from '../errors.js';
@@ -135,12 +135,4 @@ export class CsvFile {
 
 function hex(bytes: Uint8Array): string {
   return Array.from(bytes, (b) => `0x${b.toString(16).toUpperCase().padStart(2, '0')}`).join(' ');
-}
-
-function ioReason(error: unknown, fallback: string): string {
-  const code = (error as { code?: unknown }).code;
-  if (code === 'ENOENT') return 'file not found';
-  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
-  if (code === 'EISDIR') return 'is a directory, not a file';
-  return `${fallback} (${error instanceof Error ? error.message : String(error)})`;
 }

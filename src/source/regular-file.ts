@@ -18,3 +18,12 @@ export async function refuseIrregularInput(path: string): Promise<void> {
       `${path}: is ${kind}, not a regular file: save it to a file first (the input is read more than once)`,
     );
 }
+
+/** Why an input could not be opened or read, in the words every command uses. */
+export function ioReason(error: unknown, fallback: string): string {
+  const code = (error as { code?: unknown }).code;
+  if (code === 'ENOENT') return 'file not found';
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  if (code === 'EISDIR') return 'is a directory, not a file';
+  return `${fallback} (${error instanceof Error ? error.message : String(error)})`;
+}

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { LedgerError } from '../../src/errors.js';
+import { SourceError } from '../../src/errors.js';
 import { hashFile } from '../../src/ledger/index.js';
 import { tmpTree } from '../helpers/tmp.js';
 
@@ -19,12 +19,11 @@ describe('hashFile', () => {
     });
   });
 
-  it('says which file is missing, as a LedgerError', async () => {
+  it('says which file is missing, in the words the reader uses (a usage error, exit 2)', async () => {
     const dir = tmpTree();
     const error = await hashFile(join(dir, 'gone.csv')).catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(LedgerError);
-    expect((error as LedgerError).message).toBe(
-      `cannot read ${join(dir, 'gone.csv')} to fingerprint the run: no such file`,
-    );
+    expect(error).toBeInstanceOf(SourceError);
+    expect((error as SourceError).message).toBe(`${join(dir, 'gone.csv')}: file not found`);
+    expect((error as SourceError).exitCode).toBe(2);
   });
 });

@@ -49,4 +49,26 @@ describe('formatSummary', () => {
         'Rejects: out/rejects.csv\n',
     );
   });
+
+  it('a live file line says 1 request, 1 retry, and a --limit of 1 row, in the singular', () => {
+    const a = newFileSummary('samples/products.csv', 'product');
+    a.counts.ok = 1;
+    a.requests = 1;
+    a.retries = 1;
+    a.elapsedMs = 2000;
+    const text = formatSummary({
+      mode: 'live',
+      files: [a],
+      totals: totalsOf([a]),
+      requests: 1,
+      rate: 10,
+      report: 'out/report.csv',
+      rejects: [],
+      payloads: undefined,
+      aborted: undefined,
+      limit: 1,
+    });
+    expect(text).toContain('ok 1  (1 request, 1 retry, 0 × 429, 2 s, 0.5 req/s)');
+    expect(text).toContain('(--limit: at most 1 row read per file)');
+  });
 });
