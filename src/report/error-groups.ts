@@ -97,6 +97,10 @@ export function errorKind(error: string): string {
  * it, and while every row of it does (`Custom attribute "shoe_size" does not exist`: the
  * mapping's, not a row's), see `ErrorGroups.add`; a group of one row shows none.
  */
+/** Whether every text a message quotes reads as a field or attribute name (`shoe_size`), not as words or an address. */
+const quotesNamesOnly = (message: string): boolean =>
+  (message.match(QUOTED) ?? []).every((q) => /^"[A-Za-z_][\w.-]*"$/.test(q));
+
 const groupKey = (kind: string, status: RowStatus) => (status === 'failed' ? kind.replace(QUOTED, '"…"') : kind);
 
 /**
@@ -151,8 +155,9 @@ export class ErrorGroups {
         tally.message = grouped;
       }
       tally.count++;
-      // Words every row of the group shares, two rows or more, are the mapping's: shown whole.
-      if (tally.same && tally.count >= 2) tally.message = tally.first;
+      // Words every row of the group shares, two rows or more, are the mapping's (an attribute's
+      // name): shown whole, when what they quote reads as a name, not a person's or a product's.
+      if (tally.same && tally.count >= 2 && quotesNamesOnly(tally.first)) tally.message = tally.first;
       // One row with two errors of one kind (two list elements) names its line once.
       if (tally.lines.length < FIRST_LINES && tally.lines.at(-1) !== line) tally.lines.push(line);
     }

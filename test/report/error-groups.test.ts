@@ -108,8 +108,12 @@ describe('ErrorGroups: one kind per error, and a row counted once per kind', () 
     );
     groups.add('failed', 3, 'data: Custom attribute "shoe_size" does not exist');
     groups.add('failed', 4, 'data: Custom attribute "shoe_size" does not exist');
+    // A value two rows share is still a value when it reads as words or an address.
+    groups.add('failed', 5, 'owner: Invalid custom_id "Jane Smith" - object does not exist.');
+    groups.add('failed', 6, 'owner: Invalid custom_id "Jane Smith" - object does not exist.');
     expect(groups.top().map((g) => [g.count, g.message])).toEqual([
       [2, 'data: Custom attribute "shoe_size" does not exist'],
+      [2, 'owner: Invalid custom_id "…" - object does not exist.'],
       [1, 'products_custom_id: Invalid custom_id "…" - object does not exist.'],
     ]);
   });
