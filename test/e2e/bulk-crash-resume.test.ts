@@ -28,6 +28,25 @@ function contactsJob(numbers: readonly number[]): string {
   });
 }
 
+/** Contacts C-1…C-3 (custom_id and email) and one event of C-3, the events listed first (they are sent last). */
+function contactsAndTheirEvent(): string {
+  return tmpTree({
+    'contacts.csv': 'customer_id,email\nC-1,c1@example.com\nC-2,c2@example.com\nC-3,c3@example.com\n',
+    'contacts.yaml':
+      'resource: user\nsource: { file: contacts.csv }\nkey: customer_id\nfields: { custom_id: customer_id, email: email }\n',
+    'events.csv': 'id,customer\nE1,C-3\n',
+    'events.yaml':
+      'resource: event\nsource: { file: events.csv }\nkey: id\nfields:\n  user_custom_id: customer\n  name: { value: Visited }\n',
+    'job.yaml': 'mappings: [events.yaml, contacts.yaml]\n',
+  });
+}
+
+/** The report's lines as `key:status`. */
+const keyStatuses = (dir: string) =>
+  (parse(readFileSync(join(dir, 'report.csv')), { columns: true }) as Record<string, string>[]).map(
+    (l) => `${l.key}:${l.status}`,
+  );
+
 /** The CLI in its own process, its stderr readable. */
 const importer = (args: string[], env: NodeJS.ProcessEnv, cwd: string) => spawnCli(args, { cwd, env, stderr: 'pipe' });
 
@@ -180,23 +199,12 @@ describe('bulk import: resume --resend-unknown after --bulk-timeout', () => {
 
 describe('bulk import: a plain resume after --bulk-timeout', () => {
   it('waits for the import too (waiting sends nothing) before the events of its contacts go', async () => {
-    const dir = tmpTree({
-      'contacts.csv': 'customer_id,email\nC-1,c1@example.com\nC-2,c2@example.com\nC-3,c3@example.com\n',
-      'contacts.yaml':
-        'resource: user\nsource: { file: contacts.csv }\nkey: customer_id\nfields: { custom_id: customer_id, email: email }\n',
-      'events.csv': 'id,customer\nE1,C-3\n',
-      'events.yaml':
-        'resource: event\nsource: { file: events.csv }\nkey: id\nfields:\n  user_custom_id: customer\n  name: { value: Visited }\n',
-      'job.yaml': 'mappings: [events.yaml, contacts.yaml]\n',
-    });
+    const dir = contactsAndTheirEvent();
     // 1 row/s: C-3, the last row of the one import, is in the account about 3 s after the upload.
     sandbox = await startSandbox({ port: 0, rate: 0, bulkRowsPerS: 1 });
     const env = { ...process.env, ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
     const common = ['--report', 'report.csv', '--state-dir', 'state', '--rate', '1000', '--quiet', '--bulk', 'always'];
-    const report = () =>
-      (parse(readFileSync(join(dir, 'report.csv')), { columns: true }) as Record<string, string>[]).map(
-        (l) => `${l.key}:${l.status}`,
-      );
+    const report = () => keyStatuses(dir);
     const uploads = () => sandbox!.requests.filter((q) => q.method === 'POST' && q.path.endsWith('users/import/'));
     const runs = join(dir, 'state', 'runs');
 
@@ -290,23 +298,12 @@ describe('bulk import: a plain resume after --bulk-timeout, the import then fail
 
 describe('bulk import: --bulk-timeout stops the run', () => {
   it('no later chunk or stage goes while the import it gave up on may still run; the resend goes on', async () => {
-    const dir = tmpTree({
-      'contacts.csv': 'customer_id,email\nC-1,c1@example.com\nC-2,c2@example.com\nC-3,c3@example.com\n',
-      'contacts.yaml':
-        'resource: user\nsource: { file: contacts.csv }\nkey: customer_id\nfields: { custom_id: customer_id, email: email }\n',
-      'events.csv': 'id,customer\nE1,C-3\n',
-      'events.yaml':
-        'resource: event\nsource: { file: events.csv }\nkey: id\nfields:\n  user_custom_id: customer\n  name: { value: Visited }\n',
-      'job.yaml': 'mappings: [events.yaml, contacts.yaml]\n',
-    });
+    const dir = contactsAndTheirEvent();
     sandbox = await startSandbox({ port: 0, rate: 0, bulkRowsPerS: 1 });
     const env = { ...process.env, ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
     const common = ['--report', 'report.csv', '--state-dir', 'state', '--rate', '1000', '--quiet'];
     const bulk = [...common, '--bulk', 'always', '--bulk-chunk-rows', '2'];
-    const report = () =>
-      (parse(readFileSync(join(dir, 'report.csv')), { columns: true }) as Record<string, string>[]).map(
-        (l) => `${l.key}:${l.status}`,
-      );
+    const report = () => keyStatuses(dir);
     const uploads = () => sandbox!.requests.filter((q) => q.method === 'POST' && q.path.endsWith('users/import/'));
     const events = () => sandbox!.requests.filter((q) => q.path.includes('/events/'));
 
