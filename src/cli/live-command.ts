@@ -111,7 +111,9 @@ async function runLiveWith(
   // stop prints it, `engage-import resume <run folder>`, has it.
   const givenBaseUrl = args['base-url'] ?? io.env['ENGAGE_BASE_URL'];
   let baseUrl: URL =
-    start.kind === 'resume' && !givenBaseUrl ? PENDING_BASE_URL : resolveBaseUrl(readBaseUrl(io.env, args['base-url']));
+    start.kind === 'resume' && !givenBaseUrl
+      ? PENDING_BASE_URL
+      : resolveBaseUrl(givenBaseUrl || readBaseUrl(io.env, undefined));
   const inDoubt = inDoubtOf(args, io);
   // The default state directory sits beside the job file, so the working directory does not
   // decide whether an unfinished run is found. `resume` without a job looks in the current folder.
@@ -250,8 +252,9 @@ async function runLiveWith(
   taken.lock = await takeLock(stateDir);
   const unfinished = findUnfinishedRun(stateDir, { cwd: io.cwd, jobPath: job.file });
   if (unfinished) {
+    // Under the lock it holds: nothing else may apply or start meanwhile.
+    catchUpBeforeRefusal(job, stateDir, io.cwd, { locked: true });
     taken.lock.release();
-    catchUpBeforeRefusal(job, stateDir, io.cwd);
     throw new LedgerError(
       'RESUME_REFUSED',
       `an unfinished run of this job is in ${displayPath(unfinished.runDir, io.cwd)}: continue it with 'engage-import resume ${displayPath(unfinished.runDir, io.cwd)}' (rows it sent are not sent again; rows in flight when it stopped are reported unknown), or move that folder away to start over (a plain run sends every row again; an incremental one skips the rows it had accepted, but sends again those in flight when it stopped, which may record an event twice)`,

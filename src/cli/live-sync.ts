@@ -49,11 +49,17 @@ export function checkSyncState(job: LoadedJob, stateDir: string, target: RunIden
  * now (`catchUpWhenFree`), so that the operator may move its folder away, as the refusal offers,
  * without those rows being sent again.
  */
-export function catchUpBeforeRefusal(job: LoadedJob, stateDir: string, cwd: string): void {
+export function catchUpBeforeRefusal(
+  job: LoadedJob,
+  stateDir: string,
+  cwd: string,
+  /** The caller holds the state directory's lock (`catchUpWhenFree`). */
+  options: { readonly locked?: boolean } = {},
+): void {
   const state = SyncState.open(syncStateFile(stateDir, job.file), job.file, { cwd, mode: 'read', check: false });
   if (state === undefined) return;
   try {
-    catchUpWhenFree(state, stateDir, cwd);
+    catchUpWhenFree(state, stateDir, cwd, options);
   } finally {
     state.close();
   }
