@@ -274,9 +274,9 @@ function restoredJob(named: string | undefined, exported: string, show: (p: stri
       `the export is of the job ${exported}, not ${show(named)}: a state restored into another job would call its rows sent; the sync state was not changed`,
     );
   if (named === exported || !existsSync(exported)) return named;
-  // The exported job's file is here too: this job by another path (a link), whose runs go by
-  // that path, or a copy of it, which is another job.
-  if (sameFile(named, exported)) return exported;
+  // The exported job's file is here too: this job by another path (a link), which is how the
+  // operator carries its state over to go by that path from now on; or a copy, another job.
+  if (sameFile(named, exported)) return named;
   throw new ConfigError(
     'USAGE',
     `the export is of the job ${exported}, which is on this machine too, and ${show(named)} is another job of the same name: a state restored into it would call its rows sent; restore it for ${exported}, or name the job file it belongs to; the sync state was not changed`,

@@ -89,7 +89,7 @@ export function refuseMovedJob(stateDir: string, jobPath: string, cwd: string): 
     const job = relative(cwd, resolve(jobPath)) || basename(jobPath);
     throw new SyncError(
       'SYNC_STATE',
-      `${displayPath(stateDir, cwd)} holds the sync state of ${alias.from}, which is this same job file (${job}) reached by another path; nothing was sent. Name the job by that path, as its earlier runs did: its state and any unfinished run are recorded under it, and a run by this path would send every row again and record every event twice`,
+      `${displayPath(stateDir, cwd)} holds the sync state of ${alias.from}, which is this same job file (${job}) reached by another path; nothing was sent. Name the job by that path, as its earlier runs did: its state and any unfinished run are recorded under it, and a run by this path would send every row again and record every event twice. To go by this path from now on instead, carry the state over (resume any unfinished run first): engage-import state export --job ${alias.from} --state-dir ${displayPath(stateDir, cwd)} moved-state.ndjson && engage-import state import --job ${job} --state-dir ${displayPath(stateDir, cwd)} moved-state.ndjson, then delete ${displayPath(alias.file, cwd)} and moved-state.ndjson`,
     );
   }
   const moved = movedJobState(stateDir, jobPath);

@@ -95,6 +95,22 @@ describe('a job reached through a link to its folder', () => {
     expect(night2.code).toBe(0);
     expect(night2.stderr).toContain('already_sent 3');
     expect(sandbox.requests).toHaveLength(6);
+
+    // To go by the link's path from now on: the commands the refusal gives, as it gives them.
+    const how =
+      /carry the state over \([^)]*\): (engage-import state export .*?) && (engage-import state import .*?), then delete (\S+) and/.exec(
+        refused.stderr,
+      );
+    expect(how).not.toBeNull();
+    for (const command of how!.slice(1, 3)) {
+      const r = await runCli(command.split(' ').slice(1), { cwd: link, env });
+      expect(r.code, `${command}: ${r.stderr}`).toBe(0);
+    }
+    rmSync(join(link, how![3]!));
+    const night3 = await runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: link, env });
+    expect(night3.code, night3.stderr).toBe(0);
+    expect(night3.stderr).toContain('already_sent 3');
+    expect(sandbox.requests).toHaveLength(6);
   });
 });
 
