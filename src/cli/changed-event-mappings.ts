@@ -7,8 +7,7 @@ import {
   createRunClassifier,
   eventsLookResent,
   knownByCells,
-  holdsFingerprint,
-  mappingFingerprint,
+  resourceFingerprints,
   sendsOccurrences,
   syncStateFile,
   SyncState,
@@ -24,9 +23,8 @@ import { catchUpWhenFree } from './catch-up-when-free.js';
  * changed since the state was recorded, and whose events look sent again (`eventsLookResent`: any
  * looks new, or most for occurrences known by cells, `knownByCells`), refuses the run (nothing
  * sent, no run left behind), unless the operator says the events are new indeed
- * (`--accept-mapping-change`). The state keeps the fingerprints of each resource's mappings, so a
- * file is checked when its own mapping changed or is new to the job, not when another file's of
- * the resource did; files whose events the state still recognises go on.
+ * (`--accept-mapping-change`). The state keeps one fingerprint per resource, so a file added to
+ * the job counts as a change too; files whose events the state still recognises go on.
  */
 export async function refuseChangedEventMappings(
   job: LoadedJob,
@@ -48,24 +46,20 @@ export async function refuseChangedEventMappings(
   try {
     // As the run would see it: the rows earlier runs committed and the state missed count as sent.
     catchUpWhenFree(state, stateDir, cwd, { locked: options.locked === true });
+    // The deal update method is part of every fingerprint; changing it changes no event's request.
+    const fingerprints = (['PATCH', 'PUT'] as const).map((m) =>
+      resourceFingerprints(job.mappings, { dealUpdateMethod: m }),
+    );
     const refused: string[] = [];
     for (const [index, mapping] of inDependencyOrder(job.mappings).entries()) {
       if (!sendsOccurrences(mapping)) continue;
       const stored = state.mappingFingerprint(mapping.resource);
-      // This mapping as the state recorded it (whatever became of the resource's other mappings);
-      // the deal update method is part of every fingerprint, but changes no event's request.
-      if (
-        stored === undefined ||
-        (['PATCH', 'PUT'] as const).some((m) =>
-          holdsFingerprint(stored, mappingFingerprint(mapping, { dealUpdateMethod: m })),
-        )
-      )
-        continue;
+      if (stored === undefined || fingerprints.some((f) => f[mapping.resource] === stored)) continue;
       const { fresh, compared } = await countNewEvents(index, mapping, { ...options, ...requestOptions }, classifier);
       if (!eventsLookResent(fresh, compared, knownByCells(mapping))) continue;
       const n = new Intl.NumberFormat('en-US');
       refused.push(
-        `${displayPath(mapping.source.path, cwd)}: ${n.format(fresh)} of ${n.format(compared)} ${mapping.resource === 'deal' ? 'deal creates' : 'events'} look new, and its mapping changed since the sync state was recorded (${displayPath(mapping.mappingFile, cwd)} was edited, or is new to the job)`,
+        `${displayPath(mapping.source.path, cwd)}: ${n.format(fresh)} of ${n.format(compared)} ${mapping.resource === 'deal' ? 'deal creates' : 'events'} look new, and the job's ${mapping.resource} mappings changed since the sync state was recorded (${displayPath(mapping.mappingFile, cwd)} or another was edited or added)`,
       );
     }
     if (refused.length > 0)

@@ -23,8 +23,8 @@ export function mappingFingerprint(
 
 /**
  * The fingerprint of each resource of a job: its mapping's, or, when several mappings send one
- * resource (purchases and refunds, both events), theirs sorted and joined by commas, so the
- * state's record per resource still says which mapping is unchanged (`holdsFingerprint`).
+ * resource (contacts with email, another file with phone numbers), one hash of all of theirs, so
+ * the state's record per resource changes only when one of them does.
  */
 export function resourceFingerprints(
   mappings: readonly ResolvedMapping[],
@@ -40,14 +40,8 @@ export function resourceFingerprints(
 }
 
 function combined(prints: readonly string[]): string {
-  return [...new Set(prints)].sort().join(',');
-}
-
-/**
- * Whether a resource's recorded fingerprint (`resourceFingerprints`) holds this mapping's: the
- * mapping is as it was when the state recorded its resource, whatever the resource's other
- * mappings became.
- */
-export function holdsFingerprint(recorded: string, mapping: string): boolean {
-  return recorded.split(',').includes(mapping);
+  if (prints.length === 1) return prints[0]!;
+  return createHash('sha256')
+    .update([...prints].sort().join('\n'), 'utf8')
+    .digest('hex');
 }
