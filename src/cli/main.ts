@@ -120,12 +120,16 @@ const URL_OPTIONS: ReadonlySet<string> = new Set(['notify-url', 'base-url']);
 function withoutUrls(message: string): string {
   return message.replace(/\S+/g, (word) => {
     // Punctuation that ends a sentence or a list, and quotes, are the message's, not the URL's.
-    const [, open = '', core = '', close = ''] = /^(["'`(]*)(.*?)([,;.:)"'`]*)$/.exec(word) ?? [];
-    if (/^[a-z][a-z0-9+.-]*:\/\//i.test(core)) {
+    const [, open = '', whole = '', close = ''] = /^(["'`(]*)(.*?)([,;.:)"'`]*)$/.exec(word) ?? [];
+    // A URL may follow a name and `=` (`ENGAGE_NOTIFY_URL=https://…`): the name stays.
+    const at = whole.search(/[a-z][a-z0-9+.-]*:\/\//i);
+    const name = at > 0 ? whole.slice(0, at) : whole.slice(0, whole.lastIndexOf('=') + 1);
+    const core = whole.slice(name.length);
+    if (at >= 0) {
       try {
-        return `${open}${shownUrl(new URL(core))}/…${close}`;
+        return `${open}${name}${shownUrl(new URL(core))}/…${close}`;
       } catch {
-        return `${open}(a URL)${close}`;
+        return `${open}${name}(a URL)${close}`;
       }
     }
     // Without its scheme: a host (a name with a dot, localhost or an IPv4 address, maybe after
@@ -134,7 +138,7 @@ function withoutUrls(message: string): string {
       core,
     );
     if (bare !== null && (bare[3] !== undefined || core.includes('@')))
-      return `${open}${bare[1]}${bare[2] ?? ''}/…${close}`;
+      return `${open}${name}${bare[1]}${bare[2] ?? ''}/…${close}`;
     return word;
   });
 }

@@ -82,6 +82,17 @@ describe('user mistakes are usage errors, never internal ones', () => {
       'Unknown arguments: localhost:8080/…, 10.0.0.5:8080/…, api.example.com/…',
     ],
     [
+      'a webhook URL after a name and =, with or without its scheme: shown by its host only',
+      [
+        'import',
+        'm.yaml',
+        'ENGAGE_NOTIFY_URL=https://hooks.slack.com/services/T0/B0/SECRET5',
+        'x=hooks.example.com/SECRET6',
+      ],
+      2,
+      'Unknown arguments: ENGAGE_NOTIFY_URL=https://hooks.slack.com/…, x=hooks.example.com/…',
+    ],
+    [
       'a webhook URL whose path holds a comma: shown by its host only',
       ['import', 'm.yaml', 'https://hooks.example.com/a,SECRET6'],
       2,
