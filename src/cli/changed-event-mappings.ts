@@ -7,7 +7,7 @@ import {
   createRunClassifier,
   eventsLookResent,
   knownByCells,
-  resourceFingerprints,
+  mappingHeld,
   sendsOccurrences,
   syncStateFile,
   SyncState,
@@ -23,8 +23,9 @@ import { catchUpWhenFree } from './catch-up-when-free.js';
  * changed since the state was recorded, and whose events look sent again (`eventsLookResent`: any
  * looks new, or most for occurrences known by cells, `knownByCells`), refuses the run (nothing
  * sent, no run left behind), unless the operator says the events are new indeed
- * (`--accept-mapping-change`). The state keeps one fingerprint per resource, so a file added to
- * the job counts as a change too; files whose events the state still recognises go on.
+ * (`--accept-mapping-change`). The state keeps each mapping's fingerprint (`mappingHeld`), so a
+ * file is checked when its own mapping changed or is new to the job, not when another file's of
+ * its resource did; files whose events the state still recognises go on.
  */
 export async function refuseChangedEventMappings(
   job: LoadedJob,
@@ -46,20 +47,20 @@ export async function refuseChangedEventMappings(
   try {
     // As the run would see it: the rows earlier runs committed and the state missed count as sent.
     catchUpWhenFree(state, stateDir, cwd, { locked: options.locked === true });
-    // The deal update method is part of every fingerprint; changing it changes no event's request.
-    const fingerprints = (['PATCH', 'PUT'] as const).map((m) =>
-      resourceFingerprints(job.mappings, { dealUpdateMethod: m }),
-    );
     const refused: string[] = [];
     for (const [index, mapping] of inDependencyOrder(job.mappings).entries()) {
       if (!sendsOccurrences(mapping)) continue;
       const stored = state.mappingFingerprint(mapping.resource);
-      if (stored === undefined || fingerprints.some((f) => f[mapping.resource] === stored)) continue;
+      // This file's mapping as the state recorded it, whatever became of the resource's others;
+      // the deal update method is part of every fingerprint, but changes no event's request.
+      const held = (method: 'PATCH' | 'PUT') =>
+        stored !== undefined && mappingHeld(stored, mapping, job.mappings, { dealUpdateMethod: method });
+      if (stored === undefined || held('PATCH') || held('PUT')) continue;
       const { fresh, compared } = await countNewEvents(index, mapping, { ...options, ...requestOptions }, classifier);
       if (!eventsLookResent(fresh, compared, knownByCells(mapping))) continue;
       const n = new Intl.NumberFormat('en-US');
       refused.push(
-        `${displayPath(mapping.source.path, cwd)}: ${n.format(fresh)} of ${n.format(compared)} ${mapping.resource === 'deal' ? 'deal creates' : 'events'} look new, and the job's ${mapping.resource} mappings changed since the sync state was recorded (${displayPath(mapping.mappingFile, cwd)} or another was edited or added)`,
+        `${displayPath(mapping.source.path, cwd)}: ${n.format(fresh)} of ${n.format(compared)} ${mapping.resource === 'deal' ? 'deal creates' : 'events'} look new, and its mapping changed since the sync state was recorded (${displayPath(mapping.mappingFile, cwd)} was edited, or is new to the job)`,
       );
     }
     if (refused.length > 0)

@@ -1,7 +1,7 @@
 export { createSyncKeyer, entityKeyOf, knownByCells, sendsOccurrences, type SyncKey } from './sync-key.js';
 export type { Classification, SyncMode } from './classify.js';
 export { eventsLookResent } from './classify.js';
-export { resourceFingerprints } from './mapping-fingerprint.js';
+export { mappingHeld, resourceFingerprints } from './mapping-fingerprint.js';
 export { SyncState } from './sync-state.js';
 export { syncStateFile, listSyncStateFiles, stateDirBeside } from './state-file.js';
 export { refuseMovedJob } from './moved-job-state.js';

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { basename } from 'node:path';
 import type { ResolvedMapping } from '../config/mapping-schema.js';
 import { canonicalJson } from './canonical-json.js';
 
@@ -22,24 +23,65 @@ export function mappingFingerprint(
 }
 
 /**
- * The fingerprint of each resource of a job: its mapping's, or, when several mappings send one
- * resource (contacts with email, another file with phone numbers), one hash of all of theirs, so
- * the state's record per resource changes only when one of them does.
+ * The fingerprint of each resource of a job: its mapping's or, when several mappings send one
+ * resource (purchases and refunds, both events), each one's under its mapping file's name
+ * (`purchases.yaml=<hex>,refunds.yaml=<hex>`), so that the state says which file is unchanged
+ * (`mappingHeld`) and an edit to one does not hold back the others' new events.
  */
 export function resourceFingerprints(
   mappings: readonly ResolvedMapping[],
   requestOptions: Readonly<Record<string, unknown>> = {},
 ): Record<string, string> {
-  const byResource = new Map<string, string[]>();
+  const byResource = new Map<string, ResolvedMapping[]>();
   for (const m of mappings) {
     const list = byResource.get(m.resource) ?? [];
     byResource.set(m.resource, list);
-    list.push(mappingFingerprint(m, requestOptions));
+    list.push(m);
   }
-  return Object.fromEntries([...byResource].map(([resource, prints]) => [resource, combined(prints)]));
+  return Object.fromEntries(
+    [...byResource].map(([resource, list]) => [
+      resource,
+      list.length === 1
+        ? mappingFingerprint(list[0]!, requestOptions)
+        : list
+            .map((m) => `${labelOf(m)}=${mappingFingerprint(m, requestOptions)}`)
+            .sort()
+            .join(','),
+    ]),
+  );
 }
 
-function combined(prints: readonly string[]): string {
+/**
+ * Whether the state's fingerprint of a mapping's resource (`recorded`) says this mapping is as it
+ * was, whatever became of the job's other mappings of the resource (`all`). A state written
+ * before fingerprints were kept per file holds one hash of all of them (`legacyCombined`): equal
+ * to it, every mapping is unchanged. Two mapping files of the resource with one name (in two
+ * folders) cannot be told apart by it: then only the whole resource's equality counts.
+ */
+export function mappingHeld(
+  recorded: string,
+  mapping: ResolvedMapping,
+  all: readonly ResolvedMapping[],
+  requestOptions: Readonly<Record<string, unknown>> = {},
+): boolean {
+  const same = all.filter((m) => m.resource === mapping.resource);
+  if (recorded === resourceFingerprints(same, requestOptions)[mapping.resource]) return true;
+  const prints = same.map((m) => mappingFingerprint(m, requestOptions));
+  if (!recorded.includes('='))
+    return recorded === legacyCombined(prints) || recorded === mappingFingerprint(mapping, requestOptions);
+  const labels = same.map(labelOf);
+  if (new Set(labels).size < labels.length) return false;
+  const entries = new Map(
+    recorded.split(',').map((e) => [e.slice(0, e.lastIndexOf('=')), e.slice(e.lastIndexOf('=') + 1)]),
+  );
+  return entries.get(labelOf(mapping)) === mappingFingerprint(mapping, requestOptions);
+}
+
+/** A mapping's name in its resource's fingerprint: its file's name, without the separators the list uses. */
+const labelOf = (m: ResolvedMapping) => encodeURIComponent(basename(m.mappingFile));
+
+/** How several mappings' fingerprints were kept before they were kept per file: one hash of them all. */
+function legacyCombined(prints: readonly string[]): string {
   if (prints.length === 1) return prints[0]!;
   return createHash('sha256')
     .update([...prints].sort().join('\n'), 'utf8')

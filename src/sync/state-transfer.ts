@@ -19,7 +19,7 @@ import { targetDifference, type StateTarget, type SyncState } from './sync-state
  *   {"format":"engage-import sync state","version":1,"job":"/jobs/nightly.yaml","exported_at":"…"}
  *   {"type":"entity","resource":"user","key":"custom_id=C-1","hash":"<hex>","run":"…","at":"…"}
  *   {"type":"event","resource":"event","identity":"<hex>","run":"…","at":"…"}
- *   {"type":"mapping","resource":"user","fingerprint":"<hex>","run":"…","at":"…"}
+ *   {"type":"mapping","resource":"user","fingerprint":"<hex> or <file>=<hex>,…","run":"…","at":"…"}
  *   {"type":"applied","run":"…","seq":42,"complete":true}
  *   {"type":"end","rows":1234}
  */
@@ -54,7 +54,8 @@ const Line = z.discriminatedUnion('type', [
   z.strictObject({
     type: z.literal('mapping'),
     resource: Resource,
-    fingerprint: Hex32,
+    // One mapping's, or several under their files' names (`resourceFingerprints`).
+    fingerprint: z.string().regex(/^(?:[0-9a-f]{64}|[^,=]+=[0-9a-f]{64}(?:,[^,=]+=[0-9a-f]{64})*)$/),
     run: z.string().min(1),
     at: z.string().min(1),
   }),

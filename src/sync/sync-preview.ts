@@ -7,7 +7,7 @@ import {
   type SyncMode,
   type SyncStatus,
 } from './classify.js';
-import { resourceFingerprints } from './mapping-fingerprint.js';
+import { mappingFingerprint, mappingHeld } from './mapping-fingerprint.js';
 import { EarlierSends, type EarlierSend } from './earlier-sends.js';
 import { RunKeys, type RowPlace } from './run-keys.js';
 import { forgetCommand } from './forget-command.js';
@@ -202,24 +202,22 @@ export function createRunClassifier(options: RunClassifierOptions): RunClassifie
     },
     notes() {
       const out: string[] = [];
-      // The state keeps one fingerprint per resource, of all the job's mappings of it together.
-      // The deal update method is part of every fingerprint, and runs may use either: a state
-      // recorded by a run with the other one is no mapping change (as the live run's check has it).
+      // The state keeps each mapping's fingerprint of a resource: a file whose own mapping is as
+      // recorded is no mapping change, whatever became of the resource's other files. The deal
+      // update method is part of every fingerprint, and runs may use either: a state recorded by
+      // a run with the other one is no mapping change (as the live run's check has it).
       const mappings = tallies.map((t) => t.mapping);
-      const current = resourceFingerprints(mappings, options.requestOptions);
-      const other = resourceFingerprints(mappings, {
-        ...options.requestOptions,
-        dealUpdateMethod: options.requestOptions?.['dealUpdateMethod'] === 'PUT' ? 'PATCH' : 'PUT',
-      });
+      const methods = ['PATCH', 'PUT'].map((m) => ({ ...options.requestOptions, dealUpdateMethod: m }));
       for (const t of tallies) {
-        const { resource } = t.mapping;
-        const stored = options.state?.mappingFingerprint(resource);
+        const stored = options.state?.mappingFingerprint(t.mapping.resource);
+        const own = mappingFingerprint(t.mapping, options.requestOptions);
+        const held = stored !== undefined && methods.some((m) => mappingHeld(stored, t.mapping, mappings, m));
         const note = mappingChangeNote(
           t.file,
           t.entities >= t.events ? 'entity' : 'event',
           t.counts,
-          stored === other[resource] ? current[resource] : stored,
-          current[resource]!,
+          held ? own : stored,
+          own,
           knownByCells(t.mapping),
         );
         if (note !== undefined) out.push(note);

@@ -42,7 +42,7 @@ describe('a deal-create mapping changed since the state was recorded', () => {
     const refused = await night();
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(
-      "deals.csv: 6 of 6 deal creates look new, and the job's deal mappings changed since the sync state was recorded",
+      'deals.csv: 6 of 6 deal creates look new, and its mapping changed since the sync state was recorded',
     );
     expect(refused.stderr).toContain('Nothing was sent');
     expect(dealPosts()).toBe(6);

@@ -54,7 +54,7 @@ describe('an event mapping without identity: that changed', () => {
     const refused = await night();
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(
-      "events.csv: 10 of 10 events look new, and the job's event mappings changed since the sync state was recorded (events.yaml or another was edited or added)",
+      'events.csv: 10 of 10 events look new, and its mapping changed since the sync state was recorded (events.yaml was edited, or is new to the job)',
     );
     expect(refused.stderr).toContain('run again with --accept-mapping-change');
     expect(eventRequests(sandbox)).toBe(10);
@@ -190,6 +190,44 @@ describe('an event mapping without identity: that changed', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('already_sent 10');
     expect(eventRequests(sandbox)).toBe(10);
+  });
+
+  it("another event mapping's change does not hold back this file's new events", async () => {
+    const { dir, night } = await afterFirstNight();
+    // A second event file, known by its id cells, joins the job; accepted once, as new.
+    writeFileSync(join(dir, 'refunds.csv'), 'rid,user\nR1,0\nR2,1\n');
+    const refunds =
+      'resource: event\nsource: { file: refunds.csv }\nkey: rid\nidentity: [rid]\nfields:\n  user_custom_id: user\n  name: { value: Refunded }\n';
+    writeFileSync(join(dir, 'refunds.yaml'), refunds);
+    writeFileSync(join(dir, 'job.yaml'), 'mappings: [events.yaml, refunds.yaml, contacts.yaml]\nsync: incremental\n');
+    expect((await night(['--accept-mapping-change'])).code).toBe(0);
+    expect(eventRequests(sandbox)).toBe(12);
+    // Night 3: the refunds mapping gains a field (its events keep their identities), and the
+    // visits file, whose mapping is as it was, has one new event.
+    writeFileSync(join(dir, 'refunds.yaml'), `${refunds}  data.reason: { value: damaged }\n`);
+    writeFileSync(join(dir, 'events.csv'), `${readFileSync(join(dir, 'events.csv'), 'utf8')}E10,0\n`);
+    const r = await night();
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/events\.csv\s+event\s+ok 1, already_sent 10/);
+    expect(r.stderr).toMatch(/refunds\.csv\s+event\s+already_sent 2/);
+    expect(eventRequests(sandbox)).toBe(13);
+  });
+
+  it('a mapping edited to equal another of the job is held back: its requests changed', async () => {
+    const { dir, night } = await afterFirstNight();
+    // A second event file whose mapping adds a channel; accepted once, as new.
+    writeFileSync(join(dir, 'store.csv'), 'id,user\nS1,0\nS2,1\n');
+    const store = `${EVENTS.replace('events.csv', 'store.csv')}  data.channel: { value: store }\n`;
+    writeFileSync(join(dir, 'store.yaml'), store);
+    writeFileSync(join(dir, 'job.yaml'), 'mappings: [events.yaml, store.yaml, contacts.yaml]\nsync: incremental\n');
+    expect((await night(['--accept-mapping-change'])).code).toBe(0);
+    expect(eventRequests(sandbox)).toBe(12);
+    // The channel dropped: store.yaml now reads as events.yaml does, and every store event's request changed.
+    writeFileSync(join(dir, 'store.yaml'), EVENTS.replace('events.csv', 'store.csv'));
+    const refused = await night();
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('store.csv: 2 of 2 events look new, and its mapping changed');
+    expect(eventRequests(sandbox)).toBe(12);
   });
 
   it('a change to another mapping of the job does not hold the events back', async () => {

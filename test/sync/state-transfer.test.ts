@@ -102,6 +102,21 @@ describe('state export and import', () => {
     expect(other.state.counts()).toEqual([{ resource: 'user', kind: 'entity', count: 1 }]);
   });
 
+  it("carries a resource's fingerprints of several mapping files across an export", async () => {
+    const a = setUp();
+    const kept = `store.yaml=${hex('b')},visits.yaml=${hex('a')}`;
+    a.state.apply(
+      fakeFeed('r1', [{ resource: 'event', kind: 'event', key: hex('e'), hash: hex('e') }], {
+        fingerprints: { event: kept },
+      }),
+    );
+    const file = join(a.dir, 'state.ndjson');
+    await exportState(a.state, file, NOW);
+    const b = setUp();
+    await importState(b.state, file, b.dir);
+    expect(b.state.mappingFingerprint('event')).toBe(kept);
+  });
+
   it('writes NDJSON with a header and an end line, and reads it back into another state', async () => {
     const a = filled();
     const file = join(a.dir, 'state.ndjson');

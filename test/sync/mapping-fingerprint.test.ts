@@ -1,0 +1,59 @@
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadMapping } from '../../src/config/load-mapping.js';
+import { mappingFingerprint, mappingHeld, resourceFingerprints } from '../../src/sync/mapping-fingerprint.js';
+import { tmpTree } from '../helpers/tmp.js';
+
+const VISITS =
+  'resource: event\nsource: { file: visits.csv }\nkey: id\nfields:\n  user_custom_id: user\n  name: { value: Visited }\n';
+const STORE = `${VISITS.replace('visits.csv', 'store.csv')}  data.channel: { value: store }\n`;
+
+/** The two event mappings of a job, as files: visits.yaml and store.yaml. */
+async function mappings(visits: string, store: string) {
+  const dir = tmpTree({ 'visits.yaml': visits, 'store.yaml': store });
+  return [await loadMapping(join(dir, 'visits.yaml')), await loadMapping(join(dir, 'store.yaml'))] as const;
+}
+
+describe('mappingHeld: which mapping of a resource is as the state recorded it', () => {
+  it('an edit to one mapping leaves the other held', async () => {
+    const before = await mappings(VISITS, STORE);
+    const recorded = resourceFingerprints(before)['event']!;
+    const after = await mappings(VISITS, STORE.replace('store }', 'shop }'));
+    expect(mappingHeld(recorded, after[0], after)).toBe(true);
+    expect(mappingHeld(recorded, after[1], after)).toBe(false);
+  });
+
+  it('a mapping edited to equal another of its resource is not held (its requests changed)', async () => {
+    const before = await mappings(VISITS, STORE);
+    const recorded = resourceFingerprints(before)['event']!;
+    const after = await mappings(VISITS, VISITS.replace('visits.csv', 'store.csv'));
+    expect(mappingFingerprint(after[1])).toBe(mappingFingerprint(after[0]));
+    expect(mappingHeld(recorded, after[1], after)).toBe(false);
+  });
+
+  it('a state written when several mappings were kept as one hash holds them all while none changed', async () => {
+    const now = await mappings(VISITS, STORE);
+    const legacy = createHash('sha256')
+      .update(
+        now
+          .map((m) => mappingFingerprint(m))
+          .sort()
+          .join('\n'),
+        'utf8',
+      )
+      .digest('hex');
+    expect(mappingHeld(legacy, now[0], now)).toBe(true);
+    expect(mappingHeld(legacy, now[1], now)).toBe(true);
+    const edited = await mappings(VISITS, STORE.replace('store }', 'shop }'));
+    expect(mappingHeld(legacy, edited[0], edited)).toBe(false);
+  });
+
+  it('a job that had one mapping of the resource and gains a second: the first is held, the new one not', async () => {
+    const [visits] = await mappings(VISITS, STORE);
+    const recorded = resourceFingerprints([visits])['event']!;
+    const both = await mappings(VISITS, STORE);
+    expect(mappingHeld(recorded, both[0], both)).toBe(true);
+    expect(mappingHeld(recorded, both[1], both)).toBe(false);
+  });
+});
