@@ -143,7 +143,8 @@ async function settleAll(
         ? uploadFileAndWait(run.imports, sub, onImportId)
         : Promise.resolve({
             kind: 'given_up' as const,
-            message: 'not uploaded again: its rows were in doubt, and only resume --resend-unknown uploads them again',
+            message:
+              'not uploaded again: its chunk held rows in doubt before this run, and only resume --resend-unknown uploads them again',
             importId: undefined,
           }),
     waitFor: (importId) => awaitRecordedImport(run.imports, importId),
