@@ -199,10 +199,8 @@ async function runLiveWith(
       return EXIT.OK;
     };
     if (run.finished && !args['resend-unknown']) return finished();
-    if (baseUrl === PENDING_BASE_URL) {
-      baseUrl = recordedBaseUrl(run.identity.target?.baseUrl, io.env);
-      if (!args.quiet) io.stderr.write(`engage-import: resuming against ${baseUrl.origin}, the run's base URL\n`);
-    }
+    const fromRun = baseUrl === PENDING_BASE_URL;
+    if (fromRun) baseUrl = recordedBaseUrl(run.identity.target?.baseUrl, io.env);
     args = withRecordedPayloadOptions(args, run.identity.options);
     payloadOptions = payloadOptionsOf(args);
     const job = await loadJob(jobFile ?? run.identity.job.path, {
@@ -241,6 +239,8 @@ async function runLiveWith(
     }
     // Sending rows of a finished run again: if this is interrupted too, the run must be resumable.
     if (run.finished) await ledger.reopen();
+    if (fromRun && !args.quiet)
+      io.stderr.write(`engage-import: resuming against ${baseUrl.origin}, the run's base URL\n`);
     return await drive(job, ledger, mode);
   }
   const job = await loadJob(resolve(io.cwd, start.job), {
