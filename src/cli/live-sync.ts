@@ -14,9 +14,6 @@ import {
   type SyncMode,
 } from '../sync/index.js';
 
-/** How often, at most, the run's new outcomes are applied to the state while it runs. */
-const APPLY_EVERY_MS = 1_000;
-
 /** The sync side of a live run: the classifier the pipeline asks, and the state kept up to date. */
 export interface RunSync {
   readonly classifier: RunClassifier;
@@ -100,20 +97,20 @@ export async function openRunSync(
   const classifier =
     mode === undefined ? createSendAllClassifier(state) : createRunClassifier({ state, mode, requestOptions });
   let failed = false;
-  let last = 0;
   const apply = () => {
     if (failed) return;
-    last = Date.now();
     state.apply(feed);
   };
-  // After a group commit, at most every APPLY_EVERY_MS: each apply is a transaction (an fsync)
-  // of its own, and the state only needs to be recent for a preview run meanwhile. The run's own
-  // classification needs the earlier stages' rows, and gets them by a full apply before each
-  // stage (`apply` below, the pipeline's beforeStage; a failure there is a warning, as the last
-  // apply's is, and the stage compares with the state as it is). A failure here leaves the rows in the
-  // ledger's outbox, which the next run's catch-up applies; the run goes on (the ledger is the truth).
+  // After every group commit, in the same tick: the state lags the ledger by no more than that.
+  // A run folder moved away after a kill -9 (as a refusal offers) takes only its rows in flight
+  // with it; a state applied once a second lost that second of accepted events, which the next
+  // run sent again. (An apply is a transaction with an fsync: at the API's 10 requests/s, nothing.)
+  // The run's own classification needs the earlier stages' rows, and gets them by a full apply
+  // before each stage (`apply` below, the pipeline's beforeStage; a failure there is a warning,
+  // as the last apply's is, and the stage compares with the state as it is). A failure here
+  // leaves the rows in the ledger's outbox, which the next run's catch-up applies; the run goes
+  // on (the ledger is the truth).
   ledger.afterCommit(() => {
-    if (Date.now() - last < APPLY_EVERY_MS) return;
     try {
       apply();
     } catch {

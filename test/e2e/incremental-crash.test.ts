@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { describe, expect, it } from 'vitest';
@@ -170,4 +170,35 @@ describe('incremental runs: kill -9 during day 2, resume, then day 3 with the sa
     },
     120_000,
   );
+});
+
+describe('incremental runs: kill -9, then the run folder moved away instead of resumed', () => {
+  it('the next run sends again at most the event that was in flight: the state kept every accepted one', async () => {
+    const dir = tmpTree();
+    writeJob(dir);
+    // 20 ms an answer, one at a time: about 50 events a second, so a state applied once a second
+    // would miss dozens of accepted events at the kill.
+    const sandbox = await startSandbox({ port: 0, rate: 0, latencyMs: 20 });
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    try {
+      writeDay(dir, 200, false);
+      // One request at a time: only one event is ever in flight.
+      const oneAtATime = common(dir, 'day1').map((a) => (a === '6' ? '1' : a));
+      const run = spawnCli(['import', 'job.yaml', ...oneAtATime], { cwd: dir, env: { ...process.env, ...env } });
+      while (eventRowsSince(sandbox, 0).length < 60) await new Promise((r) => setTimeout(r, 5));
+      run.kill('SIGKILL');
+      await exited(run);
+      const runs = join(dir, 'state', 'runs');
+      // Moved away, as the refusal of an unfinished run offers, without running the job first.
+      for (const id of readdirSync(runs)) renameSync(join(runs, id), join(dir, `parked-${id}`));
+
+      const next = await runCli(['import', 'job.yaml', ...common(dir, 'day1b')], { cwd: dir, env });
+      expect(next.code, next.stderr).toBe(0);
+      const twice = [...appliedEvents(sandbox).values()].filter((n) => n > 1);
+      expect(twice.length).toBeLessThanOrEqual(1);
+      expect(appliedEvents(sandbox).size).toBe(200);
+    } finally {
+      await sandbox.close();
+    }
+  }, 60_000);
 });
