@@ -216,7 +216,12 @@ async function runLiveWith(
     );
     // The run's own identity is compared first (it says which of base URL and key differs).
     try {
-      ledger = await openForResume(run.runDir, identity, { cwd: io.cwd, stateDir, heldLock: taken.lock });
+      ledger = await openForResume(run.runDir, identity, {
+        cwd: io.cwd,
+        stateDir,
+        heldLock: taken.lock,
+        keyRotated: args['key-rotated'],
+      });
       taken.lock = undefined;
     } catch (error) {
       // Refused (an input changed since): the operator may move the run away next.
@@ -227,7 +232,7 @@ async function runLiveWith(
     // Then, as for a new run, a state the resume could not trust is refused before anything is
     // sent or a finished run reopened, so the refusal leaves the run as it was.
     try {
-      checkSyncState(job, stateDir, identity.target, io.cwd);
+      checkSyncState(job, stateDir, identity.target, io.cwd, args['key-rotated']);
     } catch (error) {
       await ledger.close();
       throw error;
@@ -268,7 +273,7 @@ async function runLiveWith(
         : undefined;
   const identity = await runIdentity(job, { ...payloadOptions, ...(mode !== undefined && { sync: mode }) }, target);
   // A sync state this run could not use is refused before the run exists: nothing is sent.
-  checkSyncState(job, stateDir, identity.target, io.cwd);
+  checkSyncState(job, stateDir, identity.target, io.cwd, args['key-rotated']);
   if (mode !== undefined && args['accept-mapping-change'] !== true)
     await refuseChangedEventMappings(job, stateDir, mode, {
       dealUpdateMethod: args['deal-update-method'],
@@ -342,6 +347,7 @@ async function runLiveWith(
         { dealUpdateMethod: args['deal-update-method'] },
         io.cwd,
         args['accept-mapping-change'] === true,
+        args['key-rotated'],
       );
       return await driveWith(job, ledgerOfRun, sync);
     } catch (error) {

@@ -93,6 +93,12 @@ export function withLiveOptions<T>(y: Argv<T>) {
         describe:
           'Seconds to wait for the state directory when another engage-import process holds it (a preview, a state command, another run); then the run is refused',
       })
+      .option('key-rotated', {
+        type: 'boolean',
+        default: false,
+        describe:
+          "The API key is this account's, rotated since the sync state (or the run being resumed) was recorded: go on, and keep the new key's fingerprint. Without it a run with another key is refused, since it may be another account",
+      })
       .option('resend-unknown', {
         type: 'boolean',
         default: false,
@@ -126,7 +132,7 @@ export function withSyncModeOptions<T>(y: Argv<T>) {
     .option('accept-mapping-change', {
       type: 'boolean',
       describe:
-        'Send the events of a file whose mapping (without identity:) changed since the sync state was recorded and whose events mostly look new: without it such a run is refused, since a cumulative export would record its past events again',
+        'Send the events of a file whose mapping changed since the sync state was recorded and whose events look new: without it such a run is refused, since a cumulative export would record its past events again',
     })
     .conflicts('incremental', 'full-refresh');
 }

@@ -30,11 +30,18 @@ export type RunSyncMode = SyncMode | undefined;
  * written for another target), or none where the job seems to have moved from another path with
  * its state directory, is refused now, so the refusal leaves no run folder behind.
  */
-export function checkSyncState(job: LoadedJob, stateDir: string, target: RunIdentity['target'], cwd: string): void {
+export function checkSyncState(
+  job: LoadedJob,
+  stateDir: string,
+  target: RunIdentity['target'],
+  cwd: string,
+  /** `--key-rotated` (see `SyncState.checkTarget`). */
+  keyRotated = false,
+): void {
   refuseMovedJob(stateDir, job.file, cwd);
   const state = SyncState.open(syncStateFile(stateDir, job.file), job.file, { cwd, mode: 'read' });
   try {
-    if (target !== undefined) state?.checkTarget(target, false);
+    if (target !== undefined) state?.checkTarget(target, false, keyRotated);
   } finally {
     state?.close();
   }
@@ -78,11 +85,16 @@ export async function openRunSync(
   cwd: string,
   /** `--accept-mapping-change`: the event mappings' new fingerprints are recorded now. */
   acceptMappingChange = false,
+  /** `--key-rotated`: the state takes the run's new key, once the runs sent with the old one are applied. */
+  keyRotated = false,
 ): Promise<RunSync> {
   const state = SyncState.open(syncStateFile(stateDir, job.file), job.file, { cwd, mode: 'write', check: false })!;
   try {
-    if (ledger.identity.target !== undefined) state.checkTarget(ledger.identity.target, true);
-    catchUp(state, stateDir, (runDir) => openSyncFeed(runDir, { cwd }), { cwd });
+    const catchUpNow = () => catchUp(state, stateDir, (runDir) => openSyncFeed(runDir, { cwd }), { cwd });
+    // Runs are caught up only when they were sent to the state's target: those of the old key first.
+    if (keyRotated) catchUpNow();
+    if (ledger.identity.target !== undefined) state.checkTarget(ledger.identity.target, true, keyRotated);
+    catchUpNow();
     const fingerprints = resourceFingerprints(job.mappings, requestOptions);
     await ledger.recordFingerprints(fingerprints);
     if (acceptMappingChange) {

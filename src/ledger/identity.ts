@@ -104,13 +104,15 @@ export function identityChanges(stored: RunIdentity, current: RunIdentity, cwd: 
  * Where the rows went and where they would go now: the base URL, and the API key (by its
  * fingerprint). Empty when either identity does not record a target (an older ledger).
  */
-export function targetChanges(stored: RunIdentity, current: RunIdentity): string[] {
+export function targetChanges(stored: RunIdentity, current: RunIdentity, keyRotated = false): string[] {
   if (stored.target === undefined || current.target === undefined) return [];
   const changes: string[] = [];
   if (stored.target.baseUrl !== current.target.baseUrl)
     changes.push(`the base URL was ${stored.target.baseUrl}, now ${current.target.baseUrl}`);
-  if (stored.target.keyFingerprint !== current.target.keyFingerprint)
-    changes.push('the API key is not the one the run started with (another account?)');
+  if (stored.target.keyFingerprint !== current.target.keyFingerprint && !keyRotated)
+    changes.push(
+      "the API key is not the one the run started with (another account? if it is this account's key, rotated since, resume with --key-rotated)",
+    );
   return changes;
 }
 

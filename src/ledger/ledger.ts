@@ -123,7 +123,7 @@ function openLedger(
     if (expected !== undefined) {
       // A run that never recorded a row (stopped by a 401 on its first request) may go on with
       // another key or base URL: nothing was sent that another target could be confused with.
-      const moved = targetChanges(meta.identity, expected);
+      const moved = targetChanges(meta.identity, expected, options.keyRotated === true);
       const changes = [
         ...identityChanges(meta.identity, expected, cwd),
         ...(moved.length > 0 && !isEmpty(db) ? moved : []),
@@ -134,7 +134,13 @@ function openLedger(
           `cannot resume the run in ${displayPath(runDir, cwd)}: ${changes.join('; ')}. Put back what the run started with to resume it, or move the run folder away to start a new run (a plain run sends every row again; an incremental one skips the rows this run had accepted, but sends again those in flight when it stopped)`,
         );
       }
-      if (moved.length > 0) {
+      // `--key-rotated`: the run goes on with the account's new key, and keeps its fingerprint.
+      const rotated =
+        options.keyRotated === true &&
+        meta.identity.target !== undefined &&
+        expected.target !== undefined &&
+        meta.identity.target.keyFingerprint !== expected.target.keyFingerprint;
+      if (moved.length > 0 || rotated) {
         storeIdentity(db, expected);
         identity = expected;
       }

@@ -116,6 +116,8 @@ export interface LedgerOptions {
    * only holds while no other run can start): the run keeps it instead of taking one.
    */
   readonly heldLock?: StateLock | undefined;
+  /** `--key-rotated`: a resume with another API key goes on, and the run keeps the new key's fingerprint. */
+  readonly keyRotated?: boolean | undefined;
   /** Schedules a group commit. Default `setImmediate` (see GroupCommit). */
   readonly schedule?: (flush: () => void) => void;
 }

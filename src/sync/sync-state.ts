@@ -404,7 +404,12 @@ export class SyncState {
    * refused (SYNC_STATE) before anything is sent: the other account has none of these rows, so
    * skipping them there as `unchanged` would be wrong. `record` stores it when none is.
    */
-  checkTarget(target: StateTarget, record: boolean): void {
+  checkTarget(
+    target: StateTarget,
+    record: boolean,
+    /** `--key-rotated`: the operator says the new key is this account's; the state takes it. */
+    keyRotated = false,
+  ): void {
     const was = this.target();
     if (was === undefined) {
       if (record) this.recordTarget(target);
@@ -415,7 +420,7 @@ export class SyncState {
     // A state that holds no row says nothing about its target's account: the run that recorded it
     // was stopped before the API accepted anything (a 401 on a mistyped key, a base URL that never
     // answered). The corrected target takes its place.
-    if (this.#holdsNoRow()) {
+    if (this.#holdsNoRow() || (differs === 'keyFingerprint' && keyRotated)) {
       if (record) this.#replaceTarget(target);
       return;
     }
@@ -423,9 +428,13 @@ export class SyncState {
       differs === 'baseUrl'
         ? `the base URL ${was.baseUrl}, not ${target.baseUrl}`
         : 'another API key (another account?)';
+    const rotated =
+      differs === 'keyFingerprint'
+        ? " If it is this account's key, rotated since, run again with --key-rotated: the state then keeps the new one."
+        : '';
     throw new SyncError(
       'SYNC_STATE',
-      `the sync state ${displayPath(this.place.file, this.place.cwd)} records what was sent with ${why}; nothing was sent. Use --state-dir with another folder for this target (its first run sends every row), or run against the target the state belongs to`,
+      `the sync state ${displayPath(this.place.file, this.place.cwd)} records what was sent with ${why}; nothing was sent.${rotated} Else use --state-dir with another folder for this target (its first run sends every row), or run against the target the state belongs to`,
     );
   }
 

@@ -1,0 +1,76 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { eventsJob } from '../helpers/events-job.js';
+import { runCli } from '../helpers/run-cli.js';
+
+let sandbox: Sandbox | undefined;
+afterEach(async () => {
+  await sandbox?.close();
+  sandbox = undefined;
+});
+
+const OLD_KEY = 'a'.repeat(64);
+const NEW_KEY = 'b'.repeat(64);
+
+describe("a nightly job after the account's API key was rotated", () => {
+  it('is refused, naming --key-rotated; with it the night goes on, and the state keeps the new key', async () => {
+    sandbox = await startSandbox({ rate: 0, apiKey: OLD_KEY });
+    const port = Number(new URL(sandbox.url).port);
+    const dir = eventsJob(3, { incremental: true });
+    const night = (key: string, extra: string[] = []) =>
+      runCli(['import', 'job.yaml', '--rate', '1000', ...extra], {
+        cwd: dir,
+        env: { ENGAGE_API_KEY: key, ENGAGE_BASE_URL: sandbox!.url },
+      });
+    expect((await night(OLD_KEY)).code).toBe(0);
+
+    // The same account at the same address, now answering to its new key only.
+    await sandbox.close();
+    sandbox = await startSandbox({ rate: 0, apiKey: NEW_KEY, port });
+    const refused = await night(NEW_KEY);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      "records what was sent with another API key (another account?); nothing was sent. If it is this account's key, rotated since, run again with --key-rotated",
+    );
+    expect(sandbox.requests).toHaveLength(0);
+
+    const rotated = await night(NEW_KEY, ['--key-rotated']);
+    expect(rotated.code, rotated.stderr).toBe(0);
+    expect(rotated.stderr).toContain('already_sent 3');
+    expect(sandbox.requests.filter((q) => q.path.includes('/events/'))).toHaveLength(0);
+    // The next night needs no flag: the state keeps the new key.
+    expect((await night(NEW_KEY)).code).toBe(0);
+  });
+
+  it('a run stopped before the rotation resumes with the new key and --key-rotated', async () => {
+    // 50 ms an answer, one at a time: stopped (SIGTERM) once two rows were sent.
+    sandbox = await startSandbox({ rate: 0, apiKey: OLD_KEY, latencyMs: 50 });
+    const port = Number(new URL(sandbox.url).port);
+    const dir = eventsJob(3, { incremental: true });
+    const stop = new AbortController();
+    const watch = setInterval(() => {
+      if (sandbox!.requests.length >= 2) stop.abort('SIGTERM');
+    }, 2);
+    const stopped = await runCli(['import', 'job.yaml', '--rate', '1000', '--concurrency', '1'], {
+      cwd: dir,
+      env: { ENGAGE_API_KEY: OLD_KEY, ENGAGE_BASE_URL: sandbox.url },
+      signal: stop.signal,
+    });
+    clearInterval(watch);
+    expect(stopped.code).toBe(143);
+    const sentBefore = sandbox.requests.length;
+    await sandbox.close();
+    // A sandbox starts empty: the contacts the stopped run imported are given as fixtures.
+    const users = ['0', '1', '2'].map((custom_id) => ({ custom_id }));
+    sandbox = await startSandbox({ rate: 0, apiKey: NEW_KEY, port, fixtures: { users } });
+    const resume = (extra: string[] = []) =>
+      runCli(['resume', '--rate', '1000', ...extra], { cwd: dir, env: { ENGAGE_API_KEY: NEW_KEY } });
+    const refused = await resume();
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain("if it is this account's key, rotated since, resume with --key-rotated");
+    const resumed = await resume(['--key-rotated']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    // The rows the stopped run had not sent, and only those: 6 rows in all.
+    expect(sentBefore + sandbox.requests.length).toBe(6);
+  });
+});
