@@ -3,18 +3,17 @@ import { logFormatOf, withLogFormat } from '../log/cli-logger.js';
 import { tuneV8Memory } from './v8-memory.js';
 import { logicalCwd } from './logical-cwd.js';
 import { main } from './main.js';
-import { resumeCommandAtStart, stoppedAtOnceNotice } from './stopped-at-once.js';
+import { drainTimeoutMs, resumeCommandAtStart, stoppedAtOnceNotice } from './stopped-at-once.js';
 
 tuneV8Memory();
-
-/** In-flight requests get this long to finish after the first signal. */
-const DRAIN_TIMEOUT_MS = 30_000;
 
 // The first SIGINT/SIGTERM asks the running command to stop cleanly (it sees io.signal): no new
 // rows, in-flight requests finish and are recorded, the report is flushed. A second signal, or
 // the drain timeout, stops at once; the ledger still allows the resume. Only a live run has
 // requests in flight and a ledger to resume from: the other commands stop at the next row.
 const argv = process.argv.slice(2);
+/** In-flight requests get this long to finish after the first signal. */
+const DRAIN_TIMEOUT_MS = drainTimeoutMs(argv);
 const live = (argv[0] === 'import' || argv[0] === 'resume') && !argv.includes('--dry-run');
 const controller = new AbortController();
 // What continues the run once it has a folder to resume from; before that (a new run still

@@ -1,3 +1,4 @@
+import { DEFAULTS } from '../defaults.js';
 /**
  * What the process says when a second signal (or the drain timeout) stops it at once. A live run
  * that has its folder names the command that resumes it; a new run stopped before that folder
@@ -18,4 +19,18 @@ export function stoppedAtOnceNotice(sig: string, live: boolean, resumeCommand: s
 export function resumeCommandAtStart(argv: readonly string[]): string | undefined {
   const resumes = argv[0] === 'resume' || (argv[0] === 'import' && argv.includes('--resume'));
   return resumes ? 'engage-import resume' : undefined;
+}
+
+/**
+ * How long the first signal lets the requests in flight finish before the process stops at once
+ * (leaving no report): longer than one request may take (`--request-timeout`, read from argv as
+ * the command has not parsed it yet), so that they end, by answer or timeout, and the run writes
+ * its report, logs its end and sends its alert. At least 30 s.
+ */
+export function drainTimeoutMs(argv: readonly string[]): number {
+  const at = argv.indexOf('--request-timeout');
+  const given = at >= 0 ? argv[at + 1] : argv.find((a) => a.startsWith('--request-timeout='))?.split('=')[1];
+  const seconds = Number(given);
+  const request = Number.isFinite(seconds) && seconds > 0 ? seconds : DEFAULTS.requestTimeoutSeconds;
+  return Math.max(30, request + 5) * 1000;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { resumeCommandAtStart, stoppedAtOnceNotice } from '../../src/cli/stopped-at-once.js';
+import { drainTimeoutMs, resumeCommandAtStart, stoppedAtOnceNotice } from '../../src/cli/stopped-at-once.js';
 
 describe('what a second signal says', () => {
   it('a live run with a folder names the command that resumes it', () => {
@@ -23,5 +23,15 @@ describe('what a second signal says', () => {
     expect(resumeCommandAtStart(['import', 'job.yaml', '--resume'])).toBe('engage-import resume');
     expect(resumeCommandAtStart(['import', 'job.yaml'])).toBeUndefined();
     expect(resumeCommandAtStart(['validate', 'job.yaml', '--resume'])).toBeUndefined();
+  });
+});
+
+describe('drainTimeoutMs: how long the first signal waits for the requests in flight', () => {
+  it('outlasts one request (--request-timeout, default 30 s) by 5 s, so that the run still writes its report', () => {
+    expect(drainTimeoutMs(['import', 'job.yaml'])).toBe(35_000);
+    expect(drainTimeoutMs(['import', 'job.yaml', '--request-timeout', '60'])).toBe(65_000);
+    expect(drainTimeoutMs(['import', 'job.yaml', '--request-timeout=90'])).toBe(95_000);
+    expect(drainTimeoutMs(['import', 'job.yaml', '--request-timeout', '5'])).toBe(30_000);
+    expect(drainTimeoutMs(['import', 'job.yaml', '--request-timeout', 'x'])).toBe(35_000);
   });
 });
