@@ -357,6 +357,12 @@ async function runLiveWith(
         ended.began = !(await ledgerOfRun.closeRemovingIfEmpty());
         if (!ended.began) io.onRunFolder?.(undefined);
       } else ended.began = Object.values(ledgerOfRun.counts()).some((n) => n > 0);
+      // Ended by an error after rows went (a disk that filled while the report was written): the
+      // run is unfinished, and the next import of the job is refused until it is resumed.
+      if (ended.began && !(error instanceof InterruptedWhileWaiting))
+        io.stderr.write(
+          `engage-import: the run stopped unfinished; once the cause is mended, resume with: engage-import resume ${displayPath(ledgerOfRun.runDir, io.cwd)}\n`,
+        );
       throw error;
     } finally {
       // The ledger first: its last commits are applied to the state before the state closes.

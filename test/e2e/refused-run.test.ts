@@ -147,6 +147,10 @@ describe('a run refused by its input or output checks', () => {
       expect(received).toHaveLength(1);
       expect(received[0]).toMatchObject({ exit_code: 3 });
       expect(String(received[0]!['text'])).toContain('(exit 3): cannot write /dev/full');
+      // Rows went: the run is unfinished, and says how to go on.
+      expect(r.stderr).toContain(
+        'the run stopped unfinished; once the cause is mended, resume with: engage-import resume ',
+      );
     },
   );
 });
