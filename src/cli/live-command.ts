@@ -17,6 +17,7 @@ import {
   type StateLock,
 } from '../ledger/index.js';
 import { displayPath } from '../pipeline/display-path.js';
+import { resumeCommand } from '../pipeline/resume-command.js';
 import { runLiveImport } from '../pipeline/live-import.js';
 import { checkStateDir, outputPath, protectedPaths } from './output-args.js';
 import { createProgress, type Progress } from '../pipeline/progress.js';
@@ -337,7 +338,7 @@ async function runLiveWith(
     fresh = false,
   ): Promise<number> {
     let sync: RunSync | undefined;
-    io.onRunFolder?.(`engage-import resume ${displayPath(ledgerOfRun.runDir, io.cwd)}`);
+    io.onRunFolder?.(resumeCommand(ledgerOfRun.runDir, args.report, io.cwd));
     try {
       sync = await openRunSync(
         job,
@@ -361,7 +362,7 @@ async function runLiveWith(
       // run is unfinished, and the next import of the job is refused until it is resumed.
       if (ended.began && !(error instanceof InterruptedWhileWaiting))
         io.stderr.write(
-          `engage-import: the run stopped unfinished; once the cause is mended, resume with: engage-import resume ${displayPath(ledgerOfRun.runDir, io.cwd)}\n`,
+          `engage-import: the run stopped unfinished; once the cause is mended, resume with: ${resumeCommand(ledgerOfRun.runDir, args.report, io.cwd)}\n`,
         );
       throw error;
     } finally {

@@ -1,3 +1,4 @@
+import { resumeCommand } from './resume-command.js';
 import type { LoadedJob } from '../config/load-job.js';
 import type { ResolvedMapping } from '../config/mapping-schema.js';
 import type { Ledger } from '../ledger/index.js';
@@ -97,7 +98,7 @@ export async function runLiveImport(
     (index, mapping, header) =>
       (syncs[index] = deps.sync?.forSource(index, mapping, header, displayPath(mapping.source.path, options.cwd))),
   );
-  const state = new RunState(() => `resume with: engage-import resume ${displayPath(ledger.runDir, options.cwd)}`);
+  const state = new RunState(() => `resume with: ${resumeCommand(ledger.runDir, options.report, options.cwd)}`);
   const invalidTotal = totals.reduce((n, t) => n + t.invalid, 0);
   if (options.failOnInvalid && invalidTotal > 0) state.stop({ kind: 'invalid', count: invalidTotal });
   const onSignal = () => state.stop({ kind: 'signal', name: String(signal.reason) });

@@ -14,14 +14,15 @@ describe('the resume command a stop prints', () => {
   it('runs as printed, without the base URL: the run goes on against its own', async () => {
     sandbox = await startSandbox({ rate: 0 });
     const dir = eventsJob(4);
-    const stopped = await runCli(['import', 'job.yaml'], {
+    // A cron line's dated report: the printed command keeps it.
+    const stopped = await runCli(['import', 'job.yaml', '--report', 'night-1.csv'], {
       cwd: dir,
       env: { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url },
       signal: AbortSignal.abort('SIGTERM'),
     });
     expect(stopped.code).toBe(143);
-    const printed = /resume with: (engage-import resume \S+)/.exec(stopped.stderr)?.[1];
-    expect(printed).toBeDefined();
+    const printed = /resume with: (engage-import resume \S+ --report night-1\.csv)/.exec(stopped.stderr)?.[1];
+    expect(printed, stopped.stderr).toBeDefined();
     // Only the key in the environment, as the stop's hint assumes.
     const resumed = await runCli([...printed!.split(' ').slice(1), '--rate', '1000'], {
       cwd: dir,
@@ -31,7 +32,7 @@ describe('the resume command a stop prints', () => {
     expect(resumed.stderr).toContain(
       `engage-import: resuming against ${new URL(sandbox.url).origin}, the run's base URL`,
     );
-    expect(readReport(dir).map((l) => l['status'])).toEqual(Array(7).fill('ok'));
+    expect(readReport(dir, 'night-1.csv').map((l) => l['status'])).toEqual(Array(7).fill('ok'));
     // Again, for a batch job reading --json: nothing to do, said on stdout too.
     const again = await runCli([...printed!.split(' ').slice(1), '--json'], {
       cwd: dir,
