@@ -78,7 +78,10 @@ describe('a run refused by its input or output checks', () => {
     // What a second Ctrl-C would name: the run's folder while it existed, then nothing to resume.
     const told: (string | undefined)[] = [];
     const refused = await night(out, gz, ['--notify-url', url], join(out, 'report.csv'), (c) => told.push(c));
-    expect(told).toEqual([expect.stringMatching(/^engage-import resume \S+state\/runs\/\d{8}T\d{6}Z-\w+$/), undefined]);
+    expect(told).toEqual([
+      expect.stringMatching(/^engage-import resume \S+state\/runs\/\d{8}T\d{6}Z-\w+ --report \S+report\.csv$/),
+      undefined,
+    ]);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('gzip');
     expect(sandbox.requests).toHaveLength(0);
