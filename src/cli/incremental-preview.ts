@@ -22,6 +22,8 @@ export interface PreviewArgs {
   readonly 'full-refresh'?: boolean | undefined;
   readonly 'state-dir'?: string | undefined;
   readonly 'deal-update-method': 'PATCH' | 'PUT';
+  /** The key given is this account's, rotated since the state was recorded (as `import --key-rotated`). */
+  readonly 'key-rotated'?: boolean | undefined;
 }
 
 /**
@@ -43,7 +45,7 @@ export function openPreview(
     args['state-dir'] !== undefined ? readableStateDir(cwd, args['state-dir']) : stateDirBeside(job.file);
   const state = caughtUpState(job, stateDir, cwd);
   try {
-    if (state !== undefined) checkPreviewTarget(state, target);
+    if (state !== undefined) checkPreviewTarget(state, target, args['key-rotated'] === true);
   } catch (error) {
     state?.close();
     throw error;
@@ -87,7 +89,7 @@ export interface PreviewTarget {
  * never got. What the command does not know, or cannot read (a base URL that is not one: the
  * preview needs none), is taken as the state's.
  */
-function checkPreviewTarget(state: SyncState, target: PreviewTarget): void {
+function checkPreviewTarget(state: SyncState, target: PreviewTarget, keyRotated: boolean): void {
   const recorded = state.target();
   if (recorded === undefined) return;
   const url = target.baseUrl?.trim();
@@ -98,7 +100,11 @@ function checkPreviewTarget(state: SyncState, target: PreviewTarget): void {
   } catch {
     // Not a URL: the live run would refuse it; the preview compares what it can.
   }
-  state.checkTarget({ baseUrl, keyFingerprint: key ? keyFingerprint(key) : recorded.keyFingerprint }, false);
+  state.checkTarget(
+    { baseUrl, keyFingerprint: key ? keyFingerprint(key) : recorded.keyFingerprint },
+    false,
+    keyRotated,
+  );
 }
 
 /**

@@ -23,6 +23,11 @@ function validateOptions(y: Argv) {
       type: 'string',
       describe: `Where the sync state is kept (with --incremental; default: ${DEFAULTS.stateDir} beside the job file, as for import)`,
     })
+    .option('key-rotated', {
+      type: 'boolean',
+      describe:
+        "With --incremental: ENGAGE_API_KEY is this account's key, rotated since the sync state was recorded (as for import); the preview changes nothing",
+    })
     .example('$0 validate samples/job.yaml', `Check the bundled samples; report in ${DEFAULTS.report}`)
     .example(
       '$0 validate mappings/deals.yaml --input export.csv --rejects out/fix-me.csv',

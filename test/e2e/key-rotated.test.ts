@@ -33,6 +33,16 @@ describe("a nightly job after the account's API key was rotated", () => {
       "records what was sent with another API key (another account?); nothing was sent. If it is this account's key, rotated since, run again with --key-rotated",
     );
     expect(sandbox.requests).toHaveLength(0);
+    // The preview says the same, and takes the same word for it (changing nothing).
+    const preview = (extra: string[] = []) =>
+      runCli(['validate', 'job.yaml', '--report', 'preview.csv', ...extra], {
+        cwd: dir,
+        env: { ENGAGE_API_KEY: NEW_KEY, ENGAGE_BASE_URL: sandbox!.url },
+      });
+    expect((await preview()).code).toBe(2);
+    const previewed = await preview(['--key-rotated']);
+    expect(previewed.code, previewed.stderr).toBe(0);
+    expect(previewed.stderr).toContain('already_sent 3');
 
     const rotated = await night(NEW_KEY, ['--key-rotated']);
     expect(rotated.code, rotated.stderr).toBe(0);
