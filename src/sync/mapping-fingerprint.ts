@@ -70,12 +70,24 @@ export function mappingHeld(
   if (!recorded.includes('='))
     return recorded === legacyCombined(prints) || recorded === mappingFingerprint(mapping, requestOptions);
   const labels = same.map(labelOf);
-  if (new Set(labels).size < labels.length) return false;
-  const entries = new Map(
-    recorded.split(',').map((e) => [e.slice(0, e.lastIndexOf('=')), e.slice(e.lastIndexOf('=') + 1)]),
+  const kept = recorded
+    .split(',')
+    .map((e) => ({ label: e.slice(0, e.lastIndexOf('=')), print: e.slice(e.lastIndexOf('=') + 1) }));
+  // One name twice, now or then (two folders): which file a fingerprint was cannot be told.
+  if (new Set(labels).size < labels.length || new Set(kept.map((k) => k.label)).size < kept.length) return false;
+  const own = kept.find((k) => k.label === labelOf(mapping));
+  if (own !== undefined) return own.print === mappingFingerprint(mapping, requestOptions);
+  // A name the state does not know: a file renamed or moved, unchanged when the mappings are the
+  // same ones as then; an edit (one made equal to another, say) changes them.
+  return sameMembers(
+    kept.map((k) => k.print),
+    prints,
   );
-  return entries.get(labelOf(mapping)) === mappingFingerprint(mapping, requestOptions);
 }
+
+/** Whether two lists hold the same strings, as many times each. */
+const sameMembers = (a: readonly string[], b: readonly string[]) =>
+  a.length === b.length && [...a].sort().join(',') === [...b].sort().join(',');
 
 /** A mapping's name in its resource's fingerprint: its file's name, without the separators the list uses. */
 const labelOf = (m: ResolvedMapping) => encodeURIComponent(basename(m.mappingFile));

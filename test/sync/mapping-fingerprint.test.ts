@@ -56,4 +56,25 @@ describe('mappingHeld: which mapping of a resource is as the state recorded it',
     expect(mappingHeld(recorded, both[0], both)).toBe(true);
     expect(mappingHeld(recorded, both[1], both)).toBe(false);
   });
+
+  it('a mapping file renamed, its content as it was, is held; renamed and edited, it is not', async () => {
+    const before = await mappings(VISITS, STORE);
+    const recorded = resourceFingerprints(before)['event']!;
+    const dir = tmpTree({
+      'visits.yaml': VISITS,
+      'shop.yaml': STORE,
+      'edited.yaml': VISITS.replace('visits.csv', 'store.csv'),
+    });
+    const renamed = [await loadMapping(join(dir, 'visits.yaml')), await loadMapping(join(dir, 'shop.yaml'))];
+    expect(mappingHeld(recorded, renamed[1]!, renamed)).toBe(true);
+    const edited = [await loadMapping(join(dir, 'visits.yaml')), await loadMapping(join(dir, 'edited.yaml'))];
+    expect(mappingHeld(recorded, edited[1]!, edited)).toBe(false);
+  });
+
+  it('a state that kept one file name twice (two folders) holds a mapping only when the whole resource is as it was', async () => {
+    const [visits, store] = await mappings(VISITS, STORE);
+    const twice = `visits.yaml=${mappingFingerprint(visits)},visits.yaml=${mappingFingerprint(store)}`;
+    const now = await mappings(VISITS, STORE);
+    expect(mappingHeld(twice, now[0], now)).toBe(false);
+  });
 });
