@@ -122,8 +122,9 @@ function withoutUrls(message: string): string {
     // Punctuation that ends a sentence or a list, and quotes, are the message's, not the URL's.
     const [, open = '', whole = '', close = ''] = /^(["'`(]*)(.*?)([,;.:)"'`]*)$/.exec(word) ?? [];
     // A URL may follow a name and `=` (`ENGAGE_NOTIFY_URL=https://…`): the name stays.
+    // The name ends where the scheme starts, or (without one) at the first `=`: a later `=` is the URL's.
     const at = whole.search(/[a-z][a-z0-9+.-]*:\/\//i);
-    const name = at > 0 ? whole.slice(0, at) : whole.slice(0, whole.lastIndexOf('=') + 1);
+    const name = at >= 0 ? whole.slice(0, at) : whole.slice(0, whole.indexOf('=') + 1);
     const core = whole.slice(name.length);
     if (at >= 0) {
       try {

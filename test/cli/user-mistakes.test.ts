@@ -93,6 +93,18 @@ describe('user mistakes are usage errors, never internal ones', () => {
       'Unknown arguments: ENGAGE_NOTIFY_URL=https://hooks.slack.com/…, x=hooks.example.com/…',
     ],
     [
+      "URLs whose query or path hold '=', with or without a scheme or a name before them: shown by their hosts only",
+      [
+        'import',
+        'm.yaml',
+        'https://hooks.slack.com/services/T0/B0/SECRET7?v=2',
+        'https://user:SECRET8@hooks.example.com/x=y',
+        'ENGAGE_NOTIFY_URL=hooks.example.com/SECRET9?token=SECRET10',
+      ],
+      2,
+      'Unknown arguments: https://hooks.slack.com/…, https://hooks.example.com/…, ENGAGE_NOTIFY_URL=hooks.example.com/…',
+    ],
+    [
       'a webhook URL whose path holds a comma: shown by its host only',
       ['import', 'm.yaml', 'https://hooks.example.com/a,SECRET6'],
       2,
