@@ -24,13 +24,20 @@ export function resumeCommandAtStart(argv: readonly string[]): string | undefine
 /**
  * How long the first signal lets the requests in flight finish before the process stops at once
  * (leaving no report): longer than one request may take (`--request-timeout`, read from argv as
- * the command has not parsed it yet), so that they end, by answer or timeout, and the run writes
- * its report, logs its end and sends its alert. At least 30 s.
+ * the command has not parsed it yet) and than the alert after it (10 s), so that they end, by
+ * answer or timeout, and the run writes its report, logs its end and sends its alert. At least
+ * 30 s; at most what a timer can wait (about 24 days).
  */
 export function drainTimeoutMs(argv: readonly string[]): number {
-  const at = argv.indexOf('--request-timeout');
-  const given = at >= 0 ? argv[at + 1] : argv.find((a) => a.startsWith('--request-timeout='))?.split('=')[1];
+  const named = (a: string) => a === '--request-timeout' || a === '--requestTimeout';
+  const at = argv.findIndex(named);
+  const given = at >= 0 ? argv[at + 1] : argv.find((a) => named(a.split('=')[0]!) && a.includes('='))?.split('=')[1];
   const seconds = Number(given);
   const request = Number.isFinite(seconds) && seconds > 0 ? seconds : DEFAULTS.requestTimeoutSeconds;
-  return Math.max(30, request + 5) * 1000;
+  return Math.min(Math.max(30, request + ALERT_SECONDS + 5) * 1000, MAX_TIMER_MS);
 }
+
+/** The alert's own limit (`sendNotification`'s default), which the run may spend after its last request. */
+const ALERT_SECONDS = 10;
+/** The longest wait a Node timer takes (2^31 − 1 ms); a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;

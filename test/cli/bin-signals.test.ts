@@ -46,7 +46,7 @@ describe('the engage-import process and signals', () => {
       const exit = await new Promise<number | null>((r) => child.once('exit', r));
       expect(exit).toBe(code);
       expect(stderr).toContain(
-        `engage-import: ${sig}: finishing the requests in flight (up to 35 s; ${sig} again to stop at once)`,
+        `engage-import: ${sig}: finishing the requests in flight (up to 45 s; ${sig} again to stop at once)`,
       );
       expect(stderr).toMatch(/resume with: engage-import resume \.engage-import\/runs\//);
       const report = parse(readFileSync(join(dir, 'out/report.csv')), { columns: true }) as Record<string, string>[];

@@ -27,11 +27,14 @@ describe('what a second signal says', () => {
 });
 
 describe('drainTimeoutMs: how long the first signal waits for the requests in flight', () => {
-  it('outlasts one request (--request-timeout, default 30 s) by 5 s, so that the run still writes its report', () => {
-    expect(drainTimeoutMs(['import', 'job.yaml'])).toBe(35_000);
-    expect(drainTimeoutMs(['import', 'job.yaml', '--request-timeout', '60'])).toBe(65_000);
-    expect(drainTimeoutMs(['import', 'job.yaml', '--request-timeout=90'])).toBe(95_000);
+  it('outlasts one request (--request-timeout, default 30 s) and the alert after it (10 s), so that the run still writes its report', () => {
+    expect(drainTimeoutMs(['import', 'job.yaml'])).toBe(45_000);
+    expect(drainTimeoutMs(['import', 'job.yaml', '--request-timeout', '60'])).toBe(75_000);
+    expect(drainTimeoutMs(['import', 'job.yaml', '--request-timeout=90'])).toBe(105_000);
+    expect(drainTimeoutMs(['import', 'job.yaml', '--requestTimeout', '60'])).toBe(75_000);
     expect(drainTimeoutMs(['import', 'job.yaml', '--request-timeout', '5'])).toBe(30_000);
-    expect(drainTimeoutMs(['import', 'job.yaml', '--request-timeout', 'x'])).toBe(35_000);
+    expect(drainTimeoutMs(['import', 'job.yaml', '--request-timeout', 'x'])).toBe(45_000);
+    // "No timeout": as long as a timer can wait, not a timer that fires at once.
+    expect(drainTimeoutMs(['import', 'job.yaml', '--request-timeout', '3000000'])).toBe(2 ** 31 - 1);
   });
 });
