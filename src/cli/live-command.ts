@@ -175,7 +175,8 @@ async function runLiveWith(
         ? readRun(explicit, { cwd: io.cwd })
         : (findUnfinishedRun(stateDir, { cwd: io.cwd, ...(jobFile !== undefined ? { jobPath: jobFile } : {}) }) ??
           finishedRunOf(jobFile));
-    if (run !== undefined) io.onRunFolder?.(`engage-import resume ${displayPath(run.runDir, io.cwd)}`);
+    if (run !== undefined)
+      io.onRunFolder?.(resumeCommand(run.runDir, { report: args.report, rejects: args.rejects }, io.cwd));
     if (run === undefined) {
       const where = displayPath(explicit ?? stateDir, io.cwd);
       throw new LedgerError(
@@ -338,7 +339,7 @@ async function runLiveWith(
     fresh = false,
   ): Promise<number> {
     let sync: RunSync | undefined;
-    io.onRunFolder?.(resumeCommand(ledgerOfRun.runDir, args.report, io.cwd));
+    io.onRunFolder?.(resumeCommand(ledgerOfRun.runDir, { report: args.report, rejects: args.rejects }, io.cwd));
     try {
       sync = await openRunSync(
         job,
@@ -362,7 +363,7 @@ async function runLiveWith(
       // run is unfinished, and the next import of the job is refused until it is resumed.
       if (ended.began && !(error instanceof InterruptedWhileWaiting))
         io.stderr.write(
-          `engage-import: the run stopped unfinished; once the cause is mended, resume with: ${resumeCommand(ledgerOfRun.runDir, args.report, io.cwd)}\n`,
+          `engage-import: the run stopped unfinished; once the cause is mended, resume with: ${resumeCommand(ledgerOfRun.runDir, { report: args.report, rejects: args.rejects }, io.cwd)}\n`,
         );
       throw error;
     } finally {

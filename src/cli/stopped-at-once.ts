@@ -7,7 +7,7 @@ import { DEFAULTS } from '../defaults.js';
 export function stoppedAtOnceNotice(sig: string, live: boolean, resumeCommand: string | undefined): string {
   if (!live) return `stopped at once (${sig})`;
   return resumeCommand !== undefined
-    ? `stopped at once (${sig}); '${resumeCommand}' continues the run`
+    ? `stopped at once (${sig}); continue the run with: ${resumeCommand}`
     : `stopped at once (${sig}) before the run began; nothing was sent`;
 }
 

@@ -98,7 +98,10 @@ export async function runLiveImport(
     (index, mapping, header) =>
       (syncs[index] = deps.sync?.forSource(index, mapping, header, displayPath(mapping.source.path, options.cwd))),
   );
-  const state = new RunState(() => `resume with: ${resumeCommand(ledger.runDir, options.report, options.cwd)}`);
+  const state = new RunState(
+    () =>
+      `resume with: ${resumeCommand(ledger.runDir, { report: options.report, rejects: options.rejects }, options.cwd)}`,
+  );
   const invalidTotal = totals.reduce((n, t) => n + t.invalid, 0);
   if (options.failOnInvalid && invalidTotal > 0) state.stop({ kind: 'invalid', count: invalidTotal });
   const onSignal = () => state.stop({ kind: 'signal', name: String(signal.reason) });

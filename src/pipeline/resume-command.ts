@@ -3,13 +3,22 @@ import { displayPath } from './display-path.js';
 
 /**
  * The command that continues a stopped run, as its stop prints it: the run folder, and the report
- * the run was writing when it was not the default one (a cron line's dated report), so that the
- * resumed report lands where the run's did. Shell-quoted where a path holds a space or a quote.
+ * and rejects the run was writing when they were not the defaults (a cron line's dated report),
+ * so that the resumed ones land where the run's did. Shell-quoted where a path holds a space or a
+ * quote; a path that starts with `-` is given as `./-…`, not to be read as an option.
  */
-export function resumeCommand(runDir: string, report: string | undefined, cwd: string): string {
-  const shown = report === undefined ? undefined : displayPath(report, cwd);
-  const keep = shown !== undefined && shown !== DEFAULTS.report ? ` --report ${quoted(shown)}` : '';
-  return `engage-import resume ${quoted(displayPath(runDir, cwd))}${keep}`;
+export function resumeCommand(
+  runDir: string,
+  outputs: { readonly report?: string | undefined; readonly rejects?: string | undefined },
+  cwd: string,
+): string {
+  const report = outputs.report === undefined ? undefined : displayPath(outputs.report, cwd);
+  const keepReport = report !== undefined && report !== DEFAULTS.report ? ` --report ${quoted(report)}` : '';
+  const keepRejects = outputs.rejects === undefined ? '' : ` --rejects ${quoted(displayPath(outputs.rejects, cwd))}`;
+  return `engage-import resume ${quoted(displayPath(runDir, cwd))}${keepReport}${keepRejects}`;
 }
 
-const quoted = (path: string) => (/^[\w./@%+=:,-]+$/.test(path) ? path : `'${path.replace(/'/g, `'\\''`)}'`);
+const quoted = (path: string) => {
+  const safe = path.startsWith('-') ? `./${path}` : path;
+  return /^[\w./@%+=:,-]+$/.test(safe) ? safe : `'${safe.replace(/'/g, `'\\''`)}'`;
+};

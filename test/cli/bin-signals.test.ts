@@ -83,7 +83,7 @@ describe('a second signal', () => {
     const exit = await new Promise<number | null>((r) => child.once('exit', r));
     expect(exit).toBe(130);
     expect(stderr).toMatch(
-      /engage-import: stopped at once \(SIGINT\); 'engage-import resume \.engage-import\/runs\/\d{8}T\d{6}Z-\w+' continues the run\n/,
+      /engage-import: stopped at once \(SIGINT\); continue the run with: engage-import resume \.engage-import\/runs\/\d{8}T\d{6}Z-\w+\n/,
     );
   }, 60_000);
 });

@@ -4,7 +4,7 @@ import { drainTimeoutMs, resumeCommandAtStart, stoppedAtOnceNotice } from '../..
 describe('what a second signal says', () => {
   it('a live run with a folder names the command that resumes it', () => {
     expect(stoppedAtOnceNotice('SIGINT', true, 'engage-import resume .engage-import/runs/20261124T020000Z-ab12')).toBe(
-      "stopped at once (SIGINT); 'engage-import resume .engage-import/runs/20261124T020000Z-ab12' continues the run",
+      'stopped at once (SIGINT); continue the run with: engage-import resume .engage-import/runs/20261124T020000Z-ab12',
     );
   });
 
