@@ -75,19 +75,12 @@ export function mappingHeld(
     .map((e) => ({ label: e.slice(0, e.lastIndexOf('=')), print: e.slice(e.lastIndexOf('=') + 1) }));
   // One name twice, now or then (two folders): which file a fingerprint was cannot be told.
   if (new Set(labels).size < labels.length || new Set(kept.map((k) => k.label)).size < kept.length) return false;
+  // A name the state does not know (a file new to the job, or renamed) is not held: its events
+  // are checked. The other fingerprints cannot vouch for it, since they do not say which data
+  // each was sent with (renamed files that swapped fields would look unchanged).
   const own = kept.find((k) => k.label === labelOf(mapping));
-  if (own !== undefined) return own.print === mappingFingerprint(mapping, requestOptions);
-  // A name the state does not know: a file renamed or moved, unchanged when the mappings are the
-  // same ones as then; an edit (one made equal to another, say) changes them.
-  return sameMembers(
-    kept.map((k) => k.print),
-    prints,
-  );
+  return own !== undefined && own.print === mappingFingerprint(mapping, requestOptions);
 }
-
-/** Whether two lists hold the same strings, as many times each. */
-const sameMembers = (a: readonly string[], b: readonly string[]) =>
-  a.length === b.length && [...a].sort().join(',') === [...b].sort().join(',');
 
 /** A mapping's name in its resource's fingerprint: its file's name, without the separators the list uses. */
 const labelOf = (m: ResolvedMapping) => encodeURIComponent(basename(m.mappingFile));

@@ -57,18 +57,17 @@ describe('mappingHeld: which mapping of a resource is as the state recorded it',
     expect(mappingHeld(recorded, both[1], both)).toBe(false);
   });
 
-  it('a mapping file renamed, its content as it was, is held; renamed and edited, it is not', async () => {
+  it('a mapping file renamed is not held, whatever its content: renamed files that swapped fields would look unchanged', async () => {
     const before = await mappings(VISITS, STORE);
     const recorded = resourceFingerprints(before)['event']!;
+    // Each file renamed, visits now sending store's fields and store visits': the same two fingerprints as then.
     const dir = tmpTree({
-      'visits.yaml': VISITS,
-      'shop.yaml': STORE,
-      'edited.yaml': VISITS.replace('visits.csv', 'store.csv'),
+      'visits-v2.yaml': `${VISITS}  data.channel: { value: store }\n`,
+      'store-v2.yaml': VISITS.replace('visits.csv', 'store.csv'),
     });
-    const renamed = [await loadMapping(join(dir, 'visits.yaml')), await loadMapping(join(dir, 'shop.yaml'))];
-    expect(mappingHeld(recorded, renamed[1]!, renamed)).toBe(true);
-    const edited = [await loadMapping(join(dir, 'visits.yaml')), await loadMapping(join(dir, 'edited.yaml'))];
-    expect(mappingHeld(recorded, edited[1]!, edited)).toBe(false);
+    const swapped = [await loadMapping(join(dir, 'visits-v2.yaml')), await loadMapping(join(dir, 'store-v2.yaml'))];
+    expect(mappingHeld(recorded, swapped[0]!, swapped)).toBe(false);
+    expect(mappingHeld(recorded, swapped[1]!, swapped)).toBe(false);
   });
 
   it('a state that kept one file name twice (two folders) holds a mapping only when the whole resource is as it was', async () => {
