@@ -122,9 +122,10 @@ function withoutUrls(message: string): string {
     // Punctuation that ends a sentence or a list, and quotes, are the message's, not the URL's.
     const [, open = '', whole = '', close = ''] = /^(["'`(]*)(.*?)([,;.:)"'`]*)$/.exec(word) ?? [];
     // A URL may follow a name and `=` (`ENGAGE_NOTIFY_URL=https://…`): the name stays.
-    // The name ends where the scheme starts, or (without one) at the first `=`: a later `=` is the URL's.
+    // The name ends where the scheme starts, or (without one) at an `=` after a word that reads
+    // as a name (`ENGAGE_NOTIFY_URL=`); any other `=` is the URL's (a query, a password).
     const at = whole.search(/[a-z][a-z0-9+.-]*:\/\//i);
-    const name = at >= 0 ? whole.slice(0, at) : whole.slice(0, whole.indexOf('=') + 1);
+    const name = at >= 0 ? whole.slice(0, at) : (/^[A-Za-z_][\w-]*=/.exec(whole)?.[0] ?? '');
     const core = whole.slice(name.length);
     if (at >= 0) {
       try {
@@ -135,9 +136,8 @@ function withoutUrls(message: string): string {
     }
     // Without its scheme: a host (a name with a dot, localhost or an IPv4 address, maybe after
     // `user:password@`), a port, then a path or nothing more than the credentials.
-    const bare = /^(?:[^\s/@]+@)?(localhost|\d{1,3}(?:\.\d{1,3}){3}|(?:[a-z0-9-]+\.)+[a-z]{2,})(:\d+)?(\/.*)?$/i.exec(
-      core,
-    );
+    const bare =
+      /^(?:[^\s/@]+@)?(localhost|\d{1,3}(?:\.\d{1,3}){3}|(?:[a-z0-9-]+\.)+[a-z]{2,})(:\d+)?([/?#].*)?$/i.exec(core);
     if (bare !== null && (bare[3] !== undefined || core.includes('@')))
       return `${open}${name}${bare[1]}${bare[2] ?? ''}/…${close}`;
     return word;

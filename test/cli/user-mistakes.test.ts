@@ -105,6 +105,18 @@ describe('user mistakes are usage errors, never internal ones', () => {
       'Unknown arguments: https://hooks.slack.com/…, https://hooks.example.com/…, ENGAGE_NOTIFY_URL=hooks.example.com/…',
     ],
     [
+      "URLs without a scheme whose query or password hold '=': shown by their hosts only",
+      [
+        'import',
+        'm.yaml',
+        'hooks.example.com?token=SECRET11',
+        'svc:dG9rZW4xMjM0NQ==@api.example.com/v1',
+        'user:p=SECRET12@hooks.example.com/x',
+      ],
+      2,
+      'Unknown arguments: hooks.example.com/…, api.example.com/…, hooks.example.com/…',
+    ],
+    [
       'a webhook URL whose path holds a comma: shown by its host only',
       ['import', 'm.yaml', 'https://hooks.example.com/a,SECRET6'],
       2,
