@@ -143,6 +143,8 @@ async function runLiveWith(
                 ? stateDirBeside(parkedJob)
                 : DEFAULTS.stateDir),
         );
+  /** The command that continues a run of this command, as its stops print it. */
+  const resumeOf = (runDir: string) => resumeCommand(runDir, { report: args.report, rejects: args.rejects }, io.cwd);
   const target = {
     get baseUrl() {
       return baseUrl;
@@ -175,8 +177,7 @@ async function runLiveWith(
         ? readRun(explicit, { cwd: io.cwd })
         : (findUnfinishedRun(stateDir, { cwd: io.cwd, ...(jobFile !== undefined ? { jobPath: jobFile } : {}) }) ??
           finishedRunOf(jobFile));
-    if (run !== undefined)
-      io.onRunFolder?.(resumeCommand(run.runDir, { report: args.report, rejects: args.rejects }, io.cwd));
+    if (run !== undefined) io.onRunFolder?.(resumeOf(run.runDir));
     if (run === undefined) {
       const where = displayPath(explicit ?? stateDir, io.cwd);
       throw new LedgerError(
@@ -339,7 +340,7 @@ async function runLiveWith(
     fresh = false,
   ): Promise<number> {
     let sync: RunSync | undefined;
-    io.onRunFolder?.(resumeCommand(ledgerOfRun.runDir, { report: args.report, rejects: args.rejects }, io.cwd));
+    io.onRunFolder?.(resumeOf(ledgerOfRun.runDir));
     try {
       sync = await openRunSync(
         job,
@@ -363,7 +364,7 @@ async function runLiveWith(
       // run is unfinished, and the next import of the job is refused until it is resumed.
       if (ended.began && !(error instanceof InterruptedWhileWaiting))
         io.stderr.write(
-          `engage-import: the run stopped unfinished; once the cause is mended, resume with: ${resumeCommand(ledgerOfRun.runDir, { report: args.report, rejects: args.rejects }, io.cwd)}\n`,
+          `engage-import: the run stopped unfinished; once the cause is mended, resume with: ${resumeOf(ledgerOfRun.runDir)}\n`,
         );
       throw error;
     } finally {

@@ -1,4 +1,4 @@
-import { existsSync, lstatSync, rmSync, statSync, type Stats } from 'node:fs';
+import { existsSync, lstatSync, rmSync, type Stats } from 'node:fs';
 import { open, type FileHandle } from 'node:fs/promises';
 import { basename, resolve } from 'node:path';
 import { readableStateDir } from './output-args.js';
@@ -16,6 +16,7 @@ import {
   exportState,
   importState,
   listSyncStateFiles,
+  sameFile,
   syncStateFile,
   SyncState,
   stateDirBeside,
@@ -139,10 +140,8 @@ async function runState(args: StateArgs, io: CliIo): Promise<number> {
       const state = openExisting(stateFile, io, 'write');
       try {
         // What runs committed and the state has not applied yet goes in first: applied after the
-        // forget, it would bring the forgotten rows back. Only into a state that knows its
-        // target, so that only runs sent to its account are applied.
-        if (state.target() !== undefined)
-          catchUp(state, stateDir, (runDir) => openSyncFeed(runDir, { cwd: io.cwd }), { cwd: io.cwd });
+        // forget, it would bring the forgotten rows back.
+        catchUpWithRuns(state, stateDir, io.cwd);
         const n = state.forget(args.resource!, args.key);
         const what = args.key === undefined ? `every ${args.resource} row` : `${args.resource} ${args.key}`;
         io.stderr.write(
@@ -169,8 +168,7 @@ async function runState(args: StateArgs, io: CliIo): Promise<number> {
       const state = openExisting(stateFile, io, 'write');
       try {
         refuseUnfinishedRun(state, stateDir, io.cwd);
-        if (state.target() !== undefined)
-          catchUp(state, stateDir, (runDir) => openSyncFeed(runDir, { cwd: io.cwd }), { cwd: io.cwd });
+        catchUpWithRuns(state, stateDir, io.cwd);
         const rows = await exportState(state, target);
         io.stderr.write(
           `Exported ${rows.toLocaleString('en-US')} rows of the sync state of ${show(state.job)} to ${args.file}.\n`,
@@ -283,13 +281,6 @@ function restoredJob(named: string | undefined, exported: string, show: (p: stri
   );
 }
 
-/** Whether two paths reach one file (a link to it or to its folder). */
-function sameFile(a: string, b: string): boolean {
-  const x = statSync(a, { bigint: true });
-  const y = statSync(b, { bigint: true });
-  return x.dev === y.dev && x.ino === y.ino;
-}
-
 /** The job an export belongs to, from its first line. */
 async function jobNamedIn(file: string, shown: string): Promise<string> {
   const job = exportedJob(await firstLineOf(file, shown));
@@ -390,4 +381,12 @@ function formatBytes(bytes: number): string {
   if (bytes < 1024) return `${bytes} B`;
   if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
   return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/**
+ * Applies what the job's runs committed and the state has not yet (the caller holds the lock).
+ * Only into a state that knows its target, so that only runs sent to its account are applied.
+ */
+function catchUpWithRuns(state: SyncState, stateDir: string, cwd: string): void {
+  if (state.target() !== undefined) catchUp(state, stateDir, (runDir) => openSyncFeed(runDir, { cwd }), { cwd });
 }

@@ -1,4 +1,5 @@
 import { DEFAULTS } from '../defaults.js';
+import { ALERT_TIMEOUT_MS } from '../notify/send-notification.js';
 /**
  * What the process says when a second signal (or the drain timeout) stops it at once. A live run
  * that has its folder names the command that resumes it; a new run stopped before that folder
@@ -34,10 +35,9 @@ export function drainTimeoutMs(argv: readonly string[]): number {
   const given = at >= 0 ? argv[at + 1] : argv.find((a) => named(a.split('=')[0]!) && a.includes('='))?.split('=')[1];
   const seconds = Number(given);
   const request = Number.isFinite(seconds) && seconds > 0 ? seconds : DEFAULTS.requestTimeoutSeconds;
-  return Math.min(Math.max(30, request + ALERT_SECONDS + 5) * 1000, MAX_TIMER_MS);
+  // The alert's own limit (`sendNotification`'s), which the run may spend after its last request.
+  return Math.min(Math.max(30_000, (request + 5) * 1000 + ALERT_TIMEOUT_MS), MAX_TIMER_MS);
 }
 
-/** The alert's own limit (`sendNotification`'s default), which the run may spend after its last request. */
-const ALERT_SECONDS = 10;
 /** The longest wait a Node timer takes (2^31 − 1 ms); a longer one fires at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;

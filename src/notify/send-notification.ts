@@ -2,10 +2,13 @@ import { shownUrl } from './notify-url.js';
 
 export type Delivery = { readonly ok: true; readonly status: number } | { readonly ok: false; readonly reason: string };
 
+/** How long an alert waits for its webhook: a nightly job must not hang on a dead one. */
+export const ALERT_TIMEOUT_MS = 10_000;
+
 export interface SendOptions {
   /** Default: the global fetch. */
   readonly fetch?: typeof fetch;
-  /** Give up after this long. Default 10 s: a nightly job must not hang on a dead webhook. */
+  /** Give up after this long. Default `ALERT_TIMEOUT_MS`. */
   readonly timeoutMs?: number;
   /** Give up at once when this aborts (a signal while the alert waits for its webhook). */
   readonly stop?: AbortSignal | undefined;
@@ -25,7 +28,7 @@ export async function sendNotification(url: URL, body: unknown, options: SendOpt
   const timer = setTimeout(() => {
     timedOut = true;
     give.abort();
-  }, options.timeoutMs ?? 10_000);
+  }, options.timeoutMs ?? ALERT_TIMEOUT_MS);
   const stop = () => give.abort();
   if (options.stop?.aborted === true) give.abort();
   options.stop?.addEventListener('abort', stop, { once: true });

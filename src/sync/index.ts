@@ -4,7 +4,7 @@ export { eventsLookResent } from './classify.js';
 export { mappingHeld, resourceFingerprints } from './mapping-fingerprint.js';
 export { SyncState } from './sync-state.js';
 export { syncStateFile, listSyncStateFiles, stateDirBeside } from './state-file.js';
-export { refuseMovedJob } from './moved-job-state.js';
+export { refuseMovedJob, sameFile } from './moved-job-state.js';
 export { exportedJob, exportState, importState } from './state-transfer.js';
 export { catchUp, runsToApply } from './catch-up.js';
 export type { LedgerSyncFeed, SyncDelta } from './ledger-feed.js';

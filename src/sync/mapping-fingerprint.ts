@@ -66,9 +66,9 @@ export function mappingHeld(
 ): boolean {
   const same = all.filter((m) => m.resource === mapping.resource);
   if (recorded === resourceFingerprints(same, requestOptions)[mapping.resource]) return true;
-  const prints = same.map((m) => mappingFingerprint(m, requestOptions));
+  const print = mappingFingerprint(mapping, requestOptions);
   if (!recorded.includes('='))
-    return recorded === legacyCombined(prints) || recorded === mappingFingerprint(mapping, requestOptions);
+    return recorded === print || recorded === legacyCombined(same.map((m) => mappingFingerprint(m, requestOptions)));
   const labels = same.map(labelOf);
   const kept = recorded
     .split(',')
@@ -79,7 +79,7 @@ export function mappingHeld(
   // are checked. The other fingerprints cannot vouch for it, since they do not say which data
   // each was sent with (renamed files that swapped fields would look unchanged).
   const own = kept.find((k) => k.label === labelOf(mapping));
-  return own !== undefined && own.print === mappingFingerprint(mapping, requestOptions);
+  return own !== undefined && own.print === print;
 }
 
 /** A mapping's name in its resource's fingerprint: its file's name, without the separators the list uses. */

@@ -52,6 +52,12 @@ function aliasedJobState(stateDir: string, jobPath: string): MovedJobState | und
   return undefined;
 }
 
+/** Whether two paths reach one file (a link to it or to its folder, a bind mount, a hard link). */
+export function sameFile(a: string, b: string): boolean {
+  const id = fileId(a);
+  return id !== undefined && id === fileId(b);
+}
+
 /** Device and inode of a file, which every path to it shares (undefined when it is not there). */
 function fileId(path: string): string | undefined {
   try {
