@@ -5,7 +5,8 @@
 
 export interface UserRecord {
   readonly id: number;
-  readonly custom_id: string;
+  /** Null for a contact a bulk import created from an email alone. */
+  readonly custom_id: string | null;
   email: string | null;
   first_name: string | null;
   last_name: string | null;

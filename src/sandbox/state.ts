@@ -219,7 +219,7 @@ export class SandboxState {
 
   putUser(user: UserRecord): void {
     this.usersById.set(user.id, user);
-    this.usersByCustomId.set(user.custom_id, user);
+    if (user.custom_id !== null) this.usersByCustomId.set(user.custom_id, user);
   }
 
   newProductId(): number {

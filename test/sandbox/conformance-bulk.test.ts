@@ -286,19 +286,23 @@ describe('users: the per-row rules, an upsert', () => {
     expect(s.state.users()[0]).toMatchObject({ id: 1, email: 'a@example.com', first_name: 'Anne' });
   });
 
-  it('upsert by email when the row has no custom_id; assumption: no custom_id and no known email → "custom_id: This field is required."', async () => {
+  it('upsert by email when the row has no custom_id: a known email updates its contact, a new one creates a contact without custom_id; neither → "custom_id: This field is required."', async () => {
     const s = await sandbox({
       bulkRowsPerS: 0,
       fixtures: { users: [{ id: 7, custom_id: 'C-7', email: 'k@example.com' }] },
     });
-    const status = await importAndWait(s, 'users', 'email,first_name\nk@example.com,Kasia\nnew@example.com,Nowa\n');
-    expect(s.state.users()).toEqual([expect.objectContaining({ id: 7, custom_id: 'C-7', first_name: 'Kasia' })]);
+    const status = await importAndWait(
+      s,
+      'users',
+      'email,first_name\nk@example.com,Kasia\nnew@example.com,Nowa\n,Nobody\n',
+    );
+    expect(s.state.users()).toEqual([
+      expect.objectContaining({ id: 7, custom_id: 'C-7', first_name: 'Kasia' }),
+      expect.objectContaining({ custom_id: null, email: 'new@example.com', first_name: 'Nowa' }),
+    ]);
+    expect(status).toMatchObject({ succeeded: 2, failed: 1 });
     expect(status.rows_with_errors).toEqual([
-      {
-        row: 3,
-        data: { email: 'new@example.com', first_name: 'Nowa' },
-        errors: { custom_id: ['This field is required.'] },
-      },
+      { row: 4, data: { first_name: 'Nobody' }, errors: { custom_id: ['This field is required.'] } },
     ]);
   });
 

@@ -85,14 +85,14 @@ function applyContact(body: Record<string, unknown>, state: SandboxState, option
       customId = key.value;
       known = state.userByCustomId(key.value);
     } else errors.custom_id = [key.error];
-  } else if (typeof read.change.email === 'string') {
-    // No custom id: the contact with this email, when there is one.
-    known = state.userByEmail(read.change.email);
-    customId = known?.custom_id;
   }
-  // The sandbox keys every contact on a custom id: a row that names none and no known email is refused.
-  if (customId === undefined && errors.custom_id === undefined) errors.custom_id = [MESSAGES.required];
-  if (Object.keys(errors).length > 0 || customId === undefined) return { ok: false, errors };
+  // No custom id: the contact with this email, or a new contact known by its email alone.
+  const email = customId === undefined && errors.custom_id === undefined ? read.change.email : undefined;
+  if (typeof email === 'string') known = state.userByEmail(email);
+  // A row that names neither a custom id nor an email names no contact.
+  if (customId === undefined && typeof email !== 'string' && errors.custom_id === undefined)
+    errors.custom_id = [MESSAGES.required];
+  if (Object.keys(errors).length > 0) return { ok: false, errors };
   const tags =
     options.tags.length === 0
       ? read
@@ -100,7 +100,7 @@ function applyContact(body: Record<string, unknown>, state: SandboxState, option
           ...read,
           change: { ...read.change, tags: [...new Set([...(read.change.tags ?? known?.tags ?? []), ...options.tags])] },
         };
-  upsertContact(state, known, customId, tags);
+  upsertContact(state, known, customId ?? known?.custom_id ?? null, tags);
   return { ok: true };
 }
 

@@ -75,7 +75,7 @@ export function readContactKey(body: Record<string, unknown>): Read<string> {
 export function upsertContact(
   state: EndpointRequest['state'],
   known: UserRecord | undefined,
-  customId: string,
+  customId: string | null,
   read: ContactRead,
 ): { readonly created: boolean; readonly id: number } {
   const at = state.timestamp();
