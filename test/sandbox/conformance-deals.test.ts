@@ -188,6 +188,20 @@ describe('R-DEAL-1, R-DEAL-2: deal records', () => {
     }
   });
 
+  it('PUT deals-by-id/:custom_id/ updates the oldest deal with that custom id, only the fields sent; none → 404, nothing created', async () => {
+    const s = await world();
+    const { id } = (await s.call('POST', 'deals/', { custom_id: 'D 1', name: 'A', value: 10 })).body;
+    await s.call('POST', 'deals/', { custom_id: 'D 1', name: 'Second of the id' });
+    const res = await s.call('PUT', `deals-by-id/${encodeURIComponent('D 1')}/`, { name: 'B' });
+    expect(res.status).toBe(200);
+    expect(res.body).toMatchObject({ id, custom_id: 'D 1', name: 'B', value: '10.00' });
+    const bad = await s.call('PUT', 'deals-by-id/D-1/', { value: 'ten' });
+    expect(bad.status).toBe(404);
+    const missing = await s.call('PUT', 'deals-by-id/D-9/', { name: 'x' });
+    expect([missing.status, missing.body]).toEqual([404, { detail: 'Not found.' }]);
+    expect(s.state.deals().map((d) => d.name)).toEqual(['B', 'Second of the id']);
+  });
+
   it('§4.6 POST deals/update_or_create/ is keyed on custom_id: 201 then 200 on the same deal', async () => {
     const s = await world();
     const first = await s.call('POST', 'deals/update_or_create/', { custom_id: 'D-1', name: 'First', value: 10 });

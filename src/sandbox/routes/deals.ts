@@ -1,6 +1,6 @@
 /**
  * Deals (docs/api-contract.md R-DEAL-1): `POST /deals/`, `POST /deals/update_or_create/` (keyed on
- * `custom_id`), `PATCH` and `PUT /deals/:id/`. Every answer is the full record of §2.3; every
+ * `custom_id`), `PATCH` and `PUT /deals/:id/`, `PUT /deals-by-id/:custom_id/`. Every answer is the full record of §2.3; every
  * field error is in the flat format, all at once (§7.2 rule 2).
  */
 import { detail, flatErrors, NOT_FOUND } from '../errors.js';
@@ -93,9 +93,17 @@ function updateOrCreateDeal({ state, body }: EndpointRequest): EndpointAnswer {
 }
 
 /** PATCH and PUT behave alike: every field is optional (R-DEAL-1), so a PUT changes only what it sends. */
-function updateDeal({ state, params, body }: EndpointRequest): EndpointAnswer {
-  const id = pathId(params[0]);
-  const deal = id === undefined ? undefined : state.deal(id);
+function updateDeal(request: EndpointRequest): EndpointAnswer {
+  const id = pathId(request.params[0]);
+  return updateFound(request, id === undefined ? undefined : request.state.deal(id));
+}
+
+/** By custom id: the oldest deal with it, as update_or_create finds it; none is a 404, nothing is created. */
+function updateDealByCustomId(request: EndpointRequest): EndpointAnswer {
+  return updateFound(request, request.state.dealByCustomId(request.params[0] ?? ''));
+}
+
+function updateFound({ state, body }: EndpointRequest, deal: DealRecord | undefined): EndpointAnswer {
   if (deal === undefined) return answer(404, detail(NOT_FOUND));
   if (!isRecord(body)) return answer(400, flatErrors({ non_field_errors: [notAnObject(body)] }));
   const read = readDeal(body, state);
@@ -109,4 +117,5 @@ export const dealRoutes: readonly Route[] = [
   { name: 'deals/', pattern: /^deals\/$/, methods: { POST: createDeal } },
   { name: 'deals/update_or_create/', pattern: /^deals\/update_or_create\/$/, methods: { POST: updateOrCreateDeal } },
   { name: 'deals/:id/', pattern: /^deals\/(\d+)\/$/, methods: { PATCH: updateDeal, PUT: updateDeal } },
+  { name: 'deals-by-id/:custom_id/', pattern: /^deals-by-id\/([^/]+)\/$/, methods: { PUT: updateDealByCustomId } },
 ];
