@@ -75,5 +75,7 @@ describe('product events of one product are sent in file order, whatever the con
     const stored = sandbox.state.productEvents().map((e) => e.timestamp);
     expect(stored).toHaveLength(120);
     expect(stored).toEqual([...stored].sort((a, b) => a - b));
+    // The product ends with the newest event's values (H0 is the newest row), not a stale one.
+    expect(sandbox.state.products()[0]?.attributes).toEqual({ hit: 'H0' });
   });
 });

@@ -1,4 +1,4 @@
-/** docs/api-contract.md R-PEVT-1 … R-PEVT-5, R-IDEM-3. */
+/** docs/api-contract.md R-PEVT-1 … R-PEVT-6, R-IDEM-3. */
 import { describe, expect, it } from 'vitest';
 import { PRODUCT_EVENT_TYPES } from '../../src/sandbox/index.js';
 import { products, sandbox, users, type TestSandbox } from './_helpers.js';
@@ -110,6 +110,16 @@ describe.each(ENDPOINTS)('R-PEVT-5 on the %s endpoint', (_name, path) => {
       data: ['Expected a dictionary of items but got type "str".'],
       timestamp: ['A valid integer is required.'],
     });
+  });
+
+  it("R-PEVT-6: each product event overwrites the product's attributes with its data (not custom_data): the last one sent wins, whatever its timestamp", async () => {
+    const s = await world();
+    const newer = { ...BODY, timestamp: 1767700000, data: { price: 90, colour: 'green', custom_data: { n: 2 } } };
+    const older = { ...BODY, timestamp: 1767600000, data: { price: 120, custom_data: { n: 1 } } };
+    await s.call('POST', path('TNT-2P-GRN'), newer);
+    await s.call('POST', path('TNT-2P-GRN'), older);
+    const product = s.state.products().find((p) => p.custom_id === 'TNT-2P-GRN');
+    expect(product?.attributes).toEqual({ price: 120, colour: 'green' });
   });
 
   it('R-IDEM-3: not idempotent, the same body twice is two product events', async () => {

@@ -96,6 +96,9 @@ function createProductEvent({ state, params, body }: EndpointRequest): EndpointA
   }
   if (Object.keys(errors).length > 0) return answer(400, flatErrors(errors));
 
+  // Each product event overwrites the product's attributes with its values (R-PEVT-6): events
+  // sent out of time order leave the product with stale ones. `custom_data` stays with the event.
+  for (const [key, value] of Object.entries(data)) if (key !== 'custom_data') product.attributes[key] = value;
   const record = state.addProductEvent({
     product_id: product.id,
     product_custom_id: product.custom_id,
