@@ -86,7 +86,7 @@ async function sendOne(
       body: row.call.body,
       idempotent: row.idempotent,
       inDoubt: inDoubtBefore(before?.state),
-      exists: stage.def.recognisesOwnCreate,
+      exists: stage.def.refusesDuplicateCreate,
       beforeFirstAttempt: recordIntent,
     });
     if (intentFailed !== undefined) {
@@ -122,12 +122,12 @@ async function settle(
     case 'ok': {
       // A request that is not idempotent, sent again while in doubt (--resend-unknown): applied now;
       // if the earlier send was applied too, the account has it twice. Its line says so (and the
-      // ledger, for the reports of later resumes), unless the API tells a second create apart (a
-      // product's custom_id: "already exists").
+      // ledger, for the reports of later resumes), unless the API refuses a second create (a
+      // product's custom_id: "already exists"), so that this `ok` proves the earlier send was not applied.
       const resent =
         doubtBefore(before, row.idempotent) !== undefined &&
         !row.idempotent &&
-        stage.def.recognisesOwnCreate === undefined
+        stage.def.refusesDuplicateCreate === undefined
           ? 'resent while in doubt (--resend-unknown): if the earlier send was applied too, the account has it twice; check it'
           : undefined;
       const said = [outcome.message, resent].filter((m) => m !== undefined && m !== '').join(' ') || undefined;

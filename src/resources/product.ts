@@ -32,7 +32,7 @@ export const product: ResourceDef = {
 
   // `custom_id` is unique: a second create with it is a 400 naming that field, "product with this
   // custom id already exists." (the framework's unique-field message).
-  recognisesOwnCreate: (status, bodyText) => status === 400 && customIdExists(bodyText),
+  refusesDuplicateCreate: (status, bodyText) => status === 400 && customIdExists(bodyText),
 
   refusedAsExisting: (message) => /product with this custom id already exists/i.test(message),
 

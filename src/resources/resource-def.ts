@@ -48,14 +48,16 @@ export interface ResourceDef {
   idempotent(operation: Operation | undefined): boolean;
   /**
    * For a create whose key is unique: whether an error answer says "this key exists already".
-   * Sent again after an attempt that may have been applied, that answer means the first attempt
-   * created it, and the row is `ok`. Absent when the API does not let the client tell.
+   * Such a create, sent again after an attempt that may have been applied, cannot be applied
+   * twice: an `ok` then proves the earlier attempt was not. An "exists" answer to it leaves the
+   * row `unknown`: the earlier attempt may have created the record, or it was there before.
+   * Absent when the API does not let the client tell.
    */
-  readonly recognisesOwnCreate?: ((status: number, bodyText: string) => boolean) | undefined;
+  readonly refusesDuplicateCreate?: ((status: number, bodyText: string) => boolean) | undefined;
   /**
    * Whether a `failed` row's recorded message says the create was refused because the record
    * exists already (so rows naming it as their parent may be sent): how a resume, which has only
-   * the ledger's message, tells what `recognisesOwnCreate` told the run that sent it.
+   * the ledger's message, tells what `refusesDuplicateCreate` told the run that sent it.
    */
   readonly refusedAsExisting?: ((message: string) => boolean) | undefined;
   /** Entities the row refers to, which earlier rows of the run may create. Never throws. */

@@ -2,7 +2,7 @@ import { HttpError, type RowFailure } from '../errors.js';
 import type { Exchange } from './_exchange.js';
 import { NOT_RESENT, UNAUTHORIZED, networkMessage, redirectMessage, tlsMessage } from './_messages.js';
 import { errorMessage } from './error-body.js';
-import { NOTE_OWN_CREATE, verdict, type AttemptAnswer, type InDoubtMode } from './in-doubt.js';
+import { EXISTS_AFTER_DOUBT, REFUSED_AFTER_DOUBT, verdict, type AttemptAnswer, type InDoubtMode } from './in-doubt.js';
 import { throttleWait } from './retry-after.js';
 import type { RetryPolicy } from './retry-policy.js';
 
@@ -24,8 +24,12 @@ export type Step =
       readonly source: 'retry-after' | 'detail' | undefined;
       readonly reason: string;
     }
-  /** No row can get past this (401, a redirect, a refused certificate, a pause too long to wait): stop the run. */
-  | { readonly action: 'fatal'; readonly error: HttpError };
+  /**
+   * No row can get past this (401, a redirect, a refused certificate, a pause too long to wait):
+   * stop the run. `reached`: a server took the whole request and answered it (a redirect), so it
+   * may have been applied before the answer.
+   */
+  | { readonly action: 'fatal'; readonly error: HttpError; readonly reached?: true };
 
 export type DoneOutcome =
   | {
@@ -43,7 +47,7 @@ export interface ClassifyContext {
   readonly mode: InDoubtMode;
   /** An earlier attempt of this row may have been applied. */
   readonly mayHaveApplied: boolean;
-  /** Recognises "this key exists already" on a create; such an answer to a resend means our own earlier create. */
+  /** Recognises "this key exists already" on a create whose key is unique. */
   readonly exists: ((status: number, text: string) => boolean) | undefined;
   readonly policy: RetryPolicy;
   readonly baseUrl: URL;
@@ -88,10 +92,12 @@ export function classify(result: Exchange, ctx: ClassifyContext): Step {
     );
   }
   if (status === 401) return { action: 'fatal', error: new HttpError('HTTP_UNAUTHORIZED', UNAUTHORIZED, 401) };
-  // Not followed: a redirect means a wrong base URL, and it could carry the key elsewhere.
+  // Not followed: a redirect means a wrong base URL, and it could carry the key elsewhere. But a
+  // server read the request before it answered (a 303 even says it was processed).
   if (status >= 300 && status < 400)
     return {
       action: 'fatal',
+      reached: true,
       error: new HttpError(
         'HTTP_PROTOCOL',
         ctx.redact(redirectMessage(status, result.headers.get('location'), ctx.baseUrl)),
@@ -100,9 +106,11 @@ export function classify(result: Exchange, ctx: ClassifyContext): Step {
     };
   const message = ctx.redact(errorMessage(status, text));
   if (status === 429) return throttled(result.headers, text, message, ctx);
-  if (ctx.policy.retryableStatuses.has(status)) return decided('server_error', status, message, ctx);
+  // Any other 5xx may come after the write: a gateway's 502 or 524 says nothing of what the service
+  // behind it did. Only 501 and 505 say the request was not handled at all.
+  if (status >= 500 && status !== 501 && status !== 505) return decided('server_error', status, message, ctx);
   if (ctx.exists?.(status, text) === true) return decided('exists', status, message, ctx);
-  // 400, 404, the other 4xx and the 5xx that say the service cannot do it: "fix the request; do not retry unchanged".
+  // 400, 404, the other 4xx, 501 and 505: "fix the request; do not retry unchanged".
   return decided('refused', status, message, ctx);
 }
 
@@ -131,15 +139,14 @@ function decided(answer: AttemptAnswer, status: number | undefined, message: str
     case 'retry':
       return { action: 'retry', answer, status, reason: message };
     case 'ok':
-      return {
-        action: 'done',
-        answer,
-        outcome: { kind: 'ok', status: status ?? 0, body: undefined, id: undefined, message: NOTE_OWN_CREATE },
-      };
+      // Only a 2xx with the endpoint's JSON is applied, and `classify` settles that itself.
+      throw new Error(`the in-doubt rule called a ${answer} answer applied`);
     case 'failed':
       return { action: 'done', answer, outcome: { kind: 'failed', status, message } };
-    case 'unknown':
-      return { action: 'done', answer, outcome: { kind: 'unknown', status, message: `${message}; ${NOT_RESENT}` } };
+    case 'unknown': {
+      const why = answer === 'exists' ? EXISTS_AFTER_DOUBT : answer === 'refused' ? REFUSED_AFTER_DOUBT : NOT_RESENT;
+      return { action: 'done', answer, outcome: { kind: 'unknown', status, message: `${message}; ${why}` } };
+    }
     case 'not_sent':
       // Only an exhausted retry ends `not_sent`; the loop handles that.
       return { action: 'retry', answer, status, reason: message };

@@ -267,6 +267,14 @@ class HttpTransport implements Transport {
             message: `${tries.last}, then ${error.message}; ${NOT_RESENT}`,
             attempts: tries.sent,
           };
+        // This attempt reached a server that answered it: resending one that is not idempotent could duplicate it.
+        if (step.reached === true && !req.idempotent)
+          return {
+            kind: 'unknown',
+            status: step.error.status,
+            message: `${error.message}; ${NOT_RESENT}`,
+            attempts: tries.sent,
+          };
         throw error;
       }
       case 'pause':

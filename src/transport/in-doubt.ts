@@ -25,11 +25,11 @@ export type AttemptAnswer =
   | 'applied'
   /** 2xx whose body is not a JSON object (an HTML page, a truncated or empty body, an array). */
   | 'malformed_success'
-  /** The service refused the request (a 4xx, or a 5xx that says it cannot do it): not applied. */
+  /** The service refused this attempt (a 4xx): this attempt was not applied. */
   | 'refused'
   /** A create refused because the key it creates exists already. */
   | 'exists'
-  /** A 5xx that may come after the write (500, 502, 503, 504). */
+  /** A 5xx: it may come after the write (a gateway's 502 or 524 says nothing of what the service did). */
   | 'server_error'
   /** The request left and its answer was lost (reset, closed, timed out). */
   | 'lost_answer'
@@ -52,11 +52,14 @@ export interface AttemptContext {
 
 /**
  * The rule, answer by answer:
- * - applied → ok; refused → failed;
+ * - applied → ok;
+ * - refused → failed, unless an earlier attempt of this row that is not idempotent may have been
+ *   applied: a refusal shows only that this attempt was not, so the row is unknown;
  * - malformed_success → unknown: the service answered 2xx, but not as the endpoint does, so
  *   whether it stored anything cannot be told;
- * - exists → ok when an earlier attempt of this row may have created it (our own create), else
- *   failed (the key was taken before this run);
+ * - exists → failed (the key was taken before this run); unknown when an earlier attempt of this
+ *   row may have created it, since "exists" cannot tell that create from a record that was there
+ *   before, whose values this row never reached;
  * - server_error, lost_answer → retry when resending is harmless (idempotent) or the user chose
  *   `resend`; otherwise unknown;
  * - never_left, throttled → retry: nothing was applied.
@@ -75,11 +78,11 @@ function firstVerdict(answer: AttemptAnswer, ctx: AttemptContext): Verdict {
     case 'applied':
       return 'ok';
     case 'refused':
-      return 'failed';
+      return ctx.mayHaveApplied && !ctx.idempotent ? 'unknown' : 'failed';
     case 'malformed_success':
       return 'unknown';
     case 'exists':
-      return ctx.mayHaveApplied ? 'ok' : 'failed';
+      return ctx.mayHaveApplied ? 'unknown' : 'failed';
     case 'server_error':
     case 'lost_answer':
       return ctx.idempotent || ctx.mode === 'resend' ? 'retry' : 'unknown';
@@ -93,7 +96,13 @@ function firstVerdict(answer: AttemptAnswer, ctx: AttemptContext): Verdict {
 export const mayHaveBeenApplied = (answer: AttemptAnswer): boolean =>
   answer === 'server_error' || answer === 'lost_answer' || answer === 'malformed_success';
 
-export const NOTE_OWN_CREATE = 'created by an earlier attempt of this row (the API answered that it already exists)';
+/** Why "exists already", answered to a resend, leaves the row unknown. */
+export const EXISTS_AFTER_DOUBT =
+  'an earlier attempt of this row may have created it, or it was there before this run and this row never reached it: check its values in the account';
+
+/** Why a refusal of a resend leaves the row unknown. */
+export const REFUSED_AFTER_DOUBT =
+  'an earlier attempt of this row may have been applied, and this answer only shows that the resend was not: check the account';
 
 /** Where a row stands in the ledger of a run (the ledger stores exactly these). */
 export type RowState = 'intent' | 'ok' | 'failed' | 'unknown';

@@ -3,25 +3,23 @@ import { DEFAULTS } from '../defaults.js';
 /**
  * When a request is sent again, as data (as ky's `retry-timing` and the AWS SDK's `util-retry` do).
  * 429 is not here: a throttled request was not applied, so it waits for `retry-after` and is
- * sent again without using an attempt; only `maxThrottles` bounds it.
+ * sent again without using an attempt; only `maxThrottles` bounds it. Which answers are sent
+ * again at all (a 5xx, a lost answer, when resending is harmless) is `classify`'s and `verdict`'s.
  */
 export interface RetryPolicy {
-  /** Statuses worth another attempt: the service's own transient failures (the API says to retry a 500 with backoff). */
-  readonly retryableStatuses: ReadonlySet<number>;
   /** Attempts per request, the first one included (429 answers not counted). Default 5. */
   readonly maxAttempts: number;
   /** Backoff before retry n is `random() * min(maxDelayMs, baseDelayMs * 2^(n-1))` (full jitter). Default 500. */
   readonly baseDelayMs: number;
   /** Default 30 000. */
   readonly maxDelayMs: number;
-  /** 429 answers one request may get before it is given up as `failed`. Default 50. */
+  /** 429 answers one request may get before it is given up (`not_sent`). Default 50. */
   readonly maxThrottles: number;
   /** Pause after the n-th 429 that names no wait (no `retry-after`, no "Expected available in"): `min(maxDelayMs, throttleBaseMs * 2^(n-1))`. Default 1000. */
   readonly throttleBaseMs: number;
 }
 
 export const DEFAULT_RETRY_POLICY: RetryPolicy = {
-  retryableStatuses: new Set([500, 502, 503, 504]),
   maxAttempts: DEFAULTS.maxAttempts,
   baseDelayMs: 500,
   maxDelayMs: 30_000,

@@ -30,11 +30,11 @@ export interface ApiRequest {
 /**
  * What became of one request. `attempts` counts every time it was sent, 429 answers included.
  * Its failures are `RowFailure`s (src/errors.ts), with `status` the last answer's HTTP status.
- * - `ok`: 2xx with a JSON object `body`; `id` is `body.id` as a string when present. Also a
- *   resent create answered "exists already" (`recognisesOwnCreate`): `body` undefined, `message` says so.
+ * - `ok`: 2xx with a JSON object `body`; `id` is `body.id` as a string when present.
  * - `failed`: the service refused it (4xx); not applied.
  * - `unknown`: it may have been applied (a 5xx, a lost answer, a 2xx that is not the API's
- *   answer) and was not resent, or was given up after such an attempt; see `verdict`.
+ *   answer, a redirect to a request that is not idempotent) and was not resent, or was given up
+ *   or refused after such an attempt; see `verdict`.
  * - `not_sent`: the signal aborted (or the transport closed, or the run stopped) before it was
  *   sent, or while it waited to be sent again; or every attempt never left or was answered 429. `mayHaveApplied`: an earlier attempt of it got
  *   a 5xx or lost its answer, so it may exist already; false when every attempt was answered 429

@@ -744,17 +744,49 @@ describe('the key never leaves in an error', () => {
 describe('redirects and getJson', () => {
   it('a redirect is fatal: the base URL is wrong', async () => {
     api()
-      .post('/api/public/events/')
-      .reply(301, '', { Location: 'https://acme.example.com/api/public/v2/events/?k=1' });
+      .post('/api/public/users/update_or_create/')
+      .reply(301, '', { Location: 'https://acme.example.com/api/public/v2/users/update_or_create/?k=1' });
     const { transport } = make();
-    await expect(transport.send(post('events/'))).rejects.toMatchObject({
+    await expect(transport.send(post('users/update_or_create/', true))).rejects.toMatchObject({
       name: 'HttpError',
       code: 'HTTP_PROTOCOL',
       status: 301,
       message:
-        'the API answered 301 (a redirect to https://acme.example.com/api/public/v2/events/); redirects are not followed, check the base URL (the API root, e.g. https://acme.example.com/api/public/)',
+        'the API answered 301 (a redirect to https://acme.example.com/api/public/v2/users/update_or_create/); redirects are not followed, check the base URL (the API root, e.g. https://acme.example.com/api/public/)',
     });
   });
+
+  it('a redirect to a request that is not idempotent stops the run, and its row is unknown: the server read it (a 303 says it processed it)', async () => {
+    api()
+      .post('/api/public/events/')
+      .reply(303, '', { Location: '/api/public/events/7/' })
+      .post('/api/public/events/')
+      .reply(201, { id: 8 });
+    const { transport } = make();
+    expect(await transport.send(post('events/'))).toEqual({
+      kind: 'unknown',
+      status: 303,
+      message:
+        'the API answered 303 (a redirect to https://acme.example.com/api/public/events/7/); redirects are not followed, check the base URL (the API root, e.g. https://acme.example.com/api/public/); the request may have been applied and was not resent to avoid a duplicate: check the account; if it is not there, resume --resend-unknown',
+      attempts: 1,
+    });
+    expect(transport.stopped()?.status).toBe(303);
+    await expect(transport.send(post('events/'))).rejects.toMatchObject({ code: 'HTTP_PROTOCOL' });
+  });
+
+  it.each([
+    [524, false, 'unknown', 1],
+    [507, false, 'unknown', 1],
+    [524, true, 'unknown', 5],
+  ])(
+    'a %s (a gateway or another 5xx) may come after the write: idempotent %s → %s after %d attempt(s)',
+    async (status, idempotent, kind, attempts) => {
+      const server = answering('post', 'deals/', [[status]]);
+      const { transport } = make();
+      expect(await transport.send(post('deals/', idempotent))).toMatchObject({ kind, status, attempts });
+      expect(server.hits).toHaveLength(attempts);
+    },
+  );
 
   it('getJson reads a path or a full URL on the same origin', async () => {
     api()

@@ -19,11 +19,15 @@ describe('verdict: operation × answer → what becomes of the row', () => {
     ['applied', contacts, 'unknown', true, false, 'ok'],
     ['refused', events, 'unknown', false, false, 'failed'],
     ['refused', contacts, 'resend', true, false, 'failed'],
+    // A refusal of a resend shows only that the resend was not applied.
+    ['refused', events, 'resend', true, false, 'unknown'],
+    ['refused', events, 'unknown', true, false, 'unknown'],
     ['malformed_success', events, 'unknown', false, false, 'unknown'],
     ['malformed_success', contacts, 'resend', false, false, 'unknown'],
     ['exists', events, 'unknown', false, false, 'failed'],
-    ['exists', events, 'resend', true, false, 'ok'],
-    ['exists', events, 'unknown', true, false, 'ok'],
+    // "Exists" after an attempt in doubt: that attempt's create, or a record that was there before.
+    ['exists', events, 'resend', true, false, 'unknown'],
+    ['exists', events, 'unknown', true, false, 'unknown'],
     ['server_error', events, 'unknown', false, false, 'unknown'],
     ['server_error', events, 'resend', false, false, 'retry'],
     ['server_error', contacts, 'unknown', false, false, 'retry'],

@@ -121,10 +121,10 @@ describe('the run stops when every request meets the same wall', () => {
   });
 });
 
-describe('recognising our own earlier create', () => {
+describe('a create refused as existing, after an attempt in doubt', () => {
   const taken = { custom_id: ['product with this custom id already exists.'] };
 
-  it('resent after a lost answer (--in-doubt resend): "already exists" is ok, with a note', async () => {
+  it('resent after a lost answer (--in-doubt resend): "already exists" is unknown, since the product may have been there before', async () => {
     nock(ORIGIN)
       .post('/api/public/products/')
       .replyWithError({ code: 'ECONNRESET' })
@@ -132,20 +132,31 @@ describe('recognising our own earlier create', () => {
       .reply(400, taken);
     const { transport } = make({ inDoubt: 'resend' });
     expect(await transport.send(post('products/', { exists }))).toEqual({
-      kind: 'ok',
+      kind: 'unknown',
       status: 400,
-      body: undefined,
-      id: undefined,
-      message: 'created by an earlier attempt of this row (the API answered that it already exists)',
+      message:
+        'custom_id: product with this custom id already exists.; an earlier attempt of this row may have created it, or it was there before this run and this row never reached it: check its values in the account',
       attempts: 2,
     });
   });
 
-  it('a row in doubt from an earlier run, resent: "already exists" is ok', async () => {
+  it('a row in doubt from an earlier run, resent: "already exists" is unknown', async () => {
     nock(ORIGIN).post('/api/public/products/').reply(400, taken);
     const { transport } = make();
     expect(await transport.send(post('products/', { exists, inDoubt: true }))).toMatchObject({
-      kind: 'ok',
+      kind: 'unknown',
+      attempts: 1,
+    });
+  });
+
+  it('a row in doubt from an earlier run, resent and refused otherwise (409): unknown, the refusal says nothing of the earlier send', async () => {
+    nock(ORIGIN).post('/api/public/events/').reply(409, { detail: 'conflict' });
+    const { transport } = make();
+    expect(await transport.send(post('events/', { inDoubt: true }))).toEqual({
+      kind: 'unknown',
+      status: 409,
+      message:
+        'conflict; an earlier attempt of this row may have been applied, and this answer only shows that the resend was not: check the account',
       attempts: 1,
     });
   });
