@@ -101,7 +101,10 @@ async function sendOne(
     await undoIntent(stage, deps, row, before);
     const doubt = doubtBefore(before, row.idempotent);
     if (doubt !== undefined) return stillInDoubt(base, doubt, error.message);
-    return settled({ ...base, status: 'not_sent', http_status: error.status, message: state.stopReason });
+    return settled(
+      { ...base, status: 'not_sent', http_status: error.status, message: state.stopReason },
+      deps.cascade.failed(row, 'not_sent'),
+    );
   }
   const stopped = transport.stopped();
   if (stopped !== undefined) state.stop({ kind: 'api', message: stopped.message });
@@ -167,22 +170,40 @@ async function settle(
       const line = failureLine(outcome);
       return settled({ ...base, ...line, message: line.message + note });
     }
-    case 'not_sent': {
-      // It left and got a 5xx or lost its answer before the run stopped: it may have been applied,
-      // and its line says `unknown`. Recorded as such, with its sync key as an `unknown` answer is,
-      // so that neither a resume nor the next incremental run sends it again silently.
-      if (outcome.mayHaveApplied) {
-        const line = failureLine(outcome);
-        const note = await record({ state: 'unknown', message: line.message, sync: row.sync?.key });
-        return settled({ ...base, ...line, message: line.message + note });
-      }
-      // Every attempt was refused (429) or never left: the service did not apply it.
-      await undoIntent(stage, deps, row, before);
-      const doubt = doubtBefore(before, row.idempotent);
-      if (doubt !== undefined) return stillInDoubt(base, doubt, outcome.message);
-      return settled({ ...base, ...failureLine({ ...outcome, message: deps.state.stopReason ?? outcome.message }) });
-    }
+    case 'not_sent':
+      return settleNotSent(stage, deps, row, before, outcome);
   }
+}
+
+async function settleNotSent(
+  stage: StageInfo,
+  deps: SendDeps,
+  row: SendableRow,
+  before: LedgerEntry | undefined,
+  outcome: Extract<SendOutcome, { kind: 'not_sent' }>,
+): Promise<Settled> {
+  const base = baseLine(stage, row);
+  // It left and got a 5xx or lost its answer before the run stopped: it may have been applied,
+  // and its line says `unknown`. Recorded as such, with its sync key as an `unknown` answer is,
+  // so that neither a resume nor the next incremental run sends it again silently.
+  if (outcome.mayHaveApplied) {
+    const line = failureLine(outcome);
+    const note = await recordOutcome(stage, deps, row, {
+      state: 'unknown',
+      message: line.message,
+      sync: row.sync?.key,
+    });
+    return settled({ ...base, ...line, message: line.message + note });
+  }
+  // Every attempt was refused (429) or never left: the service did not apply it.
+  await undoIntent(stage, deps, row, before);
+  const doubt = doubtBefore(before, row.idempotent);
+  if (doubt !== undefined) return stillInDoubt(base, doubt, outcome.message);
+  // Its children in later stages are held, not sent to fail for want of it: a resume sends it first.
+  return settled(
+    { ...base, ...failureLine({ ...outcome, message: deps.state.stopReason ?? outcome.message }) },
+    deps.cascade.failed(row, 'not_sent'),
+  );
 }
 
 /**

@@ -1,0 +1,139 @@
+/**
+ * Rows held `not_sent` behind a row the run did not send (429s that never ended): a later row of
+ * its key, and the rows of later stages that name it as their parent. Sent now, they would reach
+ * the API before it (a contact's older values applied last) or without it (an event of a contact
+ * that does not exist yet, failed for good); held, a resume sends them all in order.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { parse } from 'csv-parse/sync';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { fakeClock } from '../transport/_fake-clock.js';
+import { runCli } from '../helpers/run-cli.js';
+import { tmpTree } from '../helpers/tmp.js';
+
+let sandbox: Sandbox | undefined;
+let proxy: Server | undefined;
+afterEach(async () => {
+  await sandbox?.close();
+  sandbox = undefined;
+  proxy?.closeAllConnections();
+  await new Promise((r) => (proxy ? proxy.close(r) : r(undefined)));
+  proxy = undefined;
+});
+
+/**
+ * The sandbox behind a proxy that answers 429 (`retry-after: 0`) to every request whose body holds
+ * `throttled.marker`, while `throttled.on`: the row is given up `not_sent` while the others go.
+ */
+async function throttlingProxy(target: Sandbox, throttled: { marker: string; on: boolean }): Promise<string> {
+  proxy = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const body = Buffer.concat(chunks);
+      if (throttled.on && body.toString().includes(throttled.marker)) {
+        res.writeHead(429, { 'retry-after': '0', 'content-type': 'application/json' });
+        res.end('{"detail":"Request was throttled. Expected available in 0 seconds."}');
+        return;
+      }
+      const headers = Object.fromEntries(
+        Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'content-length'),
+      ) as Record<string, string>;
+      void fetch(new URL(req.url ?? '/', target.url.replace(/\/api\/public\/$/, '')), {
+        method: req.method,
+        headers,
+        ...(body.length > 0 && { body }),
+      }).then(async (answer) => {
+        res.writeHead(answer.status, { 'content-type': answer.headers.get('content-type') ?? 'application/json' });
+        res.end(Buffer.from(await answer.arrayBuffer()));
+      });
+    });
+  });
+  await new Promise<void>((r) => proxy!.listen(0, '127.0.0.1', r));
+  return `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/api/public/`;
+}
+
+const report = (dir: string) =>
+  (parse(readFileSync(join(dir, 'out/report.csv')), { columns: true }) as Record<string, string>[]).map((l) => [
+    l.file,
+    l.line,
+    l.status,
+    l.message,
+  ]);
+
+describe('a row the run did not send holds the rows that must come after it', () => {
+  it('a later row of its key: not_sent too, and a resume sends both in file order, so the account ends with the later values', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const throttled = { marker: '"Old"', on: true };
+    const url = await throttlingProxy(sandbox, throttled);
+    const dir = tmpTree({
+      'contacts.csv': 'id,name\nC-1,Old\nC-2,Other\nC-1,New\n',
+      'contacts.yaml':
+        'resource: user\nsource: { file: contacts.csv }\nkey: id\nfields:\n  custom_id: id\n  first_name: name\n',
+    });
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: url };
+    const clock = fakeClock();
+    const first = await runCli(['import', 'contacts.yaml', '--rate', '1000'], { cwd: dir, env, clock });
+    expect(first.code, first.stderr).toBe(1);
+    expect(report(dir)).toEqual([
+      ['contacts.csv', '2', 'not_sent', expect.stringMatching(/^not sent: throttled 50 times \(HTTP 429\), gave up/)],
+      ['contacts.csv', '3', 'ok', ''],
+      [
+        'contacts.csv',
+        '4',
+        'not_sent',
+        'not sent: the row before it with this key (line 2) was not sent; resume sends both, in file order',
+      ],
+    ]);
+    expect(sandbox.state.users().map((u) => [u.custom_id, u.first_name])).toEqual([['C-2', 'Other']]);
+
+    throttled.on = false;
+    const resumed = await runCli(['resume', '--rate', '1000'], { cwd: dir, env, clock });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(report(dir).map((l) => l[2])).toEqual(['ok', 'ok', 'ok']);
+    expect(sandbox.state.users().map((u) => [u.custom_id, u.first_name])).toEqual([
+      ['C-2', 'Other'],
+      ['C-1', 'New'],
+    ]);
+  });
+
+  it('a child in a later stage: not_sent, not sent to fail for want of its parent; a resume sends the contact, then its event', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const throttled = { marker: '"C-2"', on: true };
+    const url = await throttlingProxy(sandbox, throttled);
+    const dir = tmpTree({
+      'contacts.csv': 'id\nC-1\nC-2\n',
+      'contacts.yaml': 'resource: user\nsource: { file: contacts.csv }\nkey: id\nfields:\n  custom_id: id\n',
+      'events.csv': 'eid,user\nE1,C-1\nE2,C-2\n',
+      'events.yaml':
+        'resource: event\nsource: { file: events.csv }\nkey: eid\nfields:\n  user_custom_id: user\n  name: { value: Visited }\n  data.eid: eid\n',
+      'job.yaml': 'mappings: [events.yaml, contacts.yaml]\n',
+    });
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: url };
+    const clock = fakeClock();
+    const first = await runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env, clock });
+    expect(first.code, first.stderr).toBe(1);
+    const lines = report(dir);
+    expect(lines.filter((l) => l[0] === 'events.csv')).toEqual([
+      ['events.csv', '2', 'ok', ''],
+      [
+        'events.csv',
+        '3',
+        'not_sent',
+        "not sent: depends on user custom_id 'C-2', which was not sent (contacts.csv line 3); resume sends it, then this row",
+      ],
+    ]);
+    // The held event never reached the API: one event request, E1's.
+    expect(sandbox.requests.filter((r) => r.path.includes('/events/')).map((r) => r.status)).toEqual([201]);
+
+    throttled.on = false;
+    const resumed = await runCli(['resume', '--rate', '1000'], { cwd: dir, env, clock });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(report(dir).map((l) => l[2])).toEqual(['ok', 'ok', 'ok', 'ok']);
+    expect(sandbox.state.eventOccurrences().map((e) => e.data)).toEqual([{ eid: 'E1' }, { eid: 'E2' }]);
+  });
+});
