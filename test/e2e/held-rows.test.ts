@@ -44,7 +44,7 @@ async function throttlingProxy(target: Sandbox, throttled: { marker: string; on:
         Object.entries(req.headers).filter(([k]) => k !== 'host' && k !== 'content-length'),
       ) as Record<string, string>;
       void fetch(new URL(req.url ?? '/', target.url.replace(/\/api\/public\/$/, '')), {
-        method: req.method,
+        method: req.method ?? 'GET',
         headers,
         ...(body.length > 0 && { body }),
       }).then(async (answer) => {
