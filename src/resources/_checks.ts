@@ -19,6 +19,10 @@ export const integer: Rule = (v) => (Number.isSafeInteger(v) ? undefined : `expe
 
 export const string: Rule = (v) => (typeof v === 'string' ? undefined : `expected a string, got ${show(v)}`);
 
+/** Text, or a number the API takes as its text (a phone number mapped as an integer); not true, false, a list or an object. */
+export const text: Rule = (v) =>
+  typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v)) ? undefined : `expected text, got ${show(v)}`;
+
 /** A string with something in it: a custom id or a name of spaces is as good as none. */
 export const nonEmptyString: Rule = (v) => {
   if (typeof v !== 'string') return `expected a string, got ${show(v)}`;

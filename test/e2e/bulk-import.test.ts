@@ -116,6 +116,24 @@ describe('bulk imports end to end', () => {
     );
   }, 60_000);
 
+  it('the invariant holds for a contact field mapped as a boolean (per row "Not a valid string."; a bulk cell would read "true"): invalid on both paths', async () => {
+    const dir = tmpTree({
+      'contacts.csv': 'customer_id,phone,tags\nC1,true,\nC2,,yes;no\nC3,,\n',
+      'contacts.yaml':
+        "resource: user\nsource: { file: contacts.csv }\nkey: customer_id\nfields:\n  custom_id: { column: customer_id, required: true }\n  phone_number: { column: phone, type: boolean }\n  tags: { column: tags, type: list, separator: ';', items: boolean }\n",
+      'job.yaml': 'mappings: [contacts.yaml]\n',
+    });
+    for (const bulk of ['never', 'always']) {
+      const r = await run(dir, ['--bulk', bulk], `${bulk}.csv`);
+      expect(r.report.map((l) => [l.line, l.status, l.message])).toEqual([
+        ['2', 'invalid', 'phone_number: expected text, got true'],
+        ['3', 'invalid', 'tags: item 1: expected text, got true'],
+        ['4', 'ok', expect.any(String)],
+      ]);
+      expect(r.sandbox.state.users().map((u) => [u.custom_id, u.phone_number, u.tags])).toEqual([['C3', null, []]]);
+    }
+  }, 60_000);
+
   it('a chunk fills with the rows to send however many lines settled at once sit between them: one import', async () => {
     // 2,000 contacts, 1 in 25 valid (80), the others without a custom_id (invalid, settled at
     // once): far more settled lines than the window holds waiting rows (2 × 100 + 256).

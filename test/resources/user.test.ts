@@ -15,6 +15,16 @@ describe('user.validate (R-USER-2)', () => {
       [],
     ],
     ['null names clear them', { custom_id: 'C-1', first_name: null }, []],
+    [
+      'text fields given true, an object or a list of them: refused per row, so refused here for both paths',
+      { custom_id: 'C-1', phone_number: true, email: { a: 1 }, company_custom_id: ['x'], tags: ['vip', false] },
+      [
+        e('email', 'expected text, got {"a":1}'),
+        e('phone_number', 'expected text, got true'),
+        e('company_custom_id', 'expected text, got ["x"]'),
+        e('tags', 'item 2: expected text, got false'),
+      ],
+    ],
     ['no custom id', { email: 'a@b' }, [e('custom_id', 'is required')]],
     ['blank custom id', { custom_id: ' ' }, [e('custom_id', 'must not be empty, got " "')]],
     ['numeric custom id', { custom_id: 10001 }, [e('custom_id', 'expected a string, got 10001')]],
