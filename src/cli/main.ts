@@ -121,28 +121,33 @@ function withoutUrls(message: string): string {
   return message.replace(/\S+/g, (word) => {
     // Punctuation that ends a sentence or a list, and quotes, are the message's, not the URL's.
     const [, open = '', whole = '', close = ''] = /^(["'`(]*)(.*?)([,;.:)"'`]*)$/.exec(word) ?? [];
-    // A URL may follow a name and `=` (`ENGAGE_NOTIFY_URL=https://…`): the name stays.
-    // The name ends where the scheme starts, or (without one) at an `=` after a word that reads
-    // as a name (`ENGAGE_NOTIFY_URL=`); any other `=` is the URL's (a query, a password).
-    const at = whole.search(/[a-z][a-z0-9+.-]*:\/\//i);
-    const name = at >= 0 ? whole.slice(0, at) : (/^[A-Za-z_][\w-]*=/.exec(whole)?.[0] ?? '');
-    const core = whole.slice(name.length);
-    if (at >= 0) {
+    // The URL starts at the first of: a scheme; a host (a name with a dot, localhost or an IPv4
+    // address, maybe after `user:password@`) and a port, followed by a path, a query or a
+    // fragment; or credentials and a host. What comes before it (`ENGAGE_NOTIFY_URL=`,
+    // `—notify-url=`) stays; from there on only the host is shown, so a URL inside the query
+    // of another cannot show the outer one's path.
+    const starts = [SCHEME, BARE_WITH_PATH, BARE_WITH_CREDENTIALS]
+      .map((re) => re.exec(whole))
+      .filter((m): m is RegExpExecArray => m !== null)
+      .sort((a, b) => a.index - b.index);
+    const first = starts[0];
+    if (first === undefined) return word;
+    const name = whole.slice(0, first.index);
+    if (first.groups?.host === undefined) {
       try {
-        return `${open}${name}${shownUrl(new URL(core))}/…${close}`;
+        return `${open}${name}${shownUrl(new URL(whole.slice(first.index)))}/…${close}`;
       } catch {
         return `${open}${name}(a URL)${close}`;
       }
     }
-    // Without its scheme: a host (a name with a dot, localhost or an IPv4 address, maybe after
-    // `user:password@`), a port, then a path or nothing more than the credentials.
-    const bare =
-      /^(?:[^\s/@]+@)?(localhost|\d{1,3}(?:\.\d{1,3}){3}|(?:[a-z0-9-]+\.)+[a-z]{2,})(:\d+)?([/?#].*)?$/i.exec(core);
-    if (bare !== null && (bare[3] !== undefined || core.includes('@')))
-      return `${open}${name}${bare[1]}${bare[2] ?? ''}/…${close}`;
-    return word;
+    return `${open}${name}${first.groups.host}${first.groups.port ?? ''}/…${close}`;
   });
 }
+
+const HOST = String.raw`(?<host>localhost|\d{1,3}(?:\.\d{1,3}){3}|(?:[a-z0-9-]+\.)+[a-z]{2,})(?<port>:\d+)?`;
+const SCHEME = /[a-z][a-z0-9+.-]*:\/\//i;
+const BARE_WITH_PATH = new RegExp(String.raw`(?:[^\s/@]+@)?${HOST}(?=[/?#])`, 'i');
+const BARE_WITH_CREDENTIALS = new RegExp(String.raw`[^\s/@]+@${HOST}`, 'i');
 
 function reportError(error: unknown, io: CliIo): number {
   if (error instanceof UsageError) {

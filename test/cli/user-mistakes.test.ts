@@ -117,6 +117,19 @@ describe('user mistakes are usage errors, never internal ones', () => {
       'Unknown arguments: hooks.example.com/…, api.example.com/…, hooks.example.com/…',
     ],
     [
+      'a URL after a name that is not a plain word (an em dash a chat turned -- into), or holding another URL in its query: shown by its host only',
+      [
+        'import',
+        'm.yaml',
+        '—notify-url=hooks.slack.com/services/T0/B0/SECRET13',
+        'notify.url=hooks.example.com/SECRET14',
+        'hooks.example.com/hook/SECRET15?redirect=https://app.example.com/cb',
+        'user:SECRET16@hooks.example.com/x?u=http://a.b',
+      ],
+      2,
+      'Unknown arguments: —notify-url=hooks.slack.com/…, notify.url=hooks.example.com/…, hooks.example.com/…, hooks.example.com/…',
+    ],
+    [
       'a webhook URL whose path holds a comma: shown by its host only',
       ['import', 'm.yaml', 'https://hooks.example.com/a,SECRET6'],
       2,
