@@ -361,8 +361,11 @@ async function runLiveWith(
         if (!ended.began) io.onRunFolder?.(undefined);
       } else ended.began = Object.values(ledgerOfRun.counts()).some((n) => n > 0);
       // Ended by an error after rows went (a disk that filled while the report was written): the
-      // run is unfinished, and the next import of the job is refused until it is resumed.
-      if (ended.began && !(error instanceof InterruptedWhileWaiting))
+      // run is unfinished, and the next import of the job is refused until it is resumed. A
+      // resume refused for its own command line (`--report out/`) sent nothing: its message says
+      // what to mend, and the command it would print repeats the mistake.
+      const ownCommandLine = error instanceof ConfigError && error.code === 'USAGE';
+      if (ended.began && !(error instanceof InterruptedWhileWaiting) && !ownCommandLine)
         io.stderr.write(
           `engage-import: the run stopped unfinished; once the cause is mended, resume with: ${resumeOf(ledgerOfRun.runDir)}\n`,
         );

@@ -41,4 +41,23 @@ describe('the resume command a stop prints', () => {
     expect(again.code).toBe(0);
     expect(JSON.parse(again.stdout)).toMatchObject({ outcome: 'nothing_to_resume', exit_code: 0 });
   });
+
+  it('a resume refused for its own command line (--report out/) says what to mend, not "the run stopped unfinished, resume with" that same mistake', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const dir = eventsJob(6);
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const controller = new AbortController();
+    const timer = setInterval(() => sandbox!.requests.length > 0 && controller.abort('SIGTERM'), 1);
+    const stopped = await runCli(['import', 'job.yaml', '--rate', '2', '--concurrency', '1'], {
+      cwd: dir,
+      env,
+      signal: controller.signal,
+    }).finally(() => clearInterval(timer));
+    expect(stopped.code).toBe(143);
+    expect(readReport(dir).filter((l) => l['status'] === 'ok').length).toBeGreaterThan(0);
+    const refused = await runCli(['resume', '--report', 'out/'], { cwd: dir, env });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--report out/ is a folder');
+    expect(refused.stderr).not.toContain('the run stopped unfinished');
+  });
 });
