@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -252,6 +252,7 @@ describe('--state-dir checked before a ledger is opened there', () => {
   it('a writable folder is created and left empty', () => {
     const dir = tmpTree();
     expect(checkStateDir(dir, 'a/b')).toBe(join(dir, 'a/b'));
+    expect(readdirSync(join(dir, 'a/b'))).toEqual([]);
   });
 });
 

@@ -1,9 +1,9 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { LedgerError } from '../../src/errors.js';
 import { createRun, findLatestRun, readRun } from '../../src/ledger/index.js';
-import { nextRunId, runStamp, stateDirOf } from '../../src/ledger/run-dirs.js';
+import { listRunIds, nextRunId, runStamp, stateDirOf } from '../../src/ledger/run-dirs.js';
 import { tmpTree } from '../helpers/tmp.js';
 import { project } from './_helpers.js';
 
@@ -74,7 +74,11 @@ describe('findLatestRun / readRun', () => {
     const state = join(dir, 'state');
     const run = await createRun(state, identity, () => at('2026-11-23T07:15:00Z'));
     await run.close();
-    mkdirSync(join(state, 'runs', '.20261123T080000Z-0001.creating'));
+    // A staging folder holding a complete ledger, as one left just before its rename would.
+    const staging = join(state, 'runs', '.20261123T080000Z-0001.creating');
+    mkdirSync(staging);
+    copyFileSync(join(run.runDir, 'ledger.sqlite'), join(staging, 'ledger.sqlite'));
+    expect(listRunIds(state)).toEqual([basename(run.runDir)]);
     expect(findLatestRun(state)?.runDir).toBe(run.runDir);
   });
 
