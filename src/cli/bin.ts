@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { logFormatOf, withLogFormat } from '../log/cli-logger.js';
+import { withLogFormat } from '../log/cli-logger.js';
+import { earlyArgs } from './early-args.js';
 import { tuneV8Memory } from './v8-memory.js';
 import { logicalCwd } from './logical-cwd.js';
 import { main } from './main.js';
@@ -12,13 +13,14 @@ tuneV8Memory();
 // the drain timeout, stops at once; the ledger still allows the resume. Only a live run has
 // requests in flight and a ledger to resume from: the other commands stop at the next row.
 const argv = process.argv.slice(2);
+const early = earlyArgs(argv);
 /** In-flight requests get this long to finish after the first signal. */
-const DRAIN_TIMEOUT_MS = drainTimeoutMs(argv);
-const live = (argv[0] === 'import' || argv[0] === 'resume') && !argv.includes('--dry-run');
+const DRAIN_TIMEOUT_MS = drainTimeoutMs(early);
+const live = (early.command === 'import' || early.command === 'resume') && !early.dryRun;
 const controller = new AbortController();
 // What continues the run once it has a folder to resume from; before that (a new run still
 // loading its job or waiting for the lock) nothing was sent and there is nothing to resume.
-let resumeCommand: string | undefined = resumeCommandAtStart(argv);
+let resumeCommand: string | undefined = resumeCommandAtStart(early);
 // With --log-format json, the notices below are json lines too.
 const io = withLogFormat(
   {
@@ -31,7 +33,7 @@ const io = withLogFormat(
       resumeCommand = command;
     },
   },
-  logFormatOf(argv),
+  early.logFormat,
 );
 let signalled = 0;
 for (const sig of ['SIGINT', 'SIGTERM'] as const) {

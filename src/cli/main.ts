@@ -1,6 +1,7 @@
 import yargs from 'yargs';
 import { EngageError } from '../errors.js';
-import { LOG_FORMATS, logFormatOf, withLogFormat } from '../log/cli-logger.js';
+import { LOG_FORMATS, withLogFormat } from '../log/cli-logger.js';
+import { earlyArgs } from './early-args.js';
 import { shownUrl } from '../notify/notify-url.js';
 import type { CliCommand, CliIo } from './command.js';
 import { EXIT, exitCodeOf } from './exit-codes.js';
@@ -29,7 +30,8 @@ const COMMANDS: readonly CliCommand[] = [
  */
 export async function main(argv: readonly string[], cliIo: CliIo): Promise<number> {
   // --log-format json: every line on stderr, even a usage error, is one json object.
-  const io = withLogFormat(cliIo, logFormatOf(argv));
+  const early = earlyArgs(argv);
+  const io = withLogFormat(cliIo, early.logFormat);
   let exitCode: number | undefined;
   let parser = yargs([...argv])
     .scriptName('engage-import')
@@ -75,8 +77,7 @@ export async function main(argv: readonly string[], cliIo: CliIo): Promise<numbe
   } catch (error) {
     const code = reportError(error, io);
     // --json: a batch job reads stdout; a refused command (nothing sent) still gives it an object.
-    if (argv.some((a) => a === '--json' || a === '--json=true'))
-      io.stdout.write(`${JSON.stringify(refusal(error, code), null, 2)}\n`);
+    if (early.json) io.stdout.write(`${JSON.stringify(refusal(error, code), null, 2)}\n`);
     return code;
   }
   if (output) io.stdout.write(`${output}\n`);

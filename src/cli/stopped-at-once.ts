@@ -1,5 +1,6 @@
 import { DEFAULTS } from '../defaults.js';
 import { ALERT_TIMEOUT_MS } from '../notify/send-notification.js';
+import type { EarlyArgs } from './early-args.js';
 /**
  * What the process says when a second signal (or the drain timeout) stops it at once. A live run
  * that has its folder names the command that resumes it; a new run stopped before that folder
@@ -17,23 +18,20 @@ export function stoppedAtOnceNotice(sig: string, live: boolean, resumeCommand: s
  * --resume`) continues a run that exists already; a new run has nothing to resume until its
  * folder exists (undefined).
  */
-export function resumeCommandAtStart(argv: readonly string[]): string | undefined {
-  const resumes = argv[0] === 'resume' || (argv[0] === 'import' && argv.includes('--resume'));
+export function resumeCommandAtStart(args: EarlyArgs): string | undefined {
+  const resumes = args.command === 'resume' || (args.command === 'import' && args.resume);
   return resumes ? 'engage-import resume' : undefined;
 }
 
 /**
  * How long the first signal lets the requests in flight finish before the process stops at once
- * (leaving no report): longer than one request may take (`--request-timeout`, read from argv as
- * the command has not parsed it yet) and than the alert after it (10 s), so that they end, by
+ * (leaving no report): longer than one request may take (`--request-timeout`, read before the
+ * command has parsed its arguments) and than the alert after it (10 s), so that they end, by
  * answer or timeout, and the run writes its report, logs its end and sends its alert. At least
  * 30 s; at most what a timer can wait (about 24 days).
  */
-export function drainTimeoutMs(argv: readonly string[]): number {
-  const named = (a: string) => a === '--request-timeout' || a === '--requestTimeout';
-  const at = argv.findIndex(named);
-  const given = at >= 0 ? argv[at + 1] : argv.find((a) => named(a.split('=')[0]!) && a.includes('='))?.split('=')[1];
-  const seconds = Number(given);
+export function drainTimeoutMs(args: EarlyArgs): number {
+  const seconds = Number(args.requestTimeout);
   const request = Number.isFinite(seconds) && seconds > 0 ? seconds : DEFAULTS.requestTimeoutSeconds;
   // The alert's own limit (`sendNotification`'s), which the run may spend after its last request.
   return Math.min(Math.max(30_000, (request + 5) * 1000 + ALERT_TIMEOUT_MS), MAX_TIMER_MS);

@@ -7,16 +7,6 @@ const LOGGER = Symbol('engage-import logger');
 type WithLogger = Stderr & { [LOGGER]?: Logger };
 
 /**
- * `--log-format` as written on the command line, read before yargs parses it, so that even a
- * usage error is a json line. Anything but `json` is text (yargs then refuses an unknown value).
- */
-export function logFormatOf(argv: readonly string[]): LogFormat {
-  const at = argv.indexOf('--log-format');
-  const value = at >= 0 ? argv[at + 1] : argv.find((a) => a.startsWith('--log-format='))?.slice('--log-format='.length);
-  return value === 'json' ? 'json' : 'text';
-}
-
-/**
  * The command's io with stderr set up for the log format: unchanged for text; for json, a
  * stream that turns every line of prose into a `message` event, carrying the json logger that
  * commands use for their structured events (`loggerOf`).

@@ -182,5 +182,14 @@ describe('--log-format json (canary)', () => {
     const bad = await runCli(['validate', 'missing.yaml', '--log-format=json'], { cwd: ROOT });
     expect(bad.code).toBe(2);
     expect(JSON.parse(bad.stderr)).toMatchObject({ level: 'error', event: 'message' });
+    // Every spelling the command line takes: camel case, the option before the command.
+    for (const argv of [
+      ['validate', 'missing.yaml', '--logFormat', 'json'],
+      ['--log-format', 'json', 'validate', 'missing.yaml'],
+    ]) {
+      const r = await runCli(argv, { cwd: ROOT });
+      expect(r.code).toBe(2);
+      expect(JSON.parse(r.stderr)).toMatchObject({ level: 'error', event: 'message' });
+    }
   });
 });
