@@ -12,6 +12,7 @@ import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ledgerFile } from '../../src/ledger/run-dirs.js';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { importsEnded } from '../helpers/imports-ended.js';
 import { exited, spawnCli } from '../helpers/spawn-cli.js';
 import { tmpTree } from '../helpers/tmp.js';
 
@@ -92,7 +93,7 @@ describe('bulk import: kill -9 during a bisection, then resume', () => {
     second.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
     expect(await exited(second), stderr).toBe(1); // some rows failed, as they should
     // Let the imports still running at the service end, so their rows are all in the log.
-    await new Promise((r) => setTimeout(r, 800));
+    await importsEnded(sandbox!);
 
     const log = sandbox.requests;
     const rowsOf = (importId: string) =>

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { parse } from 'csv-parse/sync';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { importsEnded } from '../helpers/imports-ended.js';
 import { exited, spawnCli } from '../helpers/spawn-cli.js';
 import { tmpTree } from '../helpers/tmp.js';
 
@@ -313,7 +314,7 @@ describe('bulk import: --bulk-timeout stops the run', () => {
     expect(events()).toHaveLength(0);
 
     // Once the import is over: the resend waits for it, then sends the rest in order.
-    await new Promise((r) => setTimeout(r, 2500));
+    await importsEnded(sandbox!);
     expect(await exited(importer(['resume', '--resend-unknown', ...common], env, dir))).toBe(0);
     expect(report()).toEqual(['C-1:ok', 'C-2:ok', 'C-3:ok', 'E1:ok']);
     expect(uploads()).toHaveLength(2);
