@@ -1,6 +1,6 @@
 import type { LoadedJob } from '../config/load-job.js';
 import { SyncError } from '../errors.js';
-import { displayPath } from '../pipeline/display-path.js';
+import { displayPath } from '../text/display-path.js';
 import { countNewEvents } from '../pipeline/events-new-count.js';
 import { inDependencyOrder } from '../pipeline/stage-order.js';
 import {

@@ -1,6 +1,6 @@
 import { basename, join } from 'node:path';
 import { RUNS_FOLDER } from '../ledger/index.js';
-import { displayPath } from '../pipeline/display-path.js';
+import { displayPath } from '../text/display-path.js';
 import { syncStateFile, SyncState } from '../sync/index.js';
 
 /**

@@ -16,7 +16,7 @@ import {
   type OpenLedger,
   type StateLock,
 } from '../ledger/index.js';
-import { displayPath } from '../pipeline/display-path.js';
+import { displayPath } from '../text/display-path.js';
 import { resumeCommand } from '../pipeline/resume-command.js';
 import { runLiveImport } from '../pipeline/live-import.js';
 import { checkStateDir, outputPath, protectedPaths } from './output-args.js';

@@ -1,6 +1,6 @@
 import { ConfigError } from '../errors.js';
 import { stateDirOf } from '../ledger/index.js';
-import { displayPath } from '../pipeline/display-path.js';
+import { displayPath } from '../text/display-path.js';
 import { isSameFile } from '../pipeline/output-paths.js';
 
 /**

@@ -7,7 +7,7 @@ import { RESOURCES } from '../config/mapping-schema.js';
 import { DEFAULTS } from '../defaults.js';
 import { ConfigError, LedgerError, SyncError } from '../errors.js';
 import { acquireLock } from '../ledger/lock.js';
-import { displayPath } from '../pipeline/display-path.js';
+import { displayPath } from '../text/display-path.js';
 import { isInFolder } from '../pipeline/output-paths.js';
 import { findUnfinishedRun, openSyncFeed } from '../ledger/index.js';
 import {

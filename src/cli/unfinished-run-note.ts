@@ -1,6 +1,6 @@
 import type { LoadedJob } from '../config/load-job.js';
 import { findUnfinishedRun, liveLockHolder } from '../ledger/index.js';
-import { displayPath } from '../pipeline/display-path.js';
+import { displayPath } from '../text/display-path.js';
 
 /**
  * What a preview must say when the job has a run that has not finished: the live `import` it

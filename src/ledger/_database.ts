@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { LedgerError } from '../errors.js';
-import { displayPath } from './_display-path.js';
+import { displayPath } from '../text/display-path.js';
 import { RunIdentitySchema, type RunIdentity } from './identity.js';
 
 export type Db = Database.Database;

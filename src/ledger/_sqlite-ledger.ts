@@ -1,7 +1,7 @@
 import { LedgerError } from '../errors.js';
 import { rmSync } from 'node:fs';
 import { guard, isEmpty, toLedgerError, type Db, type DbPlace } from './_database.js';
-import { displayPath } from './_display-path.js';
+import { displayPath } from '../text/display-path.js';
 import { isApplied } from '../transport/in-doubt.js';
 import { GroupCommit } from './group-commit.js';
 import type { RunIdentity } from './identity.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { displayPath } from './_display-path.js';
+import { displayPath } from '../text/display-path.js';
 
 /**
  * What a resume must find unchanged: the job file, each mapping file, each input file, the

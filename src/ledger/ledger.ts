@@ -12,7 +12,7 @@ import {
   storeIdentity,
   toLedgerError,
 } from './_database.js';
-import { displayPath } from './_display-path.js';
+import { displayPath } from '../text/display-path.js';
 import { SqliteLedger } from './_sqlite-ledger.js';
 import { identityChanges, normaliseIdentity, targetChanges, type RunIdentity } from './identity.js';
 import { acquireLock, type StateLock } from './lock.js';

@@ -4,7 +4,7 @@ import { closeSync, fsyncSync, linkSync, openSync, readFileSync, renameSync, unl
 import { hostname as osHostname, uptime } from 'node:os';
 import { join } from 'node:path';
 import { LedgerError } from '../errors.js';
-import { displayPath } from './_display-path.js';
+import { displayPath } from '../text/display-path.js';
 
 /** Who holds a state directory: enough to tell whether that process still exists. */
 export interface LockOwner {

@@ -10,7 +10,7 @@ import type { RunClassifier, SourceClassifier } from '../sync/index.js';
 import { checkBulkHeaders } from './bulk-choice.js';
 import { estimateBulk } from './bulk-estimate.js';
 import type { BulkOptions } from './bulk-options.js';
-import { displayPath } from './display-path.js';
+import { displayPath } from '../text/display-path.js';
 import { createEmitter, type DryRunWriters } from './dry-run-emit.js';
 import { openSources, type OpenedSource } from './open-sources.js';
 import { planOutputs, type ProtectedPath } from './output-paths.js';

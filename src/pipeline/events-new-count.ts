@@ -1,6 +1,6 @@
 import type { ResolvedMapping } from '../config/mapping-schema.js';
 import type { RunClassifier } from '../sync/index.js';
-import { displayPath } from './display-path.js';
+import { displayPath } from '../text/display-path.js';
 import { openSources } from './open-sources.js';
 import { planRows, type PlanOptions, type PlannedRow } from './plan-rows.js';
 import { SYNC_BATCH } from './sync-verdicts.js';

@@ -11,7 +11,7 @@ import type { Transport, TransportStats } from '../transport/index.js';
 import type { ReportLine } from '../report/report-line.js';
 import { reorderByLine } from '../sort/by-line.js';
 import { cascadeOf } from './cascade.js';
-import { displayPath } from './display-path.js';
+import { displayPath } from '../text/display-path.js';
 import { FailedParents } from './failed-parents.js';
 import { inputStamp } from './input-stamp.js';
 import type { LiveImportOptions } from './live-options.js';

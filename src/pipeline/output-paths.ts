@@ -4,7 +4,7 @@ import type { LoadedJob } from '../config/load-job.js';
 import type { ResolvedMapping } from '../config/mapping-schema.js';
 import { ConfigError } from '../errors.js';
 import { rejectsFiles } from '../report/rejects-writer.js';
-import { displayPath } from './display-path.js';
+import { displayPath } from '../text/display-path.js';
 
 /** An output file the run will write, with the option that named it. */
 interface OutputFile {

@@ -1,5 +1,5 @@
 import { DEFAULTS } from '../defaults.js';
-import { displayPath } from './display-path.js';
+import { displayPath } from '../text/display-path.js';
 
 /**
  * The command that continues a stopped run, as its stop prints it: the run folder, and the report

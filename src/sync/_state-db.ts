@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { SyncError } from '../errors.js';
-import { displayPath } from '../ledger/_display-path.js';
+import { displayPath } from '../text/display-path.js';
 
 export type Db = Database.Database;
 

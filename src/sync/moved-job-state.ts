@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, relative, resolve } from 'node:path';
 import Database from 'better-sqlite3';
 import { SyncError } from '../errors.js';
-import { displayPath } from '../ledger/_display-path.js';
+import { displayPath } from '../text/display-path.js';
 import { listSyncStateFiles, syncStateFile } from './state-file.js';
 
 /** A job's sync state found under the name of the path the job had before it moved. */

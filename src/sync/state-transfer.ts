@@ -6,7 +6,7 @@ import { finished } from 'node:stream/promises';
 import { z } from 'zod';
 import { RESOURCES } from '../config/mapping-schema.js';
 import { SyncError } from '../errors.js';
-import { displayPath } from '../ledger/_display-path.js';
+import { displayPath } from '../text/display-path.js';
 import { STATE_FORMAT, toStateError } from './_state-db.js';
 import { targetDifference, type StateTarget, type SyncState } from './sync-state.js';
 

@@ -3,7 +3,7 @@ import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { ResourceName } from '../config/mapping-schema.js';
 import { SyncError } from '../errors.js';
-import { displayPath } from '../ledger/_display-path.js';
+import { displayPath } from '../text/display-path.js';
 import { guardState, openStateDb, quickCheckState, type Db, type StatePlace } from './_state-db.js';
 import type { LedgerSyncFeed } from './ledger-feed.js';
 import { identityHash } from './request-hash.js';
