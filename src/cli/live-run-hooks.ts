@@ -12,6 +12,7 @@ import type { AlertArgs } from './alert-options.js';
 import type { CliIo } from './command.js';
 import { EXIT, exitCodeOf } from './exit-codes.js';
 import { EngageError } from '../errors.js';
+import { redact } from '../text/redact.js';
 
 /** The first segment of an API path: enough to say which endpoint, never a customer's id. */
 const endpointOf = (path: string) => path.replace(/^\/+/, '').split('/')[0] ?? '';
@@ -161,9 +162,7 @@ export function liveRunHooks(
      */
     async refused(error: unknown, jobFile: string | undefined, began: boolean): Promise<void> {
       const code = exitCodeOf(error);
-      const message = (error instanceof EngageError ? error.message : 'internal error')
-        .split(apiKey || '\u0000')
-        .join('[redacted]');
+      const message = redact(error instanceof EngageError ? error.message : 'internal error', [apiKey]);
       const name = job || (jobFile === undefined ? '' : basename(jobFile));
       const outcome = began ? 'failed' : 'refused';
       const durationMs = now() - started;

@@ -1,3 +1,4 @@
+import { redact as redacted } from '../text/redact.js';
 import type { Figures, Logger, LogEvent, LogFormat, LogLevel } from './logger.js';
 
 export interface LoggerOptions {
@@ -11,7 +12,8 @@ export interface LoggerOptions {
 /**
  * `text` prints the prose the tool has always printed; `json` writes one object a line with
  * `time` (ISO 8601 UTC), `level`, `event` and the figures. Secrets are scrubbed from every line
- * as a last guard: the callers never pass them, and a canary test holds that.
+ * this logger writes, as a last guard: the callers never pass them, and a canary test holds that
+ * (as it does for the prose commands write to stderr themselves, which passes no logger).
  */
 export function createLogger(format: LogFormat, options: LoggerOptions): Logger {
   const now = options.now ?? Date.now;
@@ -21,7 +23,7 @@ export function createLogger(format: LogFormat, options: LoggerOptions): Logger 
     if (secret.length >= 8 && !secrets.includes(secret)) secrets.push(secret);
   };
   for (const s of options.secrets ?? []) redact(s);
-  const scrub = (line: string) => secrets.reduce((text, secret) => text.split(secret).join('[redacted]'), line);
+  const scrub = (line: string) => redacted(line, secrets);
   if (format === 'text') {
     return {
       format,

@@ -13,6 +13,7 @@ import { RetryBudget } from './retry-budget.js';
 import { DEFAULT_RETRY_POLICY, backoffDelay, throttleFallbackDelay, type RetryPolicy } from './retry-policy.js';
 import { TokenBucket } from './token-bucket.js';
 import type { ApiRequest, SendOutcome, Transport, TransportEvent, TransportOptions, TransportStats } from './types.js';
+import { redact } from '../text/redact.js';
 
 /** Longest timer Node accepts (2^31 - 1 ms); a longer one fires at once, in a loop. */
 const MAX_TIMER_MS = 2_147_483_647;
@@ -384,7 +385,7 @@ function setup(options: TransportOptions): Setup {
       'User-Agent': options.userAgent ?? 'engage-import',
       ...(withBody ? { 'Content-Type': 'application/json' } : {}),
     }),
-    redact: (text) => text.split(apiKey).join('[redacted]'),
+    redact: (text) => redact(text, [apiKey]),
   };
 }
 
@@ -418,9 +419,9 @@ function secondHand(fatal: HttpError): HttpError {
 }
 
 /** A copy of an unexpected error without the key in its message, and without its cause or stack. */
-function scrubbed(error: unknown, redact: (text: string) => string): Error {
+function scrubbed(error: unknown, scrub: (text: string) => string): Error {
   const original = error instanceof Error ? error : new Error(String(error));
-  const copy = new Error(redact(original.message));
+  const copy = new Error(scrub(original.message));
   copy.name = original.name;
   copy.stack = `${copy.name}: ${copy.message}\n    (stack withheld: the original may quote the API key)`;
   return copy;
