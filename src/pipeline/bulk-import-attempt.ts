@@ -65,13 +65,15 @@ export async function uploadFileAndWait(
     case 'unknown':
       return { kind: 'given_up', message: answer.message, importId: undefined };
     case 'not_sent':
-      return answer.mayHaveApplied
-        ? {
-            kind: 'given_up',
-            message: `${answer.message}; the upload may have created an import`,
-            importId: undefined,
-          }
-        : 'not_sent';
+      if (answer.mayHaveApplied)
+        return {
+          kind: 'given_up',
+          message: `${answer.message}; the upload may have created an import`,
+          importId: undefined,
+        };
+      // Later chunks may hold later rows of its keys, and later stages its children: stop here.
+      state.givenUpUnsent(answer.message);
+      return 'not_sent';
     case 'accepted':
       imports.stats.imports++;
       try {

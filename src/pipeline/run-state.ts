@@ -64,6 +64,19 @@ export class RunState {
     }
   }
 
+  /**
+   * A request given up unsent while the run could go on (429s that never ended, an API that
+   * could not be reached for that request): the run stops, as when the API is unreachable, so
+   * that no later row goes before it (a later row of its key, a child of its entity): a resume
+   * sends it and the rest in order.
+   */
+  givenUpUnsent(why: string): void {
+    this.stop({
+      kind: 'api',
+      message: `a request was given up unsent (${why.replace(/^not sent: /, '')}), and the run stopped so that no later row goes before it`,
+    });
+  }
+
   /** A ledger failure: stops the run, and gives its message for the row it happened to. */
   ledgerBroke(error: unknown): string {
     const message = error instanceof Error ? error.message : String(error);

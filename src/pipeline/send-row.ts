@@ -195,15 +195,15 @@ async function settleNotSent(
     });
     return settled({ ...base, ...line, message: line.message + note });
   }
-  // Every attempt was refused (429) or never left: the service did not apply it.
+  // Every attempt was refused (429) or never left: the service did not apply it. Its own words
+  // (or the stop that came first), then the run stops before a later row overtakes it.
+  const why = deps.state.stopReason ?? outcome.message;
+  deps.state.givenUpUnsent(outcome.message);
   await undoIntent(stage, deps, row, before);
   const doubt = doubtBefore(before, row.idempotent);
   if (doubt !== undefined) return stillInDoubt(base, doubt, outcome.message);
   // Its children in later stages are held, not sent to fail for want of it: a resume sends it first.
-  return settled(
-    { ...base, ...failureLine({ ...outcome, message: deps.state.stopReason ?? outcome.message }) },
-    deps.cascade.failed(row, 'not_sent'),
-  );
+  return settled({ ...base, ...failureLine({ ...outcome, message: why }) }, deps.cascade.failed(row, 'not_sent'));
 }
 
 /**

@@ -50,8 +50,8 @@ describe("a first night that reached no account does not tie the job's state to 
     });
     expect(statuses(dir)).toEqual(Array(6).fill('not_sent'));
     const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
-    // Its rows are not_sent: the run stays resumable, and may go on at the right URL.
-    expect(nowhere.code).toBe(1);
+    // Its rows are not_sent: the run stopped (exit 3), stays resumable, and may go on at the right URL.
+    expect(nowhere.code).toBe(3);
     const next = await runCli(['resume', '--rate', '1000'], { cwd: dir, env });
     expect(next.stderr).not.toContain('records what was sent with');
     expect(next.code).toBe(0);

@@ -1,8 +1,9 @@
 /**
- * Rows held `not_sent` behind a row the run did not send (429s that never ended): a later row of
- * its key, and the rows of later stages that name it as their parent. Sent now, they would reach
- * the API before it (a contact's older values applied last) or without it (an event of a contact
- * that does not exist yet, failed for good); held, a resume sends them all in order.
+ * A row given up unsent (429s that never ended) stops the run, and the rows that must come after
+ * it say so: a later row of its key, and the rows of later stages that name it as their parent.
+ * Sent, they would reach the API before it (a contact's older values applied last) or without it
+ * (an event of a contact that does not exist yet, failed for good); held, a resume sends them
+ * all in order.
  */
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
@@ -65,41 +66,54 @@ const report = (dir: string) =>
     l.message,
   ]);
 
-describe('a row the run did not send holds the rows that must come after it', () => {
-  it('a later row of its key: not_sent too, and a resume sends both in file order, so the account ends with the later values', async () => {
-    sandbox = await startSandbox({ rate: 0 });
-    const throttled = { marker: '"Old"', on: true };
-    const url = await throttlingProxy(sandbox, throttled);
-    const dir = tmpTree({
-      'contacts.csv': 'id,name\nC-1,Old\nC-2,Other\nC-1,New\n',
-      'contacts.yaml':
-        'resource: user\nsource: { file: contacts.csv }\nkey: id\nfields:\n  custom_id: id\n  first_name: name\n',
-    });
-    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: url };
-    const clock = fakeClock();
-    const first = await runCli(['import', 'contacts.yaml', '--rate', '1000'], { cwd: dir, env, clock });
-    expect(first.code, first.stderr).toBe(1);
-    expect(report(dir)).toEqual([
-      ['contacts.csv', '2', 'not_sent', expect.stringMatching(/^not sent: throttled 50 times \(HTTP 429\), gave up/)],
-      ['contacts.csv', '3', 'ok', ''],
-      [
-        'contacts.csv',
-        '4',
-        'not_sent',
-        'not sent: the row before it with this key (line 2) was not sent; resume sends both, in file order',
-      ],
-    ]);
-    expect(sandbox.state.users().map((u) => [u.custom_id, u.first_name])).toEqual([['C-2', 'Other']]);
+const STOPPED =
+  'not sent: a request was given up unsent (throttled 50 times (HTTP 429), gave up: Request was throttled. Expected available in 0 seconds.), and the run stopped so that no later row goes before it';
 
-    throttled.on = false;
-    const resumed = await runCli(['resume', '--rate', '1000'], { cwd: dir, env, clock });
-    expect(resumed.code, resumed.stderr).toBe(0);
-    expect(report(dir).map((l) => l[2])).toEqual(['ok', 'ok', 'ok']);
-    expect(sandbox.state.users().map((u) => [u.custom_id, u.first_name])).toEqual([
-      ['C-2', 'Other'],
-      ['C-1', 'New'],
-    ]);
-  });
+describe('a row the run did not send stops the run and holds the rows that must come after it', () => {
+  it.each(['1', '4'])(
+    'a later row of its key: not_sent too, and a resume sends both in file order, so the account ends with the later values (--concurrency %s)',
+    async (concurrency) => {
+      sandbox = await startSandbox({ rate: 0 });
+      const throttled = { marker: '"Old"', on: true };
+      const url = await throttlingProxy(sandbox, throttled);
+      const dir = tmpTree({
+        'contacts.csv': 'id,name\nC-1,Old\nC-2,Other\nC-1,New\n',
+        'contacts.yaml':
+          'resource: user\nsource: { file: contacts.csv }\nkey: id\nfields:\n  custom_id: id\n  first_name: name\n',
+      });
+      const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: url };
+      const clock = fakeClock();
+      const first = await runCli(['import', 'contacts.yaml', '--rate', '1000', '--concurrency', concurrency], {
+        cwd: dir,
+        env,
+        clock,
+      });
+      expect(first.code, first.stderr).toBe(3);
+      expect(report(dir)).toEqual([
+        ['contacts.csv', '2', 'not_sent', expect.stringMatching(/^not sent: throttled 50 times \(HTTP 429\), gave up/)],
+        ['contacts.csv', '3', 'not_sent', STOPPED],
+        // Queued behind line 2 when it was given up (4 at once), or read after the stop (1 at a time).
+        [
+          'contacts.csv',
+          '4',
+          'not_sent',
+          concurrency === '4'
+            ? 'not sent: the row before it with this key (line 2) was not sent; resume sends both, in file order'
+            : STOPPED,
+        ],
+      ]);
+      expect(sandbox.state.users()).toEqual([]);
+
+      throttled.on = false;
+      const resumed = await runCli(['resume', '--rate', '1000'], { cwd: dir, env, clock });
+      expect(resumed.code, resumed.stderr).toBe(0);
+      expect(report(dir).map((l) => l[2])).toEqual(['ok', 'ok', 'ok']);
+      expect(sandbox.state.users().map((u) => [u.custom_id, u.first_name])).toEqual([
+        ['C-1', 'New'],
+        ['C-2', 'Other'],
+      ]);
+    },
+  );
 
   it('a child in a later stage: not_sent, not sent to fail for want of its parent; a resume sends the contact, then its event', async () => {
     sandbox = await startSandbox({ rate: 0 });
@@ -116,10 +130,10 @@ describe('a row the run did not send holds the rows that must come after it', ()
     const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: url };
     const clock = fakeClock();
     const first = await runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env, clock });
-    expect(first.code, first.stderr).toBe(1);
+    expect(first.code, first.stderr).toBe(3);
     const lines = report(dir);
     expect(lines.filter((l) => l[0] === 'events.csv')).toEqual([
-      ['events.csv', '2', 'ok', ''],
+      ['events.csv', '2', 'not_sent', STOPPED],
       [
         'events.csv',
         '3',
@@ -127,8 +141,8 @@ describe('a row the run did not send holds the rows that must come after it', ()
         "not sent: depends on user custom_id 'C-2', which was not sent (contacts.csv line 3); resume sends it, then this row",
       ],
     ]);
-    // The held event never reached the API: one event request, E1's.
-    expect(sandbox.requests.filter((r) => r.path.includes('/events/')).map((r) => r.status)).toEqual([201]);
+    // No event reached the API.
+    expect(sandbox.requests.filter((r) => r.path.includes('/events/'))).toEqual([]);
 
     throttled.on = false;
     const resumed = await runCli(['resume', '--rate', '1000'], { cwd: dir, env, clock });

@@ -286,7 +286,7 @@ describe('6. a 2xx that is not the answer of the API', () => {
 });
 
 describe('7. requests that never left', () => {
-  it('connection refused for 30 s: rows not_sent, the run stops (exit 3) and stays resumable; no real waiting', async () => {
+  it('connection refused: the first row given up unsent stops the run (exit 3), rows not_sent, resumable; no real waiting', async () => {
     const port = await closedPort();
     const clock = fakeClock();
     const dir = tmpTree({ 'events.csv': events(200), 'job.yaml': EVENTS });
@@ -295,7 +295,7 @@ describe('7. requests that never left', () => {
     expect(r.code).toBe(3);
     expect(statusCounts(dir)).toEqual({ not_sent: 200 });
     expect(r.stderr).toMatch(
-      /no request could reach the API for 3\d s .*; resume with: engage-import resume \.engage-import\/runs\//s,
+      /a request was given up unsent \(could not reach the API \(connection refused, ECONNREFUSED\) \(gave up after 5 attempts\)\), and the run stopped so that no later row goes before it; resume with: engage-import resume \.engage-import\/runs\//,
     );
     // The API is back: resume sends every row, once.
     sandbox = await startSandbox({ rate: 0, apiKey: KEY, port, fixtures: { users: [{ custom_id: 'U0' }] } });
@@ -313,7 +313,7 @@ describe('7. requests that never left', () => {
       env: env('http://127.0.0.1:6666/api/public/'),
       clock,
     });
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(3);
     expect(report(dir).map((l) => [l.status, l.message])).toEqual([
       [
         'not_sent',
@@ -321,7 +321,7 @@ describe('7. requests that never left', () => {
       ],
       [
         'not_sent',
-        'not sent: could not reach the API (fetch refuses to use this port, BAD_PORT) (gave up after 1 attempts)',
+        'not sent: a request was given up unsent (could not reach the API (fetch refuses to use this port, BAD_PORT) (gave up after 1 attempts)), and the run stopped so that no later row goes before it',
       ],
     ]);
   });
@@ -361,7 +361,7 @@ describe('8. bounded waits', () => {
 });
 
 describe('9. 429s that never end', () => {
-  it('a row given up after 50 throttles is not_sent, and the run stays resumable', async () => {
+  it('a row given up after 50 throttles is not_sent and stops the run (exit 3), which stays resumable', async () => {
     const url = await fakeServer((_req, res) =>
       res
         .writeHead(429, { 'retry-after': '1', 'content-type': 'application/json' })
@@ -374,7 +374,7 @@ describe('9. 429s that never end', () => {
       env: env(url),
       clock,
     });
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(3);
     expect(report(dir).map((l) => l.status)).toEqual(['not_sent', 'not_sent']);
     expect(report(dir)[0]!.message).toMatch(/^not sent: throttled 50 times \(HTTP 429\), gave up/);
     const again = await runCli(['resume', '--rate', '1000', '--quiet'], { cwd: dir, env: env(url), clock });
