@@ -211,14 +211,14 @@ async function settleNotSent(
  * product that exists already is refused. Say why it may
  * exist, and how the row's values reach it: a product whose request changed since the API
  * accepted it is updated only by the bulk import; another may be an earlier row's, another tool's,
- * or an earlier run's create whose answer was lost (a resend of this run's own create in doubt
- * is recognised earlier and is `ok`). In parentheses, without `; `: a failed row's message is
+ * or an earlier run's create whose answer was lost (a resend of a create in doubt answered so is
+ * `unknown`, not here). In parentheses, without `; `: a failed row's message is
  * split on `; ` into one error group per field error (src/report/error-groups.ts).
  */
 function productExistsNote(row: SendableRow): string {
   if (row.sync?.status === 'changed')
     return ' (this product changed since it was created, and products are updated only by the bulk import: run with --bulk auto or --bulk always)';
-  return ' (it exists already: made by an earlier row of this file, by another tool, or by an earlier run that reported it unknown, which resume --resend-unknown of that run records as sent. Only the bulk import updates a product: --bulk always)';
+  return " (it exists already: made by an earlier row of this file, by another tool, or by an earlier run that reported it unknown. Only the bulk import updates a product, with this row's values: --bulk always)";
 }
 
 /** The answer in the ledger; if the ledger fails, the row's report line still says what the API answered. */

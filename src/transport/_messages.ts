@@ -7,6 +7,10 @@ export const UNAUTHORIZED = 'the API refused the credentials (401): check ENGAGE
 export const NOT_RESENT =
   'the request may have been applied and was not resent to avoid a duplicate: check the account; if it is not there, resume --resend-unknown';
 
+/** After a redirect: a resume goes on at the run's own base URL, which redirected, so it cannot resend this row. */
+export const REDIRECT_IN_DOUBT =
+  'the server read the request before it answered, so it may have been applied: check the account before sending this row again';
+
 export function networkMessage(failure: NetworkFailure): string {
   return failure.kind === 'lost_answer'
     ? `no answer received (${failure.reason})`

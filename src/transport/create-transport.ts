@@ -4,7 +4,7 @@ import { Agent } from 'undici';
 import { DEFAULTS } from '../defaults.js';
 import { ConfigError, HttpError } from '../errors.js';
 import { exchange, type Exchange } from './_exchange.js';
-import { NOT_RESENT } from './_messages.js';
+import { NOT_RESENT, REDIRECT_IN_DOUBT } from './_messages.js';
 import { linkUrl, requestUrl } from './_request-url.js';
 import { Breaker, type Observation } from './breaker.js';
 import { classify, type Step } from './classify.js';
@@ -273,7 +273,7 @@ class HttpTransport implements Transport {
           return {
             kind: 'unknown',
             status: step.error.status,
-            message: `${error.message}; ${NOT_RESENT}`,
+            message: `${error.message}; ${REDIRECT_IN_DOUBT}`,
             attempts: tries.sent,
           };
         throw error;

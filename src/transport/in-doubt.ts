@@ -98,7 +98,7 @@ export const mayHaveBeenApplied = (answer: AttemptAnswer): boolean =>
 
 /** Why "exists already", answered to a resend, leaves the row unknown. */
 export const EXISTS_AFTER_DOUBT =
-  'an earlier attempt of this row may have created it, or it was there before this run and this row never reached it: check its values in the account';
+  'an earlier attempt of this row may have created it, or it was there before this run and this row never reached it: check its values in the account (a resend gets the same answer)';
 
 /** Why a refusal of a resend leaves the row unknown. */
 export const REFUSED_AFTER_DOUBT =

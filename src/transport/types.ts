@@ -15,8 +15,9 @@ export interface ApiRequest {
   /** An earlier attempt of this row, in a run before this one, may have been applied (a resend of a row in doubt). */
   readonly inDoubt?: boolean | undefined;
   /**
-   * Recognises the answer "this key exists already" to a create: when an earlier attempt of the
-   * row may have been applied, that answer means our own create went through, and the row is `ok`.
+   * Recognises the answer "this key exists already" to a create: the row is `failed` (the key was
+   * taken), or `unknown` when an earlier attempt of the row may have been applied (that attempt's
+   * create, or a record that was there before: the answer cannot tell).
    */
   readonly exists?: ((status: number, bodyText: string) => boolean) | undefined;
   /**

@@ -153,7 +153,7 @@ describe('1. a 500 after the write is never resent silently', () => {
       (l) =>
         l.status === 'unknown' &&
         l.message ===
-          'custom_id: product with this custom id already exists.; an earlier attempt of this row may have created it, or it was there before this run and this row never reached it: check its values in the account',
+          'custom_id: product with this custom id already exists.; an earlier attempt of this row may have created it, or it was there before this run and this row never reached it: check its values in the account (a resend gets the same answer)',
     );
     expect(exists).toHaveLength(createdBefore);
   });

@@ -767,7 +767,7 @@ describe('redirects and getJson', () => {
       kind: 'unknown',
       status: 303,
       message:
-        'the API answered 303 (a redirect to https://acme.example.com/api/public/events/7/); redirects are not followed, check the base URL (the API root, e.g. https://acme.example.com/api/public/); the request may have been applied and was not resent to avoid a duplicate: check the account; if it is not there, resume --resend-unknown',
+        'the API answered 303 (a redirect to https://acme.example.com/api/public/events/7/); redirects are not followed, check the base URL (the API root, e.g. https://acme.example.com/api/public/); the server read the request before it answered, so it may have been applied: check the account before sending this row again',
       attempts: 1,
     });
     expect(transport.stopped()?.status).toBe(303);

@@ -135,7 +135,7 @@ describe('a create refused as existing, after an attempt in doubt', () => {
       kind: 'unknown',
       status: 400,
       message:
-        'custom_id: product with this custom id already exists.; an earlier attempt of this row may have created it, or it was there before this run and this row never reached it: check its values in the account',
+        'custom_id: product with this custom id already exists.; an earlier attempt of this row may have created it, or it was there before this run and this row never reached it: check its values in the account (a resend gets the same answer)',
       attempts: 2,
     });
   });
