@@ -2,7 +2,7 @@ import yargs from 'yargs';
 import { EngageError } from '../errors.js';
 import { LOG_FORMATS, withLogFormat } from '../log/cli-logger.js';
 import { earlyArgs } from './early-args.js';
-import { shownUrl } from '../notify/notify-url.js';
+import { withoutUrls } from './mask-urls.js';
 import type { CliCommand, CliIo } from './command.js';
 import { EXIT, exitCodeOf } from './exit-codes.js';
 import { eventsCommand } from './events-command.js';
@@ -112,43 +112,6 @@ function refusal(error: unknown, exitCode: number) {
 
 /** Options whose values a message never repeats: a webhook URL holds its secret in the path or query, a base URL may carry a password. */
 const URL_OPTIONS: ReadonlySet<string> = new Set(['notify-url', 'base-url']);
-
-/**
- * A parse problem's message as it may be shown: any URL in it (an unknown argument that was a
- * webhook URL, say) only by scheme and host, never its path, query or password. Read word by word
- * (a comma inside a word is the URL's, as in `…/a,b`), with or without a scheme.
- */
-function withoutUrls(message: string): string {
-  return message.replace(/\S+/g, (word) => {
-    // Punctuation that ends a sentence or a list, and quotes, are the message's, not the URL's.
-    const [, open = '', whole = '', close = ''] = /^(["'`(]*)(.*?)([,;.:)"'`]*)$/.exec(word) ?? [];
-    // The URL starts at the first of: a scheme; a host (a name with a dot, localhost or an IPv4
-    // address, maybe after `user:password@`) and a port, followed by a path, a query or a
-    // fragment; or credentials and a host. What comes before it (`ENGAGE_NOTIFY_URL=`,
-    // `—notify-url=`) stays; from there on only the host is shown, so a URL inside the query
-    // of another cannot show the outer one's path.
-    const starts = [SCHEME, BARE_WITH_PATH, BARE_WITH_CREDENTIALS]
-      .map((re) => re.exec(whole))
-      .filter((m): m is RegExpExecArray => m !== null)
-      .sort((a, b) => a.index - b.index);
-    const first = starts[0];
-    if (first === undefined) return word;
-    const name = whole.slice(0, first.index);
-    if (first.groups?.host === undefined) {
-      try {
-        return `${open}${name}${shownUrl(new URL(whole.slice(first.index)))}/…${close}`;
-      } catch {
-        return `${open}${name}(a URL)${close}`;
-      }
-    }
-    return `${open}${name}${first.groups.host}${first.groups.port ?? ''}/…${close}`;
-  });
-}
-
-const HOST = String.raw`(?<host>localhost|\d{1,3}(?:\.\d{1,3}){3}|(?:[a-z0-9-]+\.)+[a-z]{2,})(?<port>:\d+)?`;
-const SCHEME = /[a-z][a-z0-9+.-]*:\/\//i;
-const BARE_WITH_PATH = new RegExp(String.raw`(?:[^\s/@]+@)?${HOST}(?=[/?#])`, 'i');
-const BARE_WITH_CREDENTIALS = new RegExp(String.raw`[^\s/@]+@${HOST}`, 'i');
 
 function reportError(error: unknown, io: CliIo): number {
   if (error instanceof UsageError) {
