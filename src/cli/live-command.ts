@@ -1,5 +1,4 @@
 import { basename, dirname, resolve } from 'node:path';
-import { setTimeout as delay } from 'node:timers/promises';
 import { loadJob } from '../config/load-job.js';
 import { DEFAULTS } from '../defaults.js';
 import { ConfigError, LedgerError } from '../errors.js';
@@ -8,45 +7,32 @@ import {
   findLatestRun,
   findUnfinishedRun,
   openForResume,
-  acquireLock,
   readRun,
   RUNS_FOLDER,
   stateDirOf,
-  waitForFreeLock,
   type OpenLedger,
   type StateLock,
 } from '../ledger/index.js';
 import { displayPath } from '../text/display-path.js';
 import { resumeCommand } from '../pipeline/resume-command.js';
-import { runLiveImport } from '../pipeline/live-import.js';
-import { checkStateDir, outputPath, protectedPaths } from './output-args.js';
-import { createProgress, type Progress } from '../pipeline/progress.js';
+import { checkStateDir } from './output-args.js';
 import { rowsInDoubt } from '../transport/in-doubt.js';
-import { createTransport, inDoubtModeOf, resolveBaseUrl, type InDoubtMode } from '../transport/index.js';
+import { inDoubtModeOf, resolveBaseUrl, type InDoubtMode } from '../transport/index.js';
 import type { CliIo } from './command.js';
 import type { RunArgs } from './common-options.js';
 import { readApiKey, readBaseUrl } from './credentials.js';
 import { EXIT } from './exit-codes.js';
-import { bulkOptionsOf, type LiveArgs, type SyncModeArgs } from './live-options.js';
-import { liveRunHooks, routeOf, type LiveRunHooks } from './live-run-hooks.js';
+import type { LiveArgs, SyncModeArgs } from './live-options.js';
+import { liveRunHooks, type LiveRunHooks } from './live-run-hooks.js';
 import { listSyncStateFiles, stateDirBeside } from '../sync/index.js';
-import { catchUpBeforeRefusal, checkSyncState, openRunSync, type RunSync, type RunSyncMode } from './live-sync.js';
-import { printSummary } from './print-summary.js';
+import { catchUpBeforeRefusal, checkSyncState, type RunSyncMode } from './live-sync.js';
 import { refuseChangedEventMappings } from './changed-event-mappings.js';
 import { refuseOtherStateDir } from './resume-state-dir.js';
 import { doubtsOfOtherRuns } from './doubts-of-other-runs.js';
 import { withRecordedPayloadOptions } from './resume-args.js';
-import { rowsNotOk } from '../report/report-line.js';
 import { payloadOptionsToCompare, runIdentity, type PayloadOptions } from './run-identity.js';
-import { VERSION } from './version.js';
-
-/** The lock wait's clock when the caller injects none. */
-const REAL_CLOCK = {
-  now: Date.now,
-  sleep: (ms: number, signal?: AbortSignal) => delay(ms, undefined, signal ? { signal } : {}),
-};
-
-const SILENT: Progress = { stage: () => ({ tick: () => undefined, finish: () => undefined }), stop: () => undefined };
+import { InterruptedWhileWaiting, takeStateLock } from './take-state-lock.js';
+import { driveRun, type DriveContext } from './drive-run.js';
 
 /** How a live run starts: a new run of `job`, or the resume of a run directory. */
 export type LiveStart =
@@ -88,13 +74,6 @@ export async function runLive(
 /** The lock a command took before its run's ledger took it over (then undefined). */
 interface TakenLock {
   lock?: StateLock | undefined;
-}
-
-/** A signal while the run waited for the state directory's lock, before anything started. */
-class InterruptedWhileWaiting extends Error {
-  constructor(readonly signal: string) {
-    super(`interrupted by ${signal}`);
-  }
 }
 
 async function runLiveWith(
@@ -171,7 +150,7 @@ async function runLiveWith(
     if (inRuns) refuseOtherStateDir(explicit!, stateDir, io.cwd);
     // Before the run is read: the process holding the state directory may be that very run, or
     // another resume of it, about to finish it. Held from here: nothing may start in between.
-    taken.lock = await takeLock(stateDir);
+    taken.lock = await takeStateLock(stateDir, io, { lockWaitSeconds: args['lock-wait'], quiet: args.quiet });
     const run =
       explicit !== undefined
         ? readRun(explicit, { cwd: io.cwd })
@@ -249,7 +228,7 @@ async function runLiveWith(
     if (run.finished) await ledger.reopen();
     if (fromRun && !args.quiet)
       io.stderr.write(`engage-import: resuming against ${baseUrl.origin}, the run's base URL\n`);
-    return await drive(job, ledger, mode);
+    return await driveRun(driveContext(), job, ledger, mode);
   }
   const job = await loadJob(resolve(io.cwd, start.job), {
     cwd: io.cwd,
@@ -257,7 +236,7 @@ async function runLiveWith(
   });
   // Before looking for an unfinished run: a run that holds the lock is in progress, not unfinished.
   // Held from here until the run's ledger takes it: no run may start or stop unseen meanwhile.
-  taken.lock = await takeLock(stateDir);
+  taken.lock = await takeStateLock(stateDir, io, { lockWaitSeconds: args['lock-wait'], quiet: args.quiet });
   const unfinished = findUnfinishedRun(stateDir, { cwd: io.cwd, jobPath: job.file });
   if (unfinished) {
     // Under the lock it holds: nothing else may apply or start meanwhile.
@@ -286,44 +265,11 @@ async function runLiveWith(
     });
   ledger = await createRun(stateDir, identity, undefined, { cwd: io.cwd, heldLock: taken.lock });
   taken.lock = undefined;
-  return await drive(job, ledger, mode, true);
+  return await driveRun(driveContext(), job, ledger, mode, true);
 
-  /**
-   * Takes the state directory's lock, waiting up to --lock-wait for another process to let go of
-   * it (refused, naming the holder, when it does not). A cron run that meets a preview or a state
-   * command holding it for a moment goes on instead of failing the night. Taken, not only waited
-   * for: the checks that follow (an unfinished run, the sync state) hold only while no one else can
-   * start a run or change the state.
-   */
-  async function takeLock(dir: string): Promise<StateLock> {
-    const clock = io.clock ?? REAL_CLOCK;
-    const until = clock.now() + args['lock-wait'] * 1000;
-    let told = false;
-    for (;;) {
-      const free = await waitForFreeLock(dir, {
-        ms: Math.max(0, until - clock.now()),
-        now: clock.now,
-        sleep: clock.sleep,
-        signal: io.signal,
-        onWait: (holder) => {
-          if (!args.quiet && !told)
-            io.stderr.write(
-              `engage-import: waiting up to ${args['lock-wait']} s for ${displayPath(dir, io.cwd)}, in use by another engage-import process (pid ${holder.pid} on host ${holder.hostname}, since ${holder.startedAt})\n`,
-            );
-          told = true;
-        },
-      });
-      // Interrupted while waiting: nothing was sent, and the exit code says which signal.
-      if (!free && io.signal.aborted) throw new InterruptedWhileWaiting(String(io.signal.reason ?? 'SIGINT'));
-      try {
-        return acquireLock(dir, { cwd: io.cwd });
-      } catch (error) {
-        // Taken by another process between the wait and this: wait again while time is left.
-        // Still held at the end: refused now, naming the holder.
-        const lost = error instanceof LedgerError && error.code === 'STATE_LOCKED';
-        if (!free || !lost || clock.now() >= until) throw error;
-      }
-    }
+  /** What the run is driven with, read when it starts: a resume has its base URL and options by then. */
+  function driveContext(): DriveContext {
+    return { io, args, stateDir, baseUrl, apiKey, inDoubt, hooks, ended, resumeOf };
   }
 
   /** `resume` with nothing unfinished: the newest run (of the job) says "finished already". */
@@ -331,149 +277,11 @@ async function runLiveWith(
     const latest = findLatestRun(stateDir, { cwd: io.cwd });
     return latest !== undefined && (jobFile === undefined || latest.identity.job.path === jobFile) ? latest : undefined;
   }
-
-  /** `fresh`: a new run, whose folder is removed when it stops by an error before its first row. */
-  async function drive(
-    job: Awaited<ReturnType<typeof loadJob>>,
-    ledgerOfRun: OpenLedger,
-    mode: RunSyncMode,
-    fresh = false,
-  ): Promise<number> {
-    let sync: RunSync | undefined;
-    io.onRunFolder?.(resumeOf(ledgerOfRun.runDir));
-    try {
-      sync = await openRunSync(
-        job,
-        stateDir,
-        ledgerOfRun,
-        mode,
-        { dealUpdateMethod: args['deal-update-method'] },
-        io.cwd,
-        args['accept-mapping-change'] === true,
-        args['key-rotated'],
-      );
-      return await driveWith(job, ledgerOfRun, sync);
-    } catch (error) {
-      // Refused before its first row (an input that cannot be read, an output that cannot be
-      // written): nothing was sent, so no unfinished run is left to block the next night.
-      if (fresh) {
-        ended.began = !(await ledgerOfRun.closeRemovingIfEmpty());
-        if (!ended.began) io.onRunFolder?.(undefined);
-      } else ended.began = Object.values(ledgerOfRun.counts()).some((n) => n > 0);
-      // Ended by an error after rows went (a disk that filled while the report was written): the
-      // run is unfinished, and the next import of the job is refused until it is resumed. A
-      // resume refused for its own command line (`--report out/`) sent nothing: its message says
-      // what to mend, and the command it would print repeats the mistake.
-      const ownCommandLine = error instanceof ConfigError && error.code === 'USAGE';
-      if (ended.began && !(error instanceof InterruptedWhileWaiting) && !ownCommandLine)
-        io.stderr.write(
-          `engage-import: the run stopped unfinished; once the cause is mended, resume with: ${resumeOf(ledgerOfRun.runDir)}\n`,
-        );
-      throw error;
-    } finally {
-      // The ledger first: its last commits are applied to the state before the state closes.
-      await ledgerOfRun.close();
-      sync?.close();
-    }
-  }
-
-  async function driveWith(
-    job: Awaited<ReturnType<typeof loadJob>>,
-    ledgerOfRun: OpenLedger,
-    sync: RunSync,
-  ): Promise<number> {
-    const owner = ledgerOfRun.lockTakenOverFrom;
-    if (owner && !args.quiet)
-      io.stderr.write(
-        `engage-import: took over the lock of ${displayPath(stateDir, io.cwd)} left by process ${owner.pid} on ${owner.hostname}, which is no longer running\n`,
-      );
-    const transport = createTransport({
-      baseUrl,
-      apiKey,
-      rate: args.rate,
-      concurrency: args.concurrency,
-      maxAttempts: args['max-attempts'],
-      inDoubt,
-      maxPauseMs: args['max-pause'] * 1000,
-      timeouts: { requestMs: args['request-timeout'] * 1000 },
-      ...(io.clock && { now: io.clock.now, sleep: io.clock.sleep }),
-      userAgent: `engage-import/${VERSION}`,
-      signal: io.signal,
-      // 429s are logged as they happen. A terminal shows progress bars instead (and the count
-      // in the summary); a log file (cron) gets one line per pause.
-      onEvent: (event) => {
-        if (hooks.onTransportEvent(event)) return;
-        if (args.quiet || io.stderr.isTTY === true) return;
-        if (event.type === 'throttled')
-          io.stderr.write(
-            `429 on ${event.method} ${routeOf(event.path)}: the whole run pauses ${(event.waitMs / 1000).toFixed(1)} s (${event.source})\n`,
-          );
-        if (event.type === 'gave_up')
-          io.stderr.write(`gave up on ${event.method} ${routeOf(event.path)}: ${event.message}\n`);
-      },
-    });
-    const progress = args.quiet
-      ? SILENT
-      : createProgress({ stream: io.stderr, tty: io.stderr.isTTY === true, log: hooks.log });
-    hooks.start(job.file, displayPath(ledgerOfRun.runDir, io.cwd), job.mappings.length);
-    try {
-      const result = await runLiveImport(
-        job,
-        {
-          cwd: io.cwd,
-          report: outputPath(io.cwd, '--report', args.report),
-          rejects: args.rejects === undefined ? undefined : outputPath(io.cwd, '--rejects', args.rejects),
-          // No output may overwrite the key file or anything in the state directory (the ledgers).
-          protect: [
-            ...protectedPaths(io.cwd, args),
-            { path: stateDir, what: 'the state directory (run ledgers)', folder: true },
-          ],
-          limit: args.limit,
-          rate: args.rate,
-          concurrency: args.concurrency,
-          failOnInvalid: args['fail-on-invalid'],
-          resendUnknown: args['resend-unknown'],
-          bulk: { ...bulkOptionsOf(args), ...(io.clock && { sleep: io.clock.sleep, now: io.clock.now }) },
-          dealUpdateMethod: args['deal-update-method'],
-        },
-        {
-          transport,
-          ledger: ledgerOfRun,
-          progress,
-          signal: io.signal,
-          sync: sync.classifier,
-          beforeStage: () => applyLast(sync, io, args.quiet),
-        },
-      );
-      // The run's last outcomes (and, once finished, its end) into the sync state.
-      applyLast(sync, io, args.quiet);
-      printSummary(result, io, args);
-      if (!args.quiet) io.stderr.write(`Run ledger: ${displayPath(ledgerOfRun.runDir, io.cwd)}\n`);
-      if (result.interrupted === 'SIGTERM') return await hooks.finish(result, EXIT.SIGTERM);
-      if (result.interrupted !== undefined) return await hooks.finish(result, EXIT.SIGINT);
-      if (result.fatal) return await hooks.finish(result, EXIT.ABORTED);
-      return await hooks.finish(result, rowsNotOk(result.totals) > 0 ? EXIT.ROWS_NOT_OK : EXIT.OK);
-    } finally {
-      await transport.close();
-    }
-  }
 }
 
 /** The sync mode a run recorded in its identity (absent in runs that kept no mode). */
 function syncModeOf(value: string | number | boolean | null | undefined): RunSyncMode {
   return value === 'incremental' || value === 'full-refresh' ? value : undefined;
-}
-
-/** The state is derived from the ledger: if this fails, the next run's catch-up applies the rest. */
-function applyLast(sync: { apply(): void }, io: CliIo, quiet: boolean | undefined): void {
-  try {
-    sync.apply();
-  } catch (error) {
-    if (!quiet)
-      io.stderr.write(
-        `engage-import: the sync state was not brought up to date (${error instanceof Error ? error.message : String(error)}); the next run applies this run's rows from its ledger\n`,
-      );
-  }
 }
 
 /** `--in-doubt`, or the deprecated `--unsafe-retries` with a note on stderr. */

@@ -1,0 +1,175 @@
+import type { LoadedJob } from '../config/load-job.js';
+import { ConfigError } from '../errors.js';
+import type { OpenLedger } from '../ledger/index.js';
+import { runLiveImport } from '../pipeline/live-import.js';
+import { createProgress, type Progress } from '../pipeline/progress.js';
+import { rowsNotOk } from '../report/report-line.js';
+import { displayPath } from '../text/display-path.js';
+import { createTransport, type InDoubtMode } from '../transport/index.js';
+import type { CliIo } from './command.js';
+import type { RunArgs } from './common-options.js';
+import { EXIT } from './exit-codes.js';
+import { bulkOptionsOf, type LiveArgs, type SyncModeArgs } from './live-options.js';
+import { routeOf, type LiveRunHooks } from './live-run-hooks.js';
+import { openRunSync, type RunSync, type RunSyncMode } from './live-sync.js';
+import { outputPath, protectedPaths } from './output-args.js';
+import { printSummary } from './print-summary.js';
+import { InterruptedWhileWaiting } from './take-state-lock.js';
+import { VERSION } from './version.js';
+
+/**
+ * Drives one live run once its ledger is open: the sync state, the transport, the pipeline, the
+ * summary and the exit code; and what an error that ends it leaves behind.
+ */
+export interface DriveContext {
+  readonly io: CliIo;
+  readonly args: RunArgs & LiveArgs & Partial<SyncModeArgs>;
+  readonly stateDir: string;
+  readonly baseUrl: URL;
+  readonly apiKey: string;
+  readonly inDoubt: InDoubtMode;
+  readonly hooks: LiveRunHooks;
+  /** Set when an error ends a run whose ledger holds rows: it had begun sending, so it was not refused. */
+  readonly ended: { began: boolean };
+  /** The command that continues a run of this command, as its stops print it. */
+  readonly resumeOf: (runDir: string) => string;
+}
+
+const SILENT: Progress = { stage: () => ({ tick: () => undefined, finish: () => undefined }), stop: () => undefined };
+
+/** `fresh`: a new run, whose folder is removed when it stops by an error before its first row. */
+export async function driveRun(
+  ctx: DriveContext,
+  job: LoadedJob,
+  ledgerOfRun: OpenLedger,
+  mode: RunSyncMode,
+  fresh = false,
+): Promise<number> {
+  const { io, args, stateDir, ended, resumeOf } = ctx;
+  let sync: RunSync | undefined;
+  io.onRunFolder?.(resumeOf(ledgerOfRun.runDir));
+  try {
+    sync = await openRunSync(
+      job,
+      stateDir,
+      ledgerOfRun,
+      mode,
+      { dealUpdateMethod: args['deal-update-method'] },
+      io.cwd,
+      args['accept-mapping-change'] === true,
+      args['key-rotated'],
+    );
+    return await driveWith(ctx, job, ledgerOfRun, sync);
+  } catch (error) {
+    // Refused before its first row (an input that cannot be read, an output that cannot be
+    // written): nothing was sent, so no unfinished run is left to block the next night.
+    if (fresh) {
+      ended.began = !(await ledgerOfRun.closeRemovingIfEmpty());
+      if (!ended.began) io.onRunFolder?.(undefined);
+    } else ended.began = Object.values(ledgerOfRun.counts()).some((n) => n > 0);
+    // Ended by an error after rows went (a disk that filled while the report was written): the
+    // run is unfinished, and the next import of the job is refused until it is resumed. A
+    // resume refused for its own command line (`--report out/`) sent nothing: its message says
+    // what to mend, and the command it would print repeats the mistake.
+    const ownCommandLine = error instanceof ConfigError && error.code === 'USAGE';
+    if (ended.began && !(error instanceof InterruptedWhileWaiting) && !ownCommandLine)
+      io.stderr.write(
+        `engage-import: the run stopped unfinished; once the cause is mended, resume with: ${resumeOf(ledgerOfRun.runDir)}\n`,
+      );
+    throw error;
+  } finally {
+    // The ledger first: its last commits are applied to the state before the state closes.
+    await ledgerOfRun.close();
+    sync?.close();
+  }
+}
+
+async function driveWith(ctx: DriveContext, job: LoadedJob, ledgerOfRun: OpenLedger, sync: RunSync): Promise<number> {
+  const { io, args, stateDir, baseUrl, apiKey, inDoubt, hooks } = ctx;
+  const owner = ledgerOfRun.lockTakenOverFrom;
+  if (owner && !args.quiet)
+    io.stderr.write(
+      `engage-import: took over the lock of ${displayPath(stateDir, io.cwd)} left by process ${owner.pid} on ${owner.hostname}, which is no longer running\n`,
+    );
+  const transport = createTransport({
+    baseUrl,
+    apiKey,
+    rate: args.rate,
+    concurrency: args.concurrency,
+    maxAttempts: args['max-attempts'],
+    inDoubt,
+    maxPauseMs: args['max-pause'] * 1000,
+    timeouts: { requestMs: args['request-timeout'] * 1000 },
+    ...(io.clock && { now: io.clock.now, sleep: io.clock.sleep }),
+    userAgent: `engage-import/${VERSION}`,
+    signal: io.signal,
+    // 429s are logged as they happen. A terminal shows progress bars instead (and the count
+    // in the summary); a log file (cron) gets one line per pause.
+    onEvent: (event) => {
+      if (hooks.onTransportEvent(event)) return;
+      if (args.quiet || io.stderr.isTTY === true) return;
+      if (event.type === 'throttled')
+        io.stderr.write(
+          `429 on ${event.method} ${routeOf(event.path)}: the whole run pauses ${(event.waitMs / 1000).toFixed(1)} s (${event.source})\n`,
+        );
+      if (event.type === 'gave_up')
+        io.stderr.write(`gave up on ${event.method} ${routeOf(event.path)}: ${event.message}\n`);
+    },
+  });
+  const progress = args.quiet
+    ? SILENT
+    : createProgress({ stream: io.stderr, tty: io.stderr.isTTY === true, log: hooks.log });
+  hooks.start(job.file, displayPath(ledgerOfRun.runDir, io.cwd), job.mappings.length);
+  try {
+    const result = await runLiveImport(
+      job,
+      {
+        cwd: io.cwd,
+        report: outputPath(io.cwd, '--report', args.report),
+        rejects: args.rejects === undefined ? undefined : outputPath(io.cwd, '--rejects', args.rejects),
+        // No output may overwrite the key file or anything in the state directory (the ledgers).
+        protect: [
+          ...protectedPaths(io.cwd, args),
+          { path: stateDir, what: 'the state directory (run ledgers)', folder: true },
+        ],
+        limit: args.limit,
+        rate: args.rate,
+        concurrency: args.concurrency,
+        failOnInvalid: args['fail-on-invalid'],
+        resendUnknown: args['resend-unknown'],
+        bulk: { ...bulkOptionsOf(args), ...(io.clock && { sleep: io.clock.sleep, now: io.clock.now }) },
+        dealUpdateMethod: args['deal-update-method'],
+      },
+      {
+        transport,
+        ledger: ledgerOfRun,
+        progress,
+        signal: io.signal,
+        sync: sync.classifier,
+        beforeStage: () => applyLast(sync, io, args.quiet),
+      },
+    );
+    // The run's last outcomes (and, once finished, its end) into the sync state.
+    applyLast(sync, io, args.quiet);
+    printSummary(result, io, args);
+    if (!args.quiet) io.stderr.write(`Run ledger: ${displayPath(ledgerOfRun.runDir, io.cwd)}\n`);
+    if (result.interrupted === 'SIGTERM') return await hooks.finish(result, EXIT.SIGTERM);
+    if (result.interrupted !== undefined) return await hooks.finish(result, EXIT.SIGINT);
+    if (result.fatal) return await hooks.finish(result, EXIT.ABORTED);
+    return await hooks.finish(result, rowsNotOk(result.totals) > 0 ? EXIT.ROWS_NOT_OK : EXIT.OK);
+  } finally {
+    await transport.close();
+  }
+}
+
+/** The state is derived from the ledger: if this fails, the next run's catch-up applies the rest. */
+function applyLast(sync: { apply(): void }, io: CliIo, quiet: boolean | undefined): void {
+  try {
+    sync.apply();
+  } catch (error) {
+    if (!quiet)
+      io.stderr.write(
+        `engage-import: the sync state was not brought up to date (${error instanceof Error ? error.message : String(error)}); the next run applies this run's rows from its ledger\n`,
+      );
+  }
+}
