@@ -1,4 +1,4 @@
-import { basename, dirname, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { loadJob } from '../config/load-job.js';
 import { DEFAULTS } from '../defaults.js';
 import { ConfigError, LedgerError } from '../errors.js';
@@ -8,14 +8,11 @@ import {
   findUnfinishedRun,
   openForResume,
   readRun,
-  RUNS_FOLDER,
-  stateDirOf,
   type OpenLedger,
   type StateLock,
 } from '../ledger/index.js';
 import { displayPath } from '../text/display-path.js';
 import { resumeCommand } from '../pipeline/resume-command.js';
-import { checkStateDir } from './output-args.js';
 import { rowsInDoubt } from '../transport/in-doubt.js';
 import { inDoubtModeOf, resolveBaseUrl, type InDoubtMode } from '../transport/index.js';
 import type { CliIo } from './command.js';
@@ -24,7 +21,6 @@ import { readApiKey, readBaseUrl } from './credentials.js';
 import { EXIT } from './exit-codes.js';
 import type { LiveArgs, SyncModeArgs } from './live-options.js';
 import { liveRunHooks, type LiveRunHooks } from './live-run-hooks.js';
-import { listSyncStateFiles, stateDirBeside } from '../sync/index.js';
 import { catchUpBeforeRefusal, checkSyncState, type RunSyncMode } from './live-sync.js';
 import { refuseChangedEventMappings } from './changed-event-mappings.js';
 import { refuseOtherStateDir } from './resume-state-dir.js';
@@ -33,6 +29,7 @@ import { withRecordedPayloadOptions } from './resume-args.js';
 import { payloadOptionsToCompare, runIdentity, type PayloadOptions } from './run-identity.js';
 import { InterruptedWhileWaiting, takeStateLock } from './take-state-lock.js';
 import { driveRun, type DriveContext } from './drive-run.js';
+import { runStateDir } from './run-state-dir.js';
 
 /** How a live run starts: a new run of `job`, or the resume of a run directory. */
 export type LiveStart =
@@ -95,33 +92,12 @@ async function runLiveWith(
       ? PENDING_BASE_URL
       : resolveBaseUrl(givenBaseUrl || readBaseUrl(io.env, undefined));
   const inDoubt = inDoubtOf(args, io);
-  // The default state directory sits beside the job file, so the working directory does not
-  // decide whether an unfinished run is found. `resume` without a job looks in the current folder.
-  const jobArg = start.job;
-  // `resume <run folder>`: a folder in a state directory's `runs/` belongs to that directory (its
-  // sync state, its lock), wherever the command is run from; a --state-dir that names another one
-  // is refused. A run folder moved out of it (parked, as a refusal offers) takes --state-dir, or
-  // the default beside its job file.
-  const explicit = start.kind === 'resume' && start.runDir !== undefined ? resolve(io.cwd, start.runDir) : undefined;
-  const inRuns =
-    explicit !== undefined &&
-    basename(dirname(explicit)) === RUNS_FOLDER &&
-    listSyncStateFiles(stateDirOf(explicit)).length > 0;
-  const parkedJob =
-    explicit !== undefined && !inRuns ? readRun(explicit, { cwd: io.cwd })?.identity.job.path : undefined;
-  // Checked before any ledger is opened in it: a file, a read-only folder or /proc is a usage error.
-  const stateDir: string =
-    inRuns && args['state-dir'] === undefined
-      ? stateDirOf(explicit!)
-      : checkStateDir(
-          io.cwd,
-          args['state-dir'] ??
-            (jobArg !== undefined
-              ? stateDirBeside(resolve(io.cwd, jobArg))
-              : parkedJob !== undefined
-                ? stateDirBeside(parkedJob)
-                : DEFAULTS.stateDir),
-        );
+  const { stateDir, explicit, inRuns } = runStateDir(
+    start.job,
+    start.kind === 'resume' ? start.runDir : undefined,
+    args['state-dir'],
+    io.cwd,
+  );
   /** The command that continues a run of this command, as its stops print it. */
   const resumeOf = (runDir: string) => resumeCommand(runDir, { report: args.report, rejects: args.rejects }, io.cwd);
   const target = {
