@@ -1,3 +1,4 @@
+import { isDamagedFileCode, quickCheckProblem } from '../sqlite-checks.js';
 import { existsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
@@ -143,14 +144,8 @@ export function storeIdentity(db: Db, identity: RunIdentity): void {
 /** SQLite's own consistency check of every page and constraint, without the slower index cross-check. */
 export function quickCheck(db: Db, place: DbPlace): void {
   guard(place, () => {
-    const result = db.pragma('quick_check', { simple: true });
-    if (result !== 'ok')
-      throw damaged(
-        place,
-        `quick_check: ${String(result)
-          .replace(/\*\*\* in database main \*\*\*\s*/g, '')
-          .replace(/\s*\n\s*/g, '; ')}`,
-      );
+    const problem = quickCheckProblem(db);
+    if (problem !== undefined) throw damaged(place, problem);
   });
 }
 
@@ -171,7 +166,7 @@ export function toLedgerError(place: DbPlace, error: unknown): LedgerError {
       cause: error,
     });
   }
-  if (/^SQLITE_(CORRUPT|NOTADB|IOERR_SHORT_READ)/.test(error.code)) return damaged(place, error.message, error);
+  if (isDamagedFileCode(error.code)) return damaged(place, error.message, error);
   if (error.code.startsWith('SQLITE_CANTOPEN') && !existsSync(place.file)) {
     return new LedgerError('LEDGER', `there is no run ledger at ${displayPath(place.file, place.cwd)}`, {
       cause: error,

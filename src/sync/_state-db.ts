@@ -1,3 +1,4 @@
+import { isDamagedFileCode, quickCheckProblem } from '../sqlite-checks.js';
 import { existsSync, statSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { SyncError } from '../errors.js';
@@ -105,14 +106,8 @@ function checkFormat(place: StatePlace, appId: unknown, version: number): void {
 /** SQLite's own page and constraint check, run when a state is opened for a run. */
 export function quickCheckState(db: Db, place: StatePlace): void {
   guardState(place, () => {
-    const result = db.pragma('quick_check', { simple: true });
-    if (result !== 'ok')
-      throw damagedState(
-        place,
-        `quick_check: ${String(result)
-          .replace(/\*\*\* in database main \*\*\*\s*/g, '')
-          .replace(/\s*\n\s*/g, '; ')}`,
-      );
+    const problem = quickCheckProblem(db);
+    if (problem !== undefined) throw damagedState(place, problem);
   });
 }
 
@@ -129,7 +124,7 @@ export function toStateError(place: StatePlace, error: unknown): SyncError {
   if (error instanceof SyncError) return error;
   const file = displayPath(place.file, place.cwd);
   if (error instanceof Database.SqliteError) {
-    if (/^SQLITE_(CORRUPT|NOTADB|IOERR_SHORT_READ)/.test(error.code)) return damagedState(place, error.message, error);
+    if (isDamagedFileCode(error.code)) return damagedState(place, error.message, error);
     return new SyncError('SYNC_STATE', `cannot use the sync state ${file}: ${error.message} (${error.code})`, {
       cause: error,
     });
