@@ -5,7 +5,7 @@ export { mappingHeld, resourceFingerprints } from './mapping-fingerprint.js';
 export { SyncState } from './sync-state.js';
 export { syncStateFile, listSyncStateFiles, stateDirBeside } from './state-file.js';
 export { refuseMovedJob, sameFile } from './moved-job-state.js';
-export { exportedJob, exportState, importState } from './state-transfer.js';
+export { exportedJob, exportState, firstLineOf, importState, jobNamedIn } from './state-transfer.js';
 export { catchUp, runsToApply } from './catch-up.js';
 export type { LedgerSyncFeed, SyncDelta } from './ledger-feed.js';
 export {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream, renameSync, rmSync } from 'node:fs';
+import { open, type FileHandle } from 'node:fs/promises';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { finished } from 'node:stream/promises';
@@ -295,5 +296,40 @@ export async function importState(state: SyncState, file: string, cwd: string): 
     if ((error as NodeJS.ErrnoException).code === 'ENOENT')
       throw new SyncError('SYNC_STATE', `cannot read ${shown}: no such file`, { cause: error });
     throw toStateError(state.place, error);
+  }
+}
+
+/** The job an export belongs to, from its first line. */
+export async function jobNamedIn(file: string, shown: string): Promise<string> {
+  const job = exportedJob(await firstLineOf(file, shown));
+  if (job !== undefined) return job;
+  throw new SyncError(
+    'SYNC_STATE',
+    `${shown}:1: not an engage-import sync state export (no job named in its first line); the sync state was not changed`,
+  );
+}
+
+/** An export's first line (its header) is short: a file whose first line is longer is not one. */
+const HEADER_BYTES = 64 * 1024;
+
+/** The first line of a file ('' when it is empty), read from its first `HEADER_BYTES` only. */
+export async function firstLineOf(file: string, shown: string): Promise<string> {
+  let handle: FileHandle | undefined;
+  try {
+    handle = await open(file, 'r');
+    const buffer = Buffer.alloc(HEADER_BYTES);
+    const { bytesRead } = await handle.read(buffer, 0, HEADER_BYTES, 0);
+    const text = buffer.subarray(0, bytesRead).toString('utf8');
+    const end = text.indexOf('\n');
+    return (end === -1 ? text : text.slice(0, end)).replace(/\r$/, '');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    throw new SyncError(
+      'SYNC_STATE',
+      `cannot read ${shown}: ${code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'it is a folder' : (error as Error).message}`,
+      { cause: error },
+    );
+  } finally {
+    await handle?.close();
   }
 }

@@ -1,0 +1,30 @@
+/** What `state show` prints: the state's file and size, its rows per resource, the last run applied. */
+const n = (v: number) => v.toLocaleString('en-US');
+
+export function formatShow(
+  s: {
+    job: string;
+    file: string;
+    bytes: number;
+    resources: readonly { resource: string; kind: string; count: number; inDoubt?: number }[];
+    lastRun: { runId: string; at: string } | null;
+  },
+  show: (p: string) => string,
+): string {
+  const lines = [`Sync state of ${show(s.job)}: ${s.file}, ${formatBytes(s.bytes)}`];
+  if (s.resources.length === 0) lines.push('  empty: the next incremental run sends every row');
+  for (const r of s.resources)
+    lines.push(
+      `  ${r.resource.padEnd(16)}  ${n(r.count).padStart(12)} ${r.kind === 'entity' ? 'keys' : 'events'}${r.inDoubt === undefined ? '' : `, ${n(r.inDoubt)} in doubt`}`,
+    );
+  lines.push(
+    s.lastRun === null ? 'Last run: none applied' : `Last run: ${s.lastRun.runId} (last accepted row ${s.lastRun.at})`,
+  );
+  return `${lines.join('\n')}\n`;
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
