@@ -71,8 +71,9 @@ export async function uploadFileAndWait(
           message: `${answer.message}; the upload may have created an import`,
           importId: undefined,
         };
-      // Later chunks may hold later rows of its keys, and later stages its children: stop here.
-      state.givenUpUnsent(answer.message);
+      // Given up (not stopped with the run): later chunks may hold later rows of its keys, and
+      // later stages its children: stop here.
+      if (answer.givenUp === true) state.givenUpUnsent(answer.message);
       return 'not_sent';
     case 'accepted':
       imports.stats.imports++;

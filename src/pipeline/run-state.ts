@@ -71,6 +71,8 @@ export class RunState {
    * sends it and the rest in order.
    */
   givenUpUnsent(why: string): void {
+    // Stopped already (a signal, another request given up): that reason stands, and says if it is fatal.
+    if (this.stopReason !== undefined) return;
     this.stop({
       kind: 'api',
       message: `a request was given up unsent (${why.replace(/^not sent: /, '')}), and the run stopped so that no later row goes before it`,

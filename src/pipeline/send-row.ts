@@ -198,7 +198,7 @@ async function settleNotSent(
   // Every attempt was refused (429) or never left: the service did not apply it. Its own words
   // (or the stop that came first), then the run stops before a later row overtakes it.
   const why = deps.state.stopReason ?? outcome.message;
-  deps.state.givenUpUnsent(outcome.message);
+  if (outcome.givenUp === true) deps.state.givenUpUnsent(outcome.message);
   await undoIntent(stage, deps, row, before);
   const doubt = doubtBefore(before, row.idempotent);
   if (doubt !== undefined) return stillInDoubt(base, doubt, outcome.message);

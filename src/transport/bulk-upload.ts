@@ -45,7 +45,7 @@ export type UploadOutcome =
     }
   | { readonly kind: 'refused'; readonly status: number | undefined; readonly message: string }
   | RowFailure<'unknown'>
-  | (RowFailure<'not_sent'> & { readonly mayHaveApplied: boolean });
+  | (RowFailure<'not_sent'> & { readonly mayHaveApplied: boolean; readonly givenUp?: true });
 
 /** Sends one chunk file as a form through the run's transport and reads what the answer means. */
 export async function uploadChunk(transport: Pick<Transport, 'send'>, request: UploadRequest): Promise<UploadOutcome> {
@@ -78,7 +78,12 @@ export async function uploadChunk(transport: Pick<Transport, 'send'>, request: U
         message: `${outcome.message.split('; ')[0]}; the upload may have created an import`,
       };
     case 'not_sent':
-      return { kind: 'not_sent', message: outcome.message, mayHaveApplied: outcome.mayHaveApplied };
+      return {
+        kind: 'not_sent',
+        message: outcome.message,
+        mayHaveApplied: outcome.mayHaveApplied,
+        ...(outcome.givenUp && { givenUp: true }),
+      };
   }
 }
 

@@ -355,7 +355,13 @@ class HttpTransport implements Transport {
         message: `${message}; the request may have been applied: check the account; if it is not there, resume --resend-unknown`,
         attempts: tries.sent,
       };
-    return { kind: 'not_sent', message: `not sent: ${message}`, attempts: tries.sent, mayHaveApplied: false };
+    return {
+      kind: 'not_sent',
+      message: `not sent: ${message}`,
+      attempts: tries.sent,
+      mayHaveApplied: false,
+      givenUp: true,
+    };
   }
 }
 

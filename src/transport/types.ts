@@ -51,7 +51,12 @@ export type SendOutcome =
       readonly message?: string;
     }
   | (RowFailure<'failed' | 'unknown'> & { readonly status: number | undefined; readonly attempts: number })
-  | (RowFailure<'not_sent'> & { readonly attempts: number; readonly mayHaveApplied: boolean });
+  | (RowFailure<'not_sent'> & {
+      readonly attempts: number;
+      readonly mayHaveApplied: boolean;
+      /** Given up while the run goes on (429s that never ended, attempts that never reached the API), not stopped with the run. */
+      readonly givenUp?: true;
+    });
 
 /** Counters since the transport was created (the pipeline subtracts two readings per stage). */
 export interface TransportStats {

@@ -30,14 +30,18 @@ afterEach(async () => {
  * The sandbox behind a proxy that answers 429 (`retry-after: 0`) to every request whose body holds
  * `throttled.marker`, while `throttled.on`: the row is given up `not_sent` while the others go.
  */
-async function throttlingProxy(target: Sandbox, throttled: { marker: string; on: boolean }): Promise<string> {
+async function throttlingProxy(
+  target: Sandbox,
+  throttled: { marker: string; on: boolean; retryAfter?: string; seen?: number },
+): Promise<string> {
   proxy = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
       if (throttled.on && body.toString().includes(throttled.marker)) {
-        res.writeHead(429, { 'retry-after': '0', 'content-type': 'application/json' });
+        throttled.seen = (throttled.seen ?? 0) + 1;
+        res.writeHead(429, { 'retry-after': throttled.retryAfter ?? '0', 'content-type': 'application/json' });
         res.end('{"detail":"Request was throttled. Expected available in 0 seconds."}');
         return;
       }
@@ -149,5 +153,25 @@ describe('a row the run did not send stops the run and holds the rows that must 
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(report(dir).map((l) => l[2])).toEqual(['ok', 'ok', 'ok', 'ok']);
     expect(sandbox.state.eventOccurrences().map((e) => e.data)).toEqual([{ eid: 'E1' }, { eid: 'E2' }]);
+  });
+
+  it('a row still waiting out a 429 when the run is interrupted is not_sent, and the run is interrupted, not stopped fatally', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const throttled = { marker: '"C-2"', on: true, retryAfter: '20', seen: 0 };
+    const url = await throttlingProxy(sandbox, throttled);
+    const dir = tmpTree({
+      'contacts.csv': 'id\nC-1\nC-2\nC-3\n',
+      'contacts.yaml': 'resource: user\nsource: { file: contacts.csv }\nkey: id\nfields:\n  custom_id: id\n',
+    });
+    const controller = new AbortController();
+    const timer = setInterval(() => throttled.seen > 0 && controller.abort('SIGINT'), 5);
+    const r = await runCli(['import', 'contacts.yaml', '--rate', '1000', '--concurrency', '1', '--json', '--quiet'], {
+      cwd: dir,
+      env: { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: url },
+      signal: controller.signal,
+    }).finally(() => clearInterval(timer));
+    expect(r.code).toBe(130);
+    expect(JSON.parse(r.stdout)).toMatchObject({ interrupted: 'SIGINT', fatal: false });
+    expect(report(dir).map((l) => l[2])).toEqual(['ok', 'not_sent', 'not_sent']);
   });
 });
