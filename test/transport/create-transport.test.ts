@@ -325,6 +325,7 @@ describe('429: the whole transport pauses (R-RATE-3)', () => {
         'not sent: throttled 50 times (HTTP 429), gave up: Request was throttled. Expected available in 1 second.',
       attempts: 50,
       mayHaveApplied: false,
+      givenUp: true,
     });
     expect(server.hits).toHaveLength(50);
     expect(events.filter((e) => e.type === 'throttled')).toHaveLength(49);
@@ -492,6 +493,7 @@ describe('network failures and inDoubt', () => {
       message: 'not sent: could not reach the API (connection refused, ECONNREFUSED) (gave up after 5 attempts)',
       attempts: 5,
       mayHaveApplied: false,
+      givenUp: true,
     });
   });
 
@@ -995,6 +997,7 @@ describe('over real loopback HTTP (undici Agent as the dispatcher)', () => {
       message: 'not sent: could not reach the API (connection refused, ECONNREFUSED) (gave up after 2 attempts)',
       attempts: 2,
       mayHaveApplied: false,
+      givenUp: true,
     });
   });
 });
