@@ -3,6 +3,7 @@ import { EngageError } from '../errors.js';
 import { LOG_FORMATS, withLogFormat } from '../log/cli-logger.js';
 import { earlyArgs } from './early-args.js';
 import { withoutUrls } from './mask-urls.js';
+import { redact } from '../text/redact.js';
 import type { CliCommand, CliIo } from './command.js';
 import { EXIT, exitCodeOf } from './exit-codes.js';
 import { eventsCommand } from './events-command.js';
@@ -75,9 +76,11 @@ export async function main(argv: readonly string[], cliIo: CliIo): Promise<numbe
       output = text;
     });
   } catch (error) {
-    const code = reportError(error, io);
+    // The key (or the webhook URL) pasted where an argument goes is not repeated back.
+    const secrets = [io.env['ENGAGE_API_KEY'], io.env['ENGAGE_NOTIFY_URL']];
+    const code = reportError(error, io, secrets);
     // --json: a batch job reads stdout; a refused command (nothing sent) still gives it an object.
-    if (early.json) io.stdout.write(`${JSON.stringify(refusal(error, code), null, 2)}\n`);
+    if (early.json) io.stdout.write(`${JSON.stringify(refusal(error, code, secrets), null, 2)}\n`);
     return code;
   }
   if (output) io.stdout.write(`${output}\n`);
@@ -94,18 +97,22 @@ class UsageError extends Error {}
 function refuseRepeatedOptions(args: Readonly<Record<string, unknown>>, argv: readonly string[]): void {
   for (const [name, value] of Object.entries(args)) {
     if (name === '_' || name === '$0' || !Array.isArray(value)) continue;
-    const option = name.length === 1 ? `-${name}` : `--${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`;
-    if (!argv.some((a) => a === option || a.startsWith(`${option}=`))) continue;
+    // yargs keeps each option under both spellings (`notify-url`, `notifyUrl`); either may come first.
+    const dashed = name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`);
+    const option = name.length === 1 ? `-${name}` : `--${dashed}`;
+    const spellings = [option, `--${name}`];
+    if (!argv.some((a) => spellings.some((s) => a === s || a.startsWith(`${s}=`)))) continue;
     // A URL option's values may hold a secret however they are written (with or without a scheme).
-    const values = URL_OPTIONS.has(name) ? '' : ` (${value.map((v) => JSON.stringify(String(v))).join(', ')})`;
+    const values = URL_OPTIONS.has(dashed) ? '' : ` (${value.map((v) => JSON.stringify(String(v))).join(', ')})`;
     throw new UsageError(`${option} was given ${value.length} times${values}: give it once`);
   }
 }
 
 /** What `--json` prints when the command ended by an error: its exit code, and the error's code and message. */
-function refusal(error: unknown, exitCode: number) {
+function refusal(error: unknown, exitCode: number, secrets: readonly (string | undefined)[]) {
   const code = error instanceof UsageError ? 'USAGE' : error instanceof EngageError ? error.code : 'INTERNAL';
-  const message = error instanceof Error && code !== 'INTERNAL' ? error.message : 'internal error (see stderr)';
+  const message =
+    error instanceof Error && code !== 'INTERNAL' ? redact(error.message, secrets) : 'internal error (see stderr)';
   // Exit 2 is a usage or configuration error, raised before anything is sent.
   return { outcome: exitCode === EXIT.USAGE ? 'refused' : 'failed', exit_code: exitCode, error: { code, message } };
 }
@@ -113,17 +120,19 @@ function refusal(error: unknown, exitCode: number) {
 /** Options whose values a message never repeats: a webhook URL holds its secret in the path or query, a base URL may carry a password. */
 const URL_OPTIONS: ReadonlySet<string> = new Set(['notify-url', 'base-url']);
 
-function reportError(error: unknown, io: CliIo): number {
+function reportError(error: unknown, io: CliIo, secrets: readonly (string | undefined)[]): number {
   if (error instanceof UsageError) {
-    io.stderr.write(`engage-import: ${error.message}\nRun 'engage-import --help' for the commands and options.\n`);
+    io.stderr.write(
+      `engage-import: ${redact(error.message, secrets)}\nRun 'engage-import --help' for the commands and options.\n`,
+    );
     return EXIT.USAGE;
   }
   if (error instanceof EngageError) {
-    io.stderr.write(`engage-import: ${error.message}\n`);
+    io.stderr.write(`engage-import: ${redact(error.message, secrets)}\n`);
     return exitCodeOf(error);
   }
   io.stderr.write(
-    `engage-import: internal error (please report it): ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`,
+    `engage-import: internal error (please report it): ${redact(error instanceof Error ? (error.stack ?? error.message) : String(error), secrets)}\n`,
   );
   return EXIT.INTERNAL;
 }

@@ -130,6 +130,25 @@ describe('user mistakes are usage errors, never internal ones', () => {
       'Unknown arguments: —notify-url=hooks.slack.com/…, notify.url=hooks.example.com/…, hooks.example.com/…, hooks.example.com/…',
     ],
     [
+      '--notify-url given twice, the camel-case spelling first: no value is repeated',
+      [
+        'import',
+        'm.yaml',
+        '--notifyUrl',
+        'https://hooks.example.com/services/T0/B0/SECRET17',
+        '--notify-url',
+        'https://hooks.example.com/services/T1/B1/SECRET18',
+      ],
+      2,
+      '--notify-url was given 2 times: give it once',
+    ],
+    [
+      'an option given twice in its camel-case spelling only: refused too',
+      ['import', 'm.yaml', '--stateDir', 'a', '--stateDir', 'b', '--dry-run'],
+      2,
+      '--state-dir was given 2 times ("a", "b"): give it once',
+    ],
+    [
       'a webhook URL whose path holds a comma: shown by its host only',
       ['import', 'm.yaml', 'https://hooks.example.com/a,SECRET6'],
       2,
@@ -219,6 +238,18 @@ describe('user mistakes are usage errors, never internal ones', () => {
     expect(r.code).toBe(code);
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     expect(readFileSync(join(dir, 'afile'), 'utf8')).toBe('a key to keep');
+  });
+});
+
+describe('the API key pasted where an argument goes', () => {
+  it('is not repeated in the usage error, on stderr or in --json', async () => {
+    const key = `k${'3'.repeat(30)}y`;
+    const dir = tmpTree({ 'm.yaml': 'resource: user\nsource: { file: u.csv }\nkey: id\nfields: { custom_id: id }\n' });
+    const r = await runCli(['import', 'm.yaml', key, '--json'], { cwd: dir, env: { ENGAGE_API_KEY: key } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('Unknown argument: [redacted]');
+    expect(JSON.parse(r.stdout)).toMatchObject({ error: { message: 'Unknown argument: [redacted]' } });
+    expect(`${r.stderr}${r.stdout}`).not.toContain(key);
   });
 });
 
