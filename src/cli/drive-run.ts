@@ -61,18 +61,19 @@ export async function driveRun(
     );
     return await driveWith(ctx, job, ledgerOfRun, sync);
   } catch (error) {
+    // A resume refused for its own command line (`--report out/`) sent nothing: it was refused
+    // (its log end and alert say so), its message says what to mend, and the resume command it
+    // would print repeats the mistake.
+    const ownCommandLine = error instanceof ConfigError && error.code === 'USAGE';
     // Refused before its first row (an input that cannot be read, an output that cannot be
     // written): nothing was sent, so no unfinished run is left to block the next night.
     if (fresh) {
       ended.began = !(await ledgerOfRun.closeRemovingIfEmpty());
       if (!ended.began) io.onRunFolder?.(undefined);
-    } else ended.began = Object.values(ledgerOfRun.counts()).some((n) => n > 0);
+    } else ended.began = !ownCommandLine && Object.values(ledgerOfRun.counts()).some((n) => n > 0);
     // Ended by an error after rows went (a disk that filled while the report was written): the
-    // run is unfinished, and the next import of the job is refused until it is resumed. A
-    // resume refused for its own command line (`--report out/`) sent nothing: its message says
-    // what to mend, and the command it would print repeats the mistake.
-    const ownCommandLine = error instanceof ConfigError && error.code === 'USAGE';
-    if (ended.began && !(error instanceof InterruptedWhileWaiting) && !ownCommandLine)
+    // run is unfinished, and the next import of the job is refused until it is resumed.
+    if (ended.began && !(error instanceof InterruptedWhileWaiting))
       io.stderr.write(
         `engage-import: the run stopped unfinished; once the cause is mended, resume with: ${resumeOf(ledgerOfRun.runDir)}\n`,
       );

@@ -55,9 +55,17 @@ describe('the resume command a stop prints', () => {
     }).finally(() => clearInterval(timer));
     expect(stopped.code).toBe(143);
     expect(readReport(dir).filter((l) => l['status'] === 'ok').length).toBeGreaterThan(0);
-    const refused = await runCli(['resume', '--report', 'out/'], { cwd: dir, env });
+    const refused = await runCli(['resume', '--report', 'out/', '--json', '--log-format', 'json'], { cwd: dir, env });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('--report out/ is a folder');
     expect(refused.stderr).not.toContain('the run stopped unfinished');
+    // Its log end says what --json says: refused, nothing sent.
+    expect(JSON.parse(refused.stdout)).toMatchObject({ outcome: 'refused' });
+    const end = refused.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l['event'] === 'run_end');
+    expect(end).toMatchObject({ outcome: 'refused', exit_code: 2 });
   });
 });
