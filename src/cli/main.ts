@@ -52,7 +52,7 @@ export async function main(argv: readonly string[], cliIo: CliIo): Promise<numbe
     .showHelpOnFail(false)
     .wrap(Math.min(110, io.stderr.columns ?? 100))
     .epilogue(
-      'Exit codes: 0 all rows ok/valid, 1 some rows invalid, failed, skipped, unknown or not_sent, 2 usage or configuration error (nothing sent), 3 stopped (401, the API unreachable or answering wrongly, a 429 pause longer than --max-pause, the run ledger failing; resume continues), 130/143 interrupted (resume continues).\nThe API key is read from ENGAGE_API_KEY or --api-key-file, never from the command line.',
+      'Exit codes: 0 all rows ok/valid, 1 some rows invalid, failed, skipped, unknown or not_sent, 2 usage or configuration error (nothing sent), 3 stopped (401, the API unreachable or answering wrongly, a request given up unsent after 50 × 429 or attempts that never reached the API, a 429 pause longer than --max-pause, the run ledger failing; resume continues), 130/143 interrupted (resume continues).\nThe API key is read from ENGAGE_API_KEY or --api-key-file, never from the command line.',
     );
   for (const c of COMMANDS) {
     parser = c.register(parser, async (args, run) => {
