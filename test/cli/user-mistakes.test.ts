@@ -149,6 +149,21 @@ describe('user mistakes are usage errors, never internal ones', () => {
       '--state-dir was given 2 times ("a", "b"): give it once',
     ],
     [
+      'URLs with a single-label host and a port, an IPv6 host, a backslash, an IDN, percent-encoding: shown by their hosts only',
+      [
+        'import',
+        'm.yaml',
+        'intranet-hook:8080/SECRET19',
+        '[::1]:8080/SECRET20',
+        'a.example.com\\SECRET21',
+        'a.example.xn--p1ai/SECRET22',
+        'hooks.slack.com%2Fservices%2FSECRET23',
+        'https%3A%2F%2Fhooks.example.com%2FSECRET24',
+      ],
+      2,
+      'Unknown arguments: intranet-hook:8080/…, [::1]:8080/…, a.example.com/…, a.example.xn--p1ai/…, hooks.slack.com/…, (a URL)',
+    ],
+    [
       'a webhook URL whose path holds a comma: shown by its host only',
       ['import', 'm.yaml', 'https://hooks.example.com/a,SECRET6'],
       2,
