@@ -98,7 +98,8 @@ export async function awaitRecordedImport(imports: BulkImporter, importId: strin
   }
   if (wait.kind === 'ended') return { kind: 'ended', importId, report: wait.report };
   const message = wait.message.includes(importId) ? wait.message : `import ${importId}: ${wait.message}`;
-  if (wait.kind === 'timeout') {
+  // Out of time, or a poll given up unsent while the run goes on (429s that never ended).
+  if (wait.kind === 'timeout' || (wait.kind === 'stopped' && wait.givenUp === true)) {
     // The import goes on at the service. Nothing more leaves: a later chunk imported meanwhile
     // could be overwritten by this one's rows of the same key, and a later stage (events) could
     // reach contacts not imported yet. A resend polls it again rather than upload its rows twice.

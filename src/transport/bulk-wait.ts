@@ -10,7 +10,8 @@ import type { Transport } from './types.js';
  * - `ended`: the import finished, or ended without finishing (`report.state` says which).
  * - `timeout`: still running after the timeout; the message names the import id.
  * - `lost`: the service refused the status call (a 4xx, say 404): it does not know the import.
- * - `stopped`: the run was interrupted while waiting; the import may go on at the service.
+ * - `stopped`: the run was interrupted while waiting, or a poll was given up unsent (`givenUp`:
+ *   429s that never ended, attempts that never reached the API); the import may go on at the service.
  */
 export type WaitOutcome =
   | { readonly kind: 'ended'; readonly report: ImportStatusReport; readonly polls: number }
@@ -21,7 +22,7 @@ export type WaitOutcome =
       readonly polls: number;
     }
   | { readonly kind: 'lost'; readonly message: string; readonly polls: number }
-  | { readonly kind: 'stopped'; readonly message: string; readonly polls: number };
+  | { readonly kind: 'stopped'; readonly message: string; readonly polls: number; readonly givenUp?: true };
 
 /** How the wait is paced and stopped, every default resolved (see `BulkClientOptions`). */
 export interface ImportWait {
@@ -60,6 +61,7 @@ export async function waitForImport(wait: ImportWait, importId: string): Promise
         kind: 'stopped',
         message: `stopped while waiting for import ${importId}: ${outcome.message}`,
         polls,
+        ...(outcome.givenUp && { givenUp: true }),
       };
     if (outcome.kind === 'ok') {
       const report = parseImportStatus(outcome.body, importId);

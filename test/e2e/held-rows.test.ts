@@ -27,8 +27,8 @@ afterEach(async () => {
 });
 
 /**
- * The sandbox behind a proxy that answers 429 (`retry-after: 0`) to every request whose body holds
- * `throttled.marker`, while `throttled.on`: the row is given up `not_sent` while the others go.
+ * The sandbox behind a proxy that answers 429 (`retry-after: 0`) to every request whose path or
+ * body holds `throttled.marker`, while `throttled.on`: the row is given up `not_sent` while the others go.
  */
 async function throttlingProxy(
   target: Sandbox,
@@ -39,7 +39,7 @@ async function throttlingProxy(
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = Buffer.concat(chunks);
-      if (throttled.on && body.toString().includes(throttled.marker)) {
+      if (throttled.on && `${req.url} ${body.toString()}`.includes(throttled.marker)) {
         throttled.seen = (throttled.seen ?? 0) + 1;
         res.writeHead(429, { 'retry-after': throttled.retryAfter ?? '0', 'content-type': 'application/json' });
         res.end('{"detail":"Request was throttled. Expected available in 0 seconds."}');
@@ -173,5 +173,35 @@ describe('a row the run did not send stops the run and holds the rows that must 
     expect(r.code).toBe(130);
     expect(JSON.parse(r.stdout)).toMatchObject({ interrupted: 'SIGINT', fatal: false });
     expect(report(dir).map((l) => l[2])).toEqual(['ok', 'not_sent', 'not_sent']);
+  });
+
+  it('a bulk import whose status polls are given up (429s that never end) stops the run: no later stage goes, and a resume waits for it, then sends the rest', async () => {
+    sandbox = await startSandbox({ rate: 0 });
+    const throttled = { marker: 'import/status/', on: true };
+    const url = await throttlingProxy(sandbox, throttled);
+    const dir = tmpTree({
+      'contacts.csv': 'id\nC-1\nC-2\n',
+      'contacts.yaml': 'resource: user\nsource: { file: contacts.csv }\nkey: id\nfields:\n  custom_id: id\n',
+      'events.csv': 'eid,user\nE1,C-1\n',
+      'events.yaml':
+        'resource: event\nsource: { file: events.csv }\nkey: eid\nfields:\n  user_custom_id: user\n  name: { value: Visited }\n  data.eid: eid\n',
+      'job.yaml': 'mappings: [events.yaml, contacts.yaml]\n',
+    });
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: url };
+    const clock = fakeClock();
+    const first = await runCli(['import', 'job.yaml', '--rate', '1000', '--bulk', 'always'], { cwd: dir, env, clock });
+    expect(first.code, first.stderr).toBe(3);
+    expect(report(dir).map((l) => [l[0], l[2]])).toEqual([
+      ['contacts.csv', 'unknown'],
+      ['contacts.csv', 'unknown'],
+      ['events.csv', 'not_sent'],
+    ]);
+    expect(sandbox.requests.filter((r) => r.path.includes('/events/'))).toEqual([]);
+    throttled.on = false;
+    const resumed = await runCli(['resume', '--rate', '1000'], { cwd: dir, env, clock });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(report(dir).map((l) => l[2])).toEqual(['ok', 'ok', 'ok']);
+    // The one upload was waited for again, not made twice.
+    expect(sandbox.requests.filter((r) => r.method === 'POST' && r.path.endsWith('users/import/'))).toHaveLength(1);
   });
 });
