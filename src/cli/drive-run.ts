@@ -33,6 +33,8 @@ export interface DriveContext {
   readonly ended: { began: boolean };
   /** The command that continues a run of this command, as its stops print it. */
   readonly resumeOf: (runDir: string) => string;
+  /** A finished run reopened by this resume (`--resend-unknown`): refused, it is finished again. */
+  readonly reopened: boolean;
 }
 
 const SILENT: Progress = { stage: () => ({ tick: () => undefined, finish: () => undefined }), stop: () => undefined };
@@ -71,6 +73,9 @@ export async function driveRun(
       ended.began = !(await ledgerOfRun.closeRemovingIfEmpty());
       if (!ended.began) io.onRunFolder?.(undefined);
     } else ended.began = !ownCommandLine && Object.values(ledgerOfRun.counts()).some((n) => n > 0);
+    // Refused, it sent nothing: a finished run it reopened is left as it was, finished, so that
+    // the job's next import is not refused for an unfinished run.
+    if (ownCommandLine && ctx.reopened) await ledgerOfRun.markFinished();
     // Ended by an error after rows went (a disk that filled while the report was written): the
     // run is unfinished, and the next import of the job is refused until it is resumed.
     if (ended.began && !(error instanceof InterruptedWhileWaiting))

@@ -92,6 +92,8 @@ async function runLiveWith(
       ? PENDING_BASE_URL
       : resolveBaseUrl(givenBaseUrl || readBaseUrl(io.env, undefined));
   const inDoubt = inDoubtOf(args, io);
+  // A finished run reopened to resend its rows in doubt (`resume --resend-unknown`).
+  let reopened = false;
   const { stateDir, explicit, inRuns } = runStateDir(
     start.job,
     start.kind === 'resume' ? start.runDir : undefined,
@@ -202,6 +204,7 @@ async function runLiveWith(
     }
     // Sending rows of a finished run again: if this is interrupted too, the run must be resumable.
     if (run.finished) await ledger.reopen();
+    reopened = run.finished;
     if (fromRun && !args.quiet)
       io.stderr.write(`engage-import: resuming against ${baseUrl.origin}, the run's base URL\n`);
     return await driveRun(driveContext(), job, ledger, mode);
@@ -245,7 +248,7 @@ async function runLiveWith(
 
   /** What the run is driven with, read when it starts: a resume has its base URL and options by then. */
   function driveContext(): DriveContext {
-    return { io, args, stateDir, baseUrl, apiKey, inDoubt, hooks, ended, resumeOf };
+    return { io, args, stateDir, baseUrl, apiKey, inDoubt, hooks, ended, resumeOf, reopened };
   }
 
   /** `resume` with nothing unfinished: the newest run (of the job) says "finished already". */

@@ -1,4 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -156,6 +156,29 @@ describe('1. a 500 after the write is never resent silently', () => {
           'custom_id: product with this custom id already exists.; an earlier attempt of this row may have created it, or it was there before this run and this row never reached it: check its values in the account (a resend gets the same answer)',
     );
     expect(exists).toHaveLength(createdBefore);
+  });
+});
+
+describe('1b. a resend refused for its own command line', () => {
+  it('leaves the finished run finished: the next import of the job is not refused for an unfinished run', async () => {
+    sandbox = await startSandbox({ rate: 0, failRate: 1, seed: 11, apiKey: KEY });
+    const dir = tmpTree({ 'products.csv': products(3), 'job.yaml': PRODUCTS });
+    expect((await runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env: env(sandbox.url) })).code).toBe(1);
+    expect(statusCounts(dir)).toEqual({ unknown: 3 });
+    sandbox.setFaults({ failRate: 0 });
+    mkdirSync(join(dir, 'folder'));
+    const refused = await runCli(['resume', '--resend-unknown', '--report', 'folder'], {
+      cwd: dir,
+      env: env(sandbox.url),
+    });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('--report folder is a folder');
+    const next = await runCli(['import', 'job.yaml', '--rate', '1000', '--report', 'out/next.csv'], {
+      cwd: dir,
+      env: env(sandbox.url),
+    });
+    expect(next.stderr).not.toContain('an unfinished run of this job');
+    expect(next.code).not.toBe(2);
   });
 });
 
