@@ -20,6 +20,8 @@ export interface EarlyArgs {
   readonly dryRun: boolean;
   /** `--request-timeout` in seconds as given (undefined when not given). */
   readonly requestTimeout: string | undefined;
+  /** `--api-key-file` as given: a message must not repeat the key it holds. */
+  readonly apiKeyFile: string | undefined;
 }
 
 export function earlyArgs(argv: readonly string[]): EarlyArgs {
@@ -36,6 +38,7 @@ export function earlyArgs(argv: readonly string[]): EarlyArgs {
       .option('resume', { type: 'boolean' })
       .option('dry-run', { type: 'boolean' })
       .option('request-timeout', { type: 'string' })
+      .option('api-key-file', { type: 'string' })
       .parseSync();
   } catch {
     // The command's own parse says what is wrong; here, nothing was asked for.
@@ -48,5 +51,6 @@ export function earlyArgs(argv: readonly string[]): EarlyArgs {
     resume: parsed['resume'] === true,
     dryRun: parsed['dryRun'] === true,
     requestTimeout: typeof parsed['requestTimeout'] === 'string' ? parsed['requestTimeout'] : undefined,
+    apiKeyFile: typeof parsed['apiKeyFile'] === 'string' ? parsed['apiKeyFile'] : undefined,
   };
 }

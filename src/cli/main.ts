@@ -1,3 +1,5 @@
+import { readFileSync, statSync } from 'node:fs';
+import { resolve } from 'node:path';
 import yargs from 'yargs';
 import { EngageError } from '../errors.js';
 import { LOG_FORMATS, withLogFormat } from '../log/cli-logger.js';
@@ -76,8 +78,9 @@ export async function main(argv: readonly string[], cliIo: CliIo): Promise<numbe
       output = text;
     });
   } catch (error) {
-    // The key (or the webhook URL) pasted where an argument goes is not repeated back.
-    const secrets = [io.env['ENGAGE_API_KEY'], io.env['ENGAGE_NOTIFY_URL']];
+    // The key (or the webhook URL) pasted where an argument goes is not repeated back: as the
+    // environment holds it, as the run reads it (trimmed), or as its file holds it.
+    const secrets = secretsOf(io, early.apiKeyFile);
     const code = reportError(error, io, secrets);
     // --json: a batch job reads stdout; a refused command (nothing sent) still gives it an object.
     if (early.json) io.stdout.write(`${JSON.stringify(refusal(error, code, secrets), null, 2)}\n`);
@@ -117,8 +120,28 @@ function refusal(error: unknown, exitCode: number, secrets: readonly (string | u
   return { outcome: exitCode === EXIT.USAGE ? 'refused' : 'failed', exit_code: exitCode, error: { code, message } };
 }
 
-/** Options whose values a message never repeats: a webhook URL holds its secret in the path or query, a base URL may carry a password. */
-const URL_OPTIONS: ReadonlySet<string> = new Set(['notify-url', 'base-url']);
+/**
+ * Options whose values a message never repeats: a webhook URL holds its secret in the path or
+ * query, a base URL may carry a password, and `--api-key-file` may be given the key itself.
+ */
+const URL_OPTIONS: ReadonlySet<string> = new Set(['notify-url', 'base-url', 'api-key-file']);
+
+/** The secrets a refusal must not repeat: the key and the notify URL, whichever way they were given. */
+function secretsOf(io: CliIo, apiKeyFile: string | undefined): string[] {
+  const given = [io.env['ENGAGE_API_KEY'], io.env['ENGAGE_NOTIFY_URL']];
+  if (apiKeyFile !== undefined) given.push(keyInFile(resolve(io.cwd, apiKeyFile)));
+  // Very short values would mask ordinary words; no key or webhook URL is that short.
+  return given.flatMap((s) => (s === undefined ? [] : [s, s.trim()])).filter((s) => s.length >= 8);
+}
+
+/** What a key file holds, when it is a small file that can be read ('' otherwise). */
+function keyInFile(path: string): string {
+  try {
+    return statSync(path).size <= 4096 ? readFileSync(path, 'utf8') : '';
+  } catch {
+    return '';
+  }
+}
 
 function reportError(error: unknown, io: CliIo, secrets: readonly (string | undefined)[]): number {
   if (error instanceof UsageError) {

@@ -266,6 +266,23 @@ describe('the API key pasted where an argument goes', () => {
     expect(JSON.parse(r.stdout)).toMatchObject({ error: { message: 'Unknown argument: [redacted]' } });
     expect(`${r.stderr}${r.stdout}`).not.toContain(key);
   });
+
+  it('is not repeated either when the environment holds it with a newline, or only its file does, or --api-key-file is given it twice', async () => {
+    const key = `k${'4'.repeat(30)}y`;
+    const dir = tmpTree({
+      'm.yaml': 'resource: user\nsource: { file: u.csv }\nkey: id\nfields: { custom_id: id }\n',
+      'key.txt': `${key}\n`,
+    });
+    for (const [argv, env] of [
+      [['import', 'm.yaml', key], { ENGAGE_API_KEY: `${key}\n` }],
+      [['import', 'm.yaml', '--api-key-file', 'key.txt', key], {}],
+      [['import', 'm.yaml', '--api-key-file', key, '--api-key-file', 'key.txt'], {}],
+    ] as const) {
+      const r = await runCli([...argv], { cwd: dir, env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).not.toContain(key);
+    }
+  });
 });
 
 describe('--state-dir checked before a ledger is opened there', () => {
