@@ -33,12 +33,14 @@ export function withoutUrls(message: string): string {
 }
 
 /**
- * A host: localhost, an IPv4 or a bracketed IPv6 address, a dotted name (an IDN's `xn--` label
- * too), or a single label when a port follows (`intranet-hook:8080`); then the port.
+ * A host: localhost, an IPv4 or a bracketed IPv6 address, a dotted name (in any script, an IDN's
+ * `xn--` label too, maybe with its final dot), or a single label when a port follows
+ * (`intranet-hook:8080`); then the port.
  */
-const HOST = String.raw`(?<host>localhost|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:.]+\]|(?:[a-z0-9-]+\.)+(?:[a-z]{2,}|xn--[a-z0-9-]+)|[a-z][a-z0-9-]*(?=:\d))(?<port>:\d+)?`;
+const HOST = String.raw`(?<host>localhost|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:.]+\]|(?:[\p{L}\p{N}-]+\.)+(?:\p{L}{2,}|xn--[a-z0-9-]+)\.?|[a-z][a-z0-9-]*(?=:\d))(?<port>:\d+)?`;
 /** A scheme, also percent-encoded (`https%3A%2F%2F`). */
 const SCHEME = /[a-z][a-z0-9+.-]*(?::\/\/|%3a%2f%2f)/i;
-/** What may follow a host in a URL: a path (with `/`, `\` or `%2F`), a query or a fragment. */
-const BARE_WITH_PATH = new RegExp(String.raw`(?:[^\s/@]+@)?${HOST}(?=[/?#\\]|%2f)`, 'i');
-const BARE_WITH_CREDENTIALS = new RegExp(String.raw`[^\s/@]+@${HOST}`, 'i');
+/** What may follow a host in a URL: a path (with `/`, `\` or `%2F`), a query or a fragment (maybe percent-encoded). */
+const BARE_WITH_PATH = new RegExp(String.raw`(?:[^\s/@]+@)?${HOST}(?=[/?#\\]|%2f|%3f|%23)`, 'iu');
+/** Credentials, then any host: what follows the `@` is shown, never what comes before it. */
+const BARE_WITH_CREDENTIALS = /[^\s/@]+@(?<host>[^\s/@:?#\\%]+)(?<port>:\d+)?/iu;
