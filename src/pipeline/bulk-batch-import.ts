@@ -24,7 +24,7 @@ import { awaitRecordedImport, uploadFileAndWait, type BulkImporter } from './bul
 import { reuploader, type WaitedAttempt } from './bulk-reupload.js';
 import { settleRows } from './bulk-settle-rows.js';
 import { settled, type Settled } from './report-window.js';
-import { baseLine, unsentLine, type SendDeps } from './send-row.js';
+import { baseLine, unsentLine } from './send-row.js';
 import type { StageInfo } from './stage-strategy.js';
 
 /** What importing a batch needs from the stage. */
@@ -60,7 +60,7 @@ export async function runFresh(
   if (chunk === undefined) {
     turn.uploaded();
     await removeChunkFile(batch.file);
-    return answerEach(members, (m) => notUploaded(stage, deps, m, deps.state.stopReason));
+    return answerEach(members, (m) => notUploaded(stage, m, deps.state.stopReason));
   }
   const first = await uploadFileAndWait(run.imports, batch.file, (importId) => {
     turn.uploaded();
@@ -70,18 +70,14 @@ export async function runFresh(
     // A resume puts these rows in new chunks: this file is not read again.
     await removeChunkFile(batch.file);
     await undoIntents(stage, deps.ledger, members);
-    return answerEach(members, (m) => notUploaded(stage, deps, m, deps.state.stopReason ?? 'the upload did not leave'));
+    return answerEach(members, (m) => notUploaded(stage, m, deps.state.stopReason ?? 'the upload did not leave'));
   }
   await settleAll(run, chunk, batch.file, batch.keyList, first, members, turn.handOff, true);
 }
 
-/**
- * A row whose chunk was not uploaded: `not_sent`, its children held behind it, or still `unknown`
- * when it was in doubt before this run.
- */
-function notUploaded(stage: StageInfo, deps: Pick<SendDeps, 'cascade'>, m: Member, why: string | undefined): Settled {
-  const line = unsentLine(baseLine(stage, m.row), m.row.before, true, why ?? 'the upload did not leave');
-  return line.line.status === 'not_sent' ? { ...line, effect: deps.cascade.failed(m.row, 'not_sent') } : line;
+/** A row whose chunk was not uploaded: `not_sent`, or still `unknown` when it was in doubt before this run. */
+function notUploaded(stage: StageInfo, m: Member, why: string | undefined): Settled {
+  return unsentLine(baseLine(stage, m.row), m.row.before, true, why ?? 'the upload did not leave');
 }
 
 export async function runResumed(run: StageBulk, batch: ResumedBatch, turn: Turn): Promise<void> {

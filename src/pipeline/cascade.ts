@@ -1,5 +1,5 @@
 import type { ResourceDef } from '../resources/index.js';
-import { keyOf, type Blocked, type FailedParents, type Failure } from './failed-parents.js';
+import { keyOf, type FailedParents, type Failure } from './failed-parents.js';
 
 interface RowOfStage {
   readonly line: number;
@@ -17,16 +17,15 @@ export type CascadeEffect =
 
 /**
  * What a row's outcome tells the rows of later stages that name it as a parent: the effects are
- * applied when its report line is written (see `Settled`), and `blockedBy` says why a child is
- * skipped or held.
+ * applied when its report line is written (see `Settled`), and `blockedBy` says why a child is skipped.
  */
 export interface Cascade {
   succeeded(row: RowOfStage, id: string | undefined): CascadeEffect;
-  failed(row: RowOfStage, how: 'failed' | 'invalid' | 'skipped' | 'not_sent'): CascadeEffect;
+  failed(row: RowOfStage, how: 'failed' | 'invalid' | 'skipped'): CascadeEffect;
   /** Applies an effect, in input order. */
   apply(effect: CascadeEffect): void;
-  /** Why a row whose parent did not make it is not sent, or undefined when it may be sent. */
-  blockedBy(payload: Readonly<Record<string, unknown>>): Blocked | undefined;
+  /** The message of a row whose parent failed, or undefined when it may be sent. */
+  blockedBy(payload: Readonly<Record<string, unknown>>): string | undefined;
 }
 
 export function cascadeOf(def: ResourceDef, file: string, parents: FailedParents): Cascade {

@@ -4,17 +4,8 @@ import type { EntityRef } from '../resources/index.js';
 export interface Failure {
   readonly file: string;
   readonly line: number;
-  /**
-   * `failed`, `invalid` or `skipped` (a failure further up the chain); `not_sent`: the run did
-   * not send it (429s that never ended, the API unreachable), or held it behind such a parent.
-   */
+  /** `failed`, `invalid` or `skipped` (a failure further up the chain). */
   readonly how: string;
-}
-
-/** Why a row is not sent: `skipped` (a parent failed: fix it), or `held` (a parent was not sent: resume sends both, in order). */
-export interface Blocked {
-  readonly message: string;
-  readonly held: boolean;
 }
 
 /** An entity's key in the failures (a succeeded effect keeps only these strings: it may wait in the report window). */
@@ -23,8 +14,7 @@ export const keyOf = (r: EntityRef) => `${r.kind}\u0000${r.by}\u0000${r.value}`;
 /**
  * Parents (products, contacts, deals) that did not make it, so that the rows referencing them in
  * later stages are `skipped` instead of sent to fail (to save the rate budget, and put the root
- * cause next to each affected row), or held `not_sent` behind a parent this run did not send, so
- * that a resume sends the parent first (a child sent now would fail for want of it, and stay failed). Only the keys of failed rows are kept in memory; a later row
+ * cause next to each affected row). Only the keys of failed rows are kept in memory; a later row
  * that creates the same entity successfully clears the failure.
  */
 export class FailedParents {
@@ -49,20 +39,13 @@ export class FailedParents {
     for (const key of keys) this.failures.delete(key);
   }
 
-  /** Why a row whose parents include one that did not make it is not sent, or undefined when all are fine. */
-  blockedBy(parents: readonly EntityRef[]): Blocked | undefined {
+  /** The message for a row whose parents include a failed one, or undefined when all are fine. */
+  blockedBy(parents: readonly EntityRef[]): string | undefined {
     if (this.failures.size === 0) return undefined;
     for (const ref of parents) {
       const f = this.failures.get(keyOf(ref));
-      if (f === undefined) continue;
-      const what = `depends on ${ref.kind} ${ref.by} '${ref.value}', which`;
-      if (f.how === 'not_sent')
-        return {
-          held: true,
-          message: `not sent: ${what} was not sent (${f.file} line ${f.line}); resume sends it, then this row`,
-        };
-      const how = f.how === 'skipped' ? 'was skipped' : f.how === 'invalid' ? 'was invalid' : 'failed';
-      return { held: false, message: `${what} ${how} at ${f.file} line ${f.line}` };
+      if (f)
+        return `depends on ${ref.kind} ${ref.by} '${ref.value}', which ${f.how === 'skipped' ? 'was skipped' : f.how === 'invalid' ? 'was invalid' : 'failed'} at ${f.file} line ${f.line}`;
     }
     return undefined;
   }

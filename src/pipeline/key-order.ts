@@ -1,6 +1,5 @@
 import type { ResolvedMapping } from '../config/mapping-schema.js';
 import { entityKeyOf } from '../sync/index.js';
-import type { Settled } from './report-window.js';
 
 /**
  * Keeps the rows of one entity key in file order while other rows go concurrently: a row waits
@@ -9,17 +8,11 @@ import type { Settled } from './report-window.js';
  * account end with the earlier row's values (or a product's second create pass, its first fail).
  * Product events are keyed by their product: each one overwrites the product's attributes, so
  * they must arrive in time order (docs/api-contract.md R-PEVT-6), which a 429 or a slow answer
- * would otherwise shuffle. When the earlier row was not sent (429s that never ended, the API
- * unreachable), the later one is held too (`hold`, given the earlier row's line): sent now, it
- * would reach the API before the earlier row, which a resume sends. Holds only the keys in flight.
+ * would otherwise shuffle. Holds only the keys in flight.
  */
 export function keyOrder(mapping: ResolvedMapping) {
-  const last = new Map<string, Promise<Settled>>();
-  return (
-    payload: Readonly<Record<string, unknown>> | undefined,
-    send: () => Promise<Settled>,
-    hold: (earlierLine: number) => Settled,
-  ): Promise<Settled> => {
+  const last = new Map<string, Promise<unknown>>();
+  return <T>(payload: Readonly<Record<string, unknown>> | undefined, send: () => Promise<T>): Promise<T> => {
     const key = payload === undefined ? undefined : orderKey(mapping, payload);
     if (key === undefined) return send();
     const earlier = last.get(key);
@@ -27,7 +20,7 @@ export function keyOrder(mapping: ResolvedMapping) {
       earlier === undefined
         ? send()
         : earlier.then(
-            (done) => (done.line.status === 'not_sent' ? hold(done.line.line) : send()),
+            () => send(),
             () => send(),
           );
     last.set(key, sent);

@@ -13,7 +13,7 @@ import type { StageProgress } from './progress.js';
 import { settled, ReportWindow, type Settled } from './report-window.js';
 import type { RunState } from './run-state.js';
 import type { Semaphore } from './semaphore.js';
-import { baseLine, doubtBefore, unsentLine } from './send-row.js';
+import { baseLine, doubtBefore } from './send-row.js';
 import type { SendableRow, StageInfo, StageStrategy } from './stage-strategy.js';
 import type { SourceClassifier } from '../sync/index.js';
 import { withSyncVerdicts, type SyncVerdict } from './sync-verdicts.js';
@@ -111,11 +111,7 @@ async function sendRows(run: StageRun, window: ReportWindow): Promise<void> {
     }
     await run.inFlight.acquire();
     window.push(
-      inKeyOrder(
-        row.payload,
-        () => guarded(run, row as SendableRow, before),
-        (earlierLine) => heldBehind(run, row as SendableRow, before, earlierLine),
-      ).finally(() => run.inFlight.release()),
+      inKeyOrder(row.payload, () => guarded(run, row as SendableRow, before)).finally(() => run.inFlight.release()),
     );
   }
   // A batching strategy settles everything it holds here: the next stage starts only after.
@@ -193,12 +189,7 @@ function decideWithoutSending(
   }
   // Parents are all in earlier stages, whose lines are all written: the cascade is complete.
   const blocked = run.cascade.blockedBy(row.payload);
-  if (blocked?.held === true)
-    return {
-      ...unsentLine(base, before, row.idempotent, blocked.message),
-      effect: run.cascade.failed(row, 'not_sent'),
-    };
-  if (blocked !== undefined) return skippedRow(run, row, base, blocked.message);
+  if (blocked !== undefined) return skippedRow(run, row, base, blocked);
   if (run.state.stopReason !== undefined) {
     // A row resent with --resend-unknown that did not go: still in doubt, as the ledger says.
     const doubt = doubtBefore(before, row.idempotent);
@@ -232,13 +223,6 @@ async function inFlightAtCrash(
     note = ` (the run's ledger could not record this: ${run.state.ledgerBroke(error)}; it stays in doubt there)`;
   }
   return settled({ ...base, status: 'unknown', message: IN_DOUBT_MESSAGE + note });
-}
-
-/** A row whose key's earlier row was not sent: not sent either, so that a resume sends both in file order. */
-function heldBehind(run: StageRun, row: SendableRow, before: LedgerEntry | undefined, earlierLine: number): Settled {
-  const why = `not sent: the row before it with this key (line ${earlierLine}) was not sent; resume sends both, in file order`;
-  const line = unsentLine(baseLine(run.stage, row), before, row.idempotent, why);
-  return line.line.status === 'not_sent' ? { ...line, effect: run.cascade.failed(row, 'not_sent') } : line;
 }
 
 /** A child of a parent that did not make it: skipped, and in the rejects, so that it goes again with its fixed parent. */

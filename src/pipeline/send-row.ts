@@ -101,10 +101,7 @@ async function sendOne(
     await undoIntent(stage, deps, row, before);
     const doubt = doubtBefore(before, row.idempotent);
     if (doubt !== undefined) return stillInDoubt(base, doubt, error.message);
-    return settled(
-      { ...base, status: 'not_sent', http_status: error.status, message: state.stopReason },
-      deps.cascade.failed(row, 'not_sent'),
-    );
+    return settled({ ...base, status: 'not_sent', http_status: error.status, message: state.stopReason });
   }
   const stopped = transport.stopped();
   if (stopped !== undefined) state.stop({ kind: 'api', message: stopped.message });
@@ -196,14 +193,15 @@ async function settleNotSent(
     return settled({ ...base, ...line, message: line.message + note });
   }
   // Every attempt was refused (429) or never left: the service did not apply it. Its own words
-  // (or the stop that came first), then the run stops before a later row overtakes it.
+  // (or the stop that came first), then the run stops: no later row of its key, and no child of
+  // its entity in a later stage, goes before it (each finds the run stopped, `not_sent`), and a
+  // resume sends them all in file order.
   const why = deps.state.stopReason ?? outcome.message;
   if (outcome.givenUp === true) deps.state.givenUpUnsent(outcome.message);
   await undoIntent(stage, deps, row, before);
   const doubt = doubtBefore(before, row.idempotent);
   if (doubt !== undefined) return stillInDoubt(base, doubt, outcome.message);
-  // Its children in later stages are held, not sent to fail for want of it: a resume sends it first.
-  return settled({ ...base, ...failureLine({ ...outcome, message: why }) }, deps.cascade.failed(row, 'not_sent'));
+  return settled({ ...base, ...failureLine({ ...outcome, message: why }) });
 }
 
 /**
