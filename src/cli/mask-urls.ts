@@ -41,6 +41,9 @@ const HOST = String.raw`(?<host>localhost|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:.]+\
 /** A scheme, also percent-encoded (`https%3A%2F%2F`). */
 const SCHEME = /[a-z][a-z0-9+.-]*(?::\/\/|%3a%2f%2f)/i;
 /** What may follow a host in a URL: a path (with `/`, `\` or `%2F`), a query or a fragment (maybe percent-encoded). */
-const BARE_WITH_PATH = new RegExp(String.raw`(?:[^\s/@]+@)?${HOST}(?=[/?#\\]|%2f|%3f|%23)`, 'iu');
-/** Credentials, then any host: what follows the `@` is shown, never what comes before it. */
-const BARE_WITH_CREDENTIALS = /[^\s/@]+@(?<host>[^\s/@:?#\\%]+)(?<port>:\d+)?/iu;
+const BARE_WITH_PATH = new RegExp(String.raw`(?:[^\s/]+@)?${HOST}(?=[/?#\\]|%2f|%3f|%23)`, 'iu');
+/**
+ * A user and a password (`user:password@`, up to the word's last `@`, as a URL parser reads it),
+ * then any host: only the host is shown. Without the `:`, `alice@acme` reads as a name, not a URL.
+ */
+const BARE_WITH_CREDENTIALS = /[^\s/]*:[^\s/]*@(?<host>[^\s/@:?#\\%]+)(?<port>:\d+)?/iu;

@@ -23,10 +23,15 @@ export function resolveBaseUrl(raw: string): URL {
       'base URL: not a valid absolute URL (expected e.g. https://acme.example.com/api/public/)',
     );
   }
-  const shown = `${url.protocol}//${url.host}${url.pathname}`;
+  // Another scheme says nothing of where the rest of the text ends (`user:password@host/…` reads
+  // as the scheme `user:`): only the scheme is shown.
   if (url.protocol !== 'https:' && url.protocol !== 'http:') {
-    throw new ConfigError('USAGE', `base URL ${shown}: only https:// is supported`);
+    throw new ConfigError(
+      'USAGE',
+      `base URL: the scheme ${url.protocol} is not supported, only https:// (e.g. https://acme.example.com/api/public/)`,
+    );
   }
+  const shown = `${url.protocol}//${url.host}${url.pathname}`;
   if (url.username !== '' || url.password !== '') {
     throw new ConfigError(
       'USAGE',

@@ -164,9 +164,11 @@ describe('user mistakes are usage errors, never internal ones', () => {
         'hooks.slack.com./services/SECRET27',
         'hooks.example.рф/SECRET28',
         'hooks.example.com%3Ftoken%3DSECRET29',
+        'admin:p@SECRET30@hooks.example.com/services/X',
+        'alice@acme',
       ],
       2,
-      'Unknown arguments: intranet-hook:8080/…, [::1]:8080/…, a.example.com/…, a.example.xn--p1ai/…, hooks.slack.com/…, (a URL), intranet/…, intranet/…, hooks.slack.com./…, hooks.example.рф/…, hooks.example.com/…',
+      'Unknown arguments: intranet-hook:8080/…, [::1]:8080/…, a.example.com/…, a.example.xn--p1ai/…, hooks.slack.com/…, (a URL), intranet/…, intranet/…, hooks.slack.com./…, hooks.example.рф/…, hooks.example.com/…, hooks.example.com/…, alice@acme',
     ],
     [
       'a webhook URL whose path holds a comma: shown by its host only',

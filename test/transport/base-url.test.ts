@@ -35,7 +35,15 @@ describe('resolveBaseUrl', () => {
       'http://localhost.evil.com/',
       'base URL http://localhost.evil.com/: refusing http:// to a non-loopback host, the API key would travel in clear; use https:// (http:// is allowed only for localhost, 127.0.0.0/8 and [::1])',
     ],
-    ['ftp://acme.example.com/', 'base URL ftp://acme.example.com/: only https:// is supported'],
+    [
+      'ftp://acme.example.com/',
+      'base URL: the scheme ftp: is not supported, only https:// (e.g. https://acme.example.com/api/public/)',
+    ],
+    // Credentials without a scheme read as the scheme `admin:`: the password is not shown.
+    [
+      'admin:p@ssw0rd@intranet/api',
+      'base URL: the scheme admin: is not supported, only https:// (e.g. https://acme.example.com/api/public/)',
+    ],
     [
       'acme.example.com/api/public',
       'base URL: not a valid absolute URL (expected e.g. https://acme.example.com/api/public/)',
