@@ -1,5 +1,4 @@
 import type { LoadedJob } from '../config/load-job.js';
-import { ConfigError } from '../errors.js';
 import type { OpenLedger } from '../ledger/index.js';
 import { runLiveImport } from '../pipeline/live-import.js';
 import { createProgress, type Progress } from '../pipeline/progress.js';
@@ -49,6 +48,8 @@ export async function driveRun(
 ): Promise<number> {
   const { io, args, stateDir, ended, resumeOf } = ctx;
   let sync: RunSync | undefined;
+  // Requests this command sent (a resume's run holds rows that earlier commands sent).
+  const sent = { requests: 0 };
   io.onRunFolder?.(resumeOf(ledgerOfRun.runDir));
   try {
     sync = await openRunSync(
@@ -61,23 +62,22 @@ export async function driveRun(
       args['accept-mapping-change'] === true,
       args['key-rotated'],
     );
-    return await driveWith(ctx, job, ledgerOfRun, sync);
+    return await driveWith(ctx, job, ledgerOfRun, sync, sent);
   } catch (error) {
-    // A resume refused for its own command line (`--report out/`) sent nothing: it was refused
-    // (its log end and alert say so), its message says what to mend, and the resume command it
-    // would print repeats the mistake.
-    const ownCommandLine = error instanceof ConfigError && error.code === 'USAGE';
-    // Refused before its first row (an input that cannot be read, an output that cannot be
-    // written): nothing was sent, so no unfinished run is left to block the next night.
+    // Refused before its first request (an input that cannot be read, an output that cannot be
+    // written, `--report out/`): nothing was sent, so no unfinished run is left to block the next
+    // night, and its log end and alert say `refused`. A resume leaves its run as it was: a
+    // finished run it reopened (`--resend-unknown`) is finished again.
     if (fresh) {
       ended.began = !(await ledgerOfRun.closeRemovingIfEmpty());
       if (!ended.began) io.onRunFolder?.(undefined);
-    } else ended.began = !ownCommandLine && Object.values(ledgerOfRun.counts()).some((n) => n > 0);
-    // Refused, it sent nothing: a finished run it reopened is left as it was, finished, so that
-    // the job's next import is not refused for an unfinished run.
-    if (ownCommandLine && ctx.reopened) await ledgerOfRun.markFinished();
+    } else {
+      ended.began = sent.requests > 0;
+      if (!ended.began && ctx.reopened) await ledgerOfRun.markFinished();
+    }
     // Ended by an error after rows went (a disk that filled while the report was written): the
-    // run is unfinished, and the next import of the job is refused until it is resumed.
+    // run is unfinished, and the next import of the job is refused until it is resumed. (Before
+    // its first request, the resume command it would print repeats what was refused.)
     if (ended.began && !(error instanceof InterruptedWhileWaiting))
       io.stderr.write(
         `engage-import: the run stopped unfinished; once the cause is mended, resume with: ${resumeOf(ledgerOfRun.runDir)}\n`,
@@ -90,7 +90,13 @@ export async function driveRun(
   }
 }
 
-async function driveWith(ctx: DriveContext, job: LoadedJob, ledgerOfRun: OpenLedger, sync: RunSync): Promise<number> {
+async function driveWith(
+  ctx: DriveContext,
+  job: LoadedJob,
+  ledgerOfRun: OpenLedger,
+  sync: RunSync,
+  sent: { requests: number },
+): Promise<number> {
   const { io, args, stateDir, baseUrl, apiKey, inDoubt, hooks } = ctx;
   const owner = ledgerOfRun.lockTakenOverFrom;
   if (owner && !args.quiet)
@@ -164,6 +170,7 @@ async function driveWith(ctx: DriveContext, job: LoadedJob, ledgerOfRun: OpenLed
     if (result.fatal) return await hooks.finish(result, EXIT.ABORTED);
     return await hooks.finish(result, rowsNotOk(result.totals) > 0 ? EXIT.ROWS_NOT_OK : EXIT.OK);
   } finally {
+    sent.requests = transport.stats().requests;
     await transport.close();
   }
 }

@@ -173,6 +173,14 @@ describe('1b. a resend refused for its own command line', () => {
     });
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain('--report folder is a folder');
+    // A report that cannot be written (a part of its path is a file): refused too, nothing sent.
+    const unwritable = await runCli(['resume', '--resend-unknown', '--report', 'products.csv/x.csv'], {
+      cwd: dir,
+      env: env(sandbox.url),
+    });
+    expect(unwritable.code).not.toBe(0);
+    expect(unwritable.stderr).not.toContain('the run stopped unfinished');
+    expect(sandbox.requests).toHaveLength(3);
     const next = await runCli(['import', 'job.yaml', '--rate', '1000', '--report', 'out/next.csv'], {
       cwd: dir,
       env: env(sandbox.url),
