@@ -57,12 +57,14 @@ export async function waitForImport(wait: ImportWait, importId: string): Promise
     polls++;
     const outcome = await transport.send({ method: 'GET', path, idempotent: true });
     if (outcome.kind === 'not_sent')
-      return {
-        kind: 'stopped',
-        message: `stopped while waiting for import ${importId}: ${outcome.message}`,
-        polls,
-        ...(outcome.givenUp && { givenUp: true }),
-      };
+      return outcome.givenUp
+        ? {
+            kind: 'stopped',
+            message: `stopped while waiting for import ${importId}: a status poll was given up (${outcome.message.replace(/^not sent: /, '')})`,
+            polls,
+            givenUp: true,
+          }
+        : { kind: 'stopped', message: `stopped while waiting for import ${importId}: ${outcome.message}`, polls };
     if (outcome.kind === 'ok') {
       const report = parseImportStatus(outcome.body, importId);
       // An answer that is not a status object is read as "not yet": the timeout bounds it.
