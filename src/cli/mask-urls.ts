@@ -14,7 +14,7 @@ export function withoutUrls(message: string): string {
     // fragment; or credentials and a host. What comes before it (`ENGAGE_NOTIFY_URL=`,
     // `—notify-url=`) stays; from there on only the host is shown, so a URL inside the query
     // of another cannot show the outer one's path.
-    const starts = [SCHEME, BARE_WITH_PATH, BARE_WITH_CREDENTIALS]
+    const starts = [SCHEME, BARE_WITH_PATH, BARE_WITH_CREDENTIALS, BARE_USER_AT_HOST]
       .map((re) => re.exec(whole))
       .filter((m): m is RegExpExecArray => m !== null)
       .sort((a, b) => a.index - b.index);
@@ -44,6 +44,11 @@ const SCHEME = /[a-z][a-z0-9+.-]*(?::\/\/|%3a%2f%2f)/i;
 const BARE_WITH_PATH = new RegExp(String.raw`(?:[^\s/]+@)?${HOST}(?=[/?#\\]|%2f|%3f|%23)`, 'iu');
 /**
  * A user and a password (`user:password@`, up to the word's last `@`, as a URL parser reads it),
- * then any host: only the host is shown. Without the `:`, `alice@acme` reads as a name, not a URL.
+ * then any host, or none: only the host is shown.
  */
-const BARE_WITH_CREDENTIALS = /[^\s/]*:[^\s/]*@(?<host>[^\s/@:?#\\%]+)(?<port>:\d+)?/iu;
+const BARE_WITH_CREDENTIALS = /[^\s/]*:[^\s/]*@(?<host>[^\s/@:?#\\]*)(?<port>:\d+)?/iu;
+/**
+ * A user alone (a token), then a host that reads as one (dotted, or with a port). A single word
+ * after the `@`, as in `alice@acme`, reads as a name, not a URL.
+ */
+const BARE_USER_AT_HOST = new RegExp(String.raw`[^\s/]+@${HOST}`, 'iu');
