@@ -97,7 +97,7 @@ async function driveWith(
   sync: RunSync,
   sent: { requests: number },
 ): Promise<number> {
-  const { io, args, stateDir, baseUrl, apiKey, inDoubt, hooks } = ctx;
+  const { io, args, stateDir, baseUrl, apiKey, inDoubt, hooks, resumeOf } = ctx;
   const owner = ledgerOfRun.lockTakenOverFrom;
   if (owner && !args.quiet)
     io.stderr.write(
@@ -165,6 +165,13 @@ async function driveWith(
     applyLast(sync, io, args.quiet);
     printSummary(result, io, args);
     if (!args.quiet) io.stderr.write(`Run ledger: ${displayPath(ledgerOfRun.runDir, io.cwd)}\n`);
+    // Rows in doubt in a run that did not stop: the command that sends them again once checked
+    // (a stopped run prints its resume command already, which sends them too with the flag).
+    const unknown = result.totals.unknown;
+    if (!args.quiet && unknown > 0 && result.interrupted === undefined && !result.fatal)
+      io.stderr.write(
+        `${unknown === 1 ? '1 row is' : `${unknown.toLocaleString('en-US')} rows are`} unknown (the API may have applied ${unknown === 1 ? 'it' : 'them'}): check the account, then send ${unknown === 1 ? 'it' : 'them'} again with: ${resumeOf(ledgerOfRun.runDir)} --resend-unknown\n`,
+      );
     if (result.interrupted === 'SIGTERM') return await hooks.finish(result, EXIT.SIGTERM);
     if (result.interrupted !== undefined) return await hooks.finish(result, EXIT.SIGINT);
     if (result.fatal) return await hooks.finish(result, EXIT.ABORTED);

@@ -215,8 +215,8 @@ async function settleNotSent(
  */
 function productExistsNote(row: SendableRow): string {
   if (row.sync?.status === 'changed')
-    return ' (this product changed since it was created, and products are updated only by the bulk import: run with --bulk auto or --bulk always)';
-  return " (it exists already: made by an earlier row of this file, by another tool, or by an earlier run that reported it unknown. Only the bulk import updates a product, with this row's values: --bulk always)";
+    return ' (this product changed since it was created, and products are updated only by the bulk import: run with --bulk auto, or set bulk: true in the products mapping)';
+  return " (it exists already: made by an earlier row of this file, by another tool, or by an earlier run that reported it unknown. Only the bulk import updates a product, with this row's values: set bulk: true in the products mapping)";
 }
 
 /** The answer in the ledger; if the ledger fails, the row's report line still says what the API answered. */

@@ -69,6 +69,10 @@ describe('1. a 500 after the write is never resent silently', () => {
     expect(r.code).toBe(1);
     expect(statusCounts(dir)).toEqual({ unknown: 20 });
     expect(sandbox.requests).toHaveLength(20);
+    // The summary gives the command that sends them again, with the run's folder.
+    expect(r.stderr).toMatch(
+      /\n20 rows are unknown \(the API may have applied them\): check the account, then send them again with: engage-import resume \.engage-import\/runs\/\S+ --rejects out\/rejects\.csv --resend-unknown\n/,
+    );
     expect(Math.max(...applied(sandbox).values())).toBe(1);
     expect(report(dir)[0]!.message).toMatch(
       /^HTTP 500: Server Error .*; the request may have been applied and was not resent to avoid a duplicate: check the account; if it is not there, resume --resend-unknown$/,

@@ -308,7 +308,7 @@ describe('incremental runs against the sandbox', () => {
     expect(day2.code).toBe(1);
     expect(day2.lines.map((l) => `${l.key}:${l.status}`)).toEqual(['P-1:unchanged', 'P-2:failed', 'P-3:ok']);
     expect(day2.lines[1]?.message).toMatch(
-      /\(this product changed since it was created, and products are updated only by the bulk import: run with --bulk auto or --bulk always\)$/,
+      /\(this product changed since it was created, and products are updated only by the bulk import: run with --bulk auto, or set bulk: true in the products mapping\)$/,
     );
     expect(requestsSince(before)).toEqual(['POST products/ P-2', 'POST products/ P-3']);
   });
