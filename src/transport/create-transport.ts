@@ -259,6 +259,11 @@ class HttpTransport implements Transport {
         if (step.outcome.kind === 'ok') this.#budget.onSuccess();
         return { ...step.outcome, attempts: tries.sent };
       case 'fatal': {
+        // A 429 asking for too long a pause is a 429 all the same: counted, and logged as the give-up it is.
+        if (step.error.code === 'HTTP_THROTTLED') {
+          this.#counters.throttled++;
+          this.#o.emit({ type: 'gave_up', method: req.method, path, reason: 'pause', message: step.error.message });
+        }
         const error = this.#stopRun(step.error);
         // An earlier attempt of this request may have been applied: its fate is unknown, not refused.
         if (tries.mayHaveApplied)

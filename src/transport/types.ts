@@ -96,7 +96,8 @@ export type TransportEvent =
       readonly type: 'gave_up';
       readonly method: string;
       readonly path: string;
-      readonly reason: 'attempts' | 'budget' | 'throttles';
+      /** `pause`: a 429 asked to wait longer than the longest pause allowed (the run stops). */
+      readonly reason: 'attempts' | 'budget' | 'throttles' | 'pause';
       readonly message: string;
     };
 

@@ -379,6 +379,9 @@ describe('8. bounded waits', () => {
       expect(r.code).toBe(3);
       expect(statusCounts(dir)).toEqual({ not_sent: 5 });
       expect(r.stderr).toMatch(/the API asked to pause \d+ s .*--max-pause 300 s.*resume with: engage-import resume/s);
+      // That 429 is counted, and said as the give-up it is.
+      expect(r.stderr).toMatch(/, 1 × 429, /);
+      expect(r.stderr).toContain('gave up on POST /users-by-id/…/events/: the API asked to pause');
     },
   );
 
