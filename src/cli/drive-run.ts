@@ -167,7 +167,8 @@ async function driveWith(
     if (!args.quiet) io.stderr.write(`Run ledger: ${displayPath(ledgerOfRun.runDir, io.cwd)}\n`);
     // Rows in doubt in a run that did not stop: the command that sends them again once checked
     // (a stopped run prints its resume command already, which sends them too with the flag).
-    const unknown = result.totals.unknown;
+    // This run's own, from its ledger: rows an earlier run left in doubt are that run's to resend.
+    const unknown = ledgerOfRun.counts().unknown;
     if (!args.quiet && unknown > 0 && result.interrupted === undefined && !result.fatal)
       io.stderr.write(
         `${unknown === 1 ? '1 row is' : `${unknown.toLocaleString('en-US')} rows are`} unknown (the API may have applied ${unknown === 1 ? 'it' : 'them'}): check the account, then send ${unknown === 1 ? 'it' : 'them'} again with: ${resumeOf(ledgerOfRun.runDir)} --resend-unknown\n`,

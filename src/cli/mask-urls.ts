@@ -44,11 +44,13 @@ const SCHEME = /[a-z][a-z0-9+.-]*(?::\/\/|%3a%2f%2f)/i;
 const BARE_WITH_PATH = new RegExp(String.raw`(?:[^\s/]+@)?${HOST}(?=[/?#\\]|%2f|%3f|%23)`, 'iu');
 /**
  * A user and a password (`user:password@`, up to the word's last `@`, as a URL parser reads it),
- * then any host, or none: only the host is shown.
+ * then any host, or none: only the host is shown. At the start of the word or after `=`, so that
+ * the name before it stays.
  */
-const BARE_WITH_CREDENTIALS = /[^\s/]*:[^\s/]*@(?<host>[^\s/@:?#\\]*)(?<port>:\d+)?/iu;
+const BARE_WITH_CREDENTIALS = /(?<=^|=)[^\s/=]*:[^\s/]*@(?<host>[^\s/@:?#\\%]*)(?<port>:\d+)?/iu;
 /**
- * A user alone (a token), then a host that reads as one (dotted, or with a port). A single word
- * after the `@`, as in `alice@acme`, reads as a name, not a URL.
+ * A user alone (a token) at the start of the word or after `=`, then a host that reads as one
+ * (dotted, or with a port) ending the word. A single word after the `@`, as in `alice@acme`,
+ * reads as a name, and `exports/contacts@2026-01-05.csv` as a path.
  */
-const BARE_USER_AT_HOST = new RegExp(String.raw`[^\s/]+@${HOST}`, 'iu');
+const BARE_USER_AT_HOST = new RegExp(String.raw`(?<=^|=)[^\s/@=]+@${HOST}$`, 'iu');

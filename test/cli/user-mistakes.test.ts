@@ -170,9 +170,12 @@ describe('user mistakes are usage errors, never internal ones', () => {
         'ghp_SECRET32@hooks.example.com',
         'admin:SECRET33@',
         'admin:SECRET34@%68ooks.example.com/x',
+        'admin:pw@intranet%2Fhooks%2FSECRET35',
+        'exports/contacts@2026-01-05.csv',
+        'x=admin:SECRET36@intranet',
       ],
       2,
-      'Unknown arguments: intranet-hook:8080/…, [::1]:8080/…, a.example.com/…, a.example.xn--p1ai/…, hooks.slack.com/…, (a URL), intranet/…, intranet/…, hooks.slack.com./…, hooks.example.рф/…, hooks.example.com/…, hooks.example.com/…, alice@acme, hooks.example.com:8443/…, hooks.example.com/…, /…, %68ooks.example.com/…',
+      'Unknown arguments: intranet-hook:8080/…, [::1]:8080/…, a.example.com/…, a.example.xn--p1ai/…, hooks.slack.com/…, (a URL), intranet/…, intranet/…, hooks.slack.com./…, hooks.example.рф/…, hooks.example.com/…, hooks.example.com/…, alice@acme, hooks.example.com:8443/…, hooks.example.com/…, /…, /…, intranet/…, exports/contacts@2026-01-05.csv, x=intranet/…',
     ],
     [
       'a webhook URL whose path holds a comma: shown by its host only',
