@@ -62,6 +62,19 @@ async function throttlingProxy(
   return `http://127.0.0.1:${(proxy.address() as AddressInfo).port}/api/public/`;
 }
 
+const CONTACTS = 'resource: user\nsource: { file: contacts.csv }\nkey: id\nfields:\n  custom_id: id\n';
+
+/** Contacts C-1 and C-2, and a `Visited` event per line of `events` (`eid,user`), events first in the job. */
+const contactsAndEvents = (events: string) =>
+  tmpTree({
+    'contacts.csv': 'id\nC-1\nC-2\n',
+    'contacts.yaml': CONTACTS,
+    'events.csv': `eid,user\n${events}`,
+    'events.yaml':
+      'resource: event\nsource: { file: events.csv }\nkey: eid\nfields:\n  user_custom_id: user\n  name: { value: Visited }\n  data.eid: eid\n',
+    'job.yaml': 'mappings: [events.yaml, contacts.yaml]\n',
+  });
+
 const report = (dir: string) =>
   (parse(readFileSync(join(dir, 'out/report.csv')), { columns: true }) as Record<string, string>[]).map((l) => [
     l.file,
@@ -116,14 +129,7 @@ describe('a row the run did not send stops the run, so that the rows that must c
     sandbox = await startSandbox({ rate: 0 });
     const throttled = { marker: '"C-2"', on: true };
     const url = await throttlingProxy(sandbox, throttled);
-    const dir = tmpTree({
-      'contacts.csv': 'id\nC-1\nC-2\n',
-      'contacts.yaml': 'resource: user\nsource: { file: contacts.csv }\nkey: id\nfields:\n  custom_id: id\n',
-      'events.csv': 'eid,user\nE1,C-1\nE2,C-2\n',
-      'events.yaml':
-        'resource: event\nsource: { file: events.csv }\nkey: eid\nfields:\n  user_custom_id: user\n  name: { value: Visited }\n  data.eid: eid\n',
-      'job.yaml': 'mappings: [events.yaml, contacts.yaml]\n',
-    });
+    const dir = contactsAndEvents('E1,C-1\nE2,C-2\n');
     const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: url };
     const clock = fakeClock();
     const first = await runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env, clock });
@@ -149,7 +155,7 @@ describe('a row the run did not send stops the run, so that the rows that must c
     const url = await throttlingProxy(sandbox, throttled);
     const dir = tmpTree({
       'contacts.csv': 'id\nC-1\nC-2\nC-3\n',
-      'contacts.yaml': 'resource: user\nsource: { file: contacts.csv }\nkey: id\nfields:\n  custom_id: id\n',
+      'contacts.yaml': CONTACTS,
     });
     const controller = new AbortController();
     const timer = setInterval(() => throttled.seen > 0 && controller.abort('SIGINT'), 5);
@@ -167,14 +173,7 @@ describe('a row the run did not send stops the run, so that the rows that must c
     sandbox = await startSandbox({ rate: 0 });
     const throttled = { marker: 'import/status/', on: true };
     const url = await throttlingProxy(sandbox, throttled);
-    const dir = tmpTree({
-      'contacts.csv': 'id\nC-1\nC-2\n',
-      'contacts.yaml': 'resource: user\nsource: { file: contacts.csv }\nkey: id\nfields:\n  custom_id: id\n',
-      'events.csv': 'eid,user\nE1,C-1\n',
-      'events.yaml':
-        'resource: event\nsource: { file: events.csv }\nkey: eid\nfields:\n  user_custom_id: user\n  name: { value: Visited }\n  data.eid: eid\n',
-      'job.yaml': 'mappings: [events.yaml, contacts.yaml]\n',
-    });
+    const dir = contactsAndEvents('E1,C-1\n');
     const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: url };
     const clock = fakeClock();
     const first = await runCli(['import', 'job.yaml', '--rate', '1000', '--bulk', 'always'], { cwd: dir, env, clock });
