@@ -139,6 +139,7 @@ async function driveWith(
         cwd: io.cwd,
         report: outputPath(io.cwd, '--report', args.report),
         rejects: args.rejects === undefined ? undefined : outputPath(io.cwd, '--rejects', args.rejects),
+        resumeCommand: resumeOf(ledgerOfRun.runDir),
         // No output may overwrite the key file or anything in the state directory (the ledgers).
         protect: [
           ...protectedPaths(io.cwd, args),

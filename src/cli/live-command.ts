@@ -101,7 +101,17 @@ async function runLiveWith(
     io.cwd,
   );
   /** The command that continues a run of this command, as its stops print it. */
-  const resumeOf = (runDir: string) => resumeCommand(runDir, { report: args.report, rejects: args.rejects }, io.cwd);
+  const keyFile = args['api-key-file'];
+  const resumeOf = (runDir: string) =>
+    resumeCommand(
+      runDir,
+      {
+        report: args.report,
+        rejects: args.rejects,
+        apiKeyFile: keyFile === undefined ? undefined : resolve(io.cwd, keyFile),
+      },
+      io.cwd,
+    );
   const target = {
     get baseUrl() {
       return baseUrl;

@@ -100,7 +100,7 @@ export async function runLiveImport(
   );
   const state = new RunState(
     () =>
-      `resume with: ${resumeCommand(ledger.runDir, { report: options.report, rejects: options.rejects }, options.cwd)}`,
+      `resume with: ${options.resumeCommand ?? resumeCommand(ledger.runDir, { report: options.report, rejects: options.rejects }, options.cwd)}`,
   );
   const invalidTotal = totals.reduce((n, t) => n + t.invalid, 0);
   if (options.failOnInvalid && invalidTotal > 0) state.stop({ kind: 'invalid', count: invalidTotal });

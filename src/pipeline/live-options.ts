@@ -7,6 +7,8 @@ export interface LiveImportOptions extends RequestOptions {
   readonly cwd: string;
   readonly report: string;
   readonly rejects?: string | undefined;
+  /** The command that continues this run, as a stop prints it; absent: its folder, report and rejects (`resumeCommand`). */
+  readonly resumeCommand?: string | undefined;
   /** Files and folders no output may overwrite besides the job's inputs (the key file, the state directory). */
   readonly protect?: readonly ProtectedPath[] | undefined;
   readonly limit?: number | undefined;

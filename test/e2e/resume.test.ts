@@ -168,6 +168,21 @@ describe('interrupt and resume', () => {
     expect(statuses(dir).every((s) => s.endsWith(':ok'))).toBe(true);
   });
 
+  it('a run whose key came from --api-key-file prints a resume that reads the same file (its path, never the key)', async () => {
+    const { server, dir } = await eventsSetUp(3);
+    writeFileSync(join(dir, 'key.txt'), `${server.apiKey}\n`);
+    const env = { ENGAGE_BASE_URL: server.url }; // no ENGAGE_API_KEY: the file is the only key
+    const stopped = await importStoppedAtOnce(dir, env, ['--api-key-file', 'key.txt']);
+    expect(stopped.code).toBe(130);
+    const hint = /resume with: (engage-import resume \S+ --api-key-file \S+)/.exec(stopped.stderr)?.[1] ?? '';
+    expect(hint).toMatch(/^engage-import resume \.engage-import\/runs\/\S+ --api-key-file key\.txt$/);
+    expect(stopped.stderr).not.toContain(server.apiKey);
+    const resumed = await runCli(hint.split(' ').slice(1), { cwd: dir, env });
+    expect(resumed.code).toBe(0);
+    expect(statuses(dir).every((s) => s.endsWith(':ok'))).toBe(true);
+    expect(server.requests.filter((q) => q.path.includes('/events/'))).toHaveLength(3);
+  });
+
   it('resume --resend-unknown sends the rows whose answer was lost, even after the run finished', async () => {
     const { server, dir, env } = await eventsSetUp(30, { dropRate: 0.3, seed: 5 });
     const first = await runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env });

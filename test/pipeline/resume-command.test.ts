@@ -20,4 +20,10 @@ describe('resumeCommand: what a stop prints to continue the run, runnable as pri
       'engage-import resume .engage-import/runs/20261124T020000Z-ab12 --report ./-dash.csv',
     );
   });
+
+  it('keeps the key file the run read its key from, by its path', () => {
+    expect(resumeCommand(run, { apiKeyFile: '/secrets/engage key' }, '/jobs')).toBe(
+      `engage-import resume .engage-import/runs/20261124T020000Z-ab12 --api-key-file '/secrets/engage key'`,
+    );
+  });
 });
