@@ -50,6 +50,13 @@ CREATE TABLE applied (
 ) STRICT, WITHOUT ROWID;
 `;
 
+/** Marks the run of an event identity whose outcome was unknown (see `classifyRow`). */
+export const DOUBT_PREFIX = 'doubt:';
+
+/** A resource's mapping fingerprint, recorded by the run that accepted its rows (or its change). */
+export const PUT_MAPPING = `INSERT INTO mappings (resource, fingerprint, run_id, at) VALUES (?, ?, ?, ?)
+  ON CONFLICT (resource) DO UPDATE SET fingerprint = excluded.fingerprint, run_id = excluded.run_id, at = excluded.at`;
+
 /** The state's file and how messages show paths. */
 export interface StatePlace {
   readonly file: string;

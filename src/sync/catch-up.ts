@@ -1,7 +1,8 @@
 import { join, resolve } from 'node:path';
 import { listRunIds, readRun, runsDir } from '../ledger/run-dirs.js';
 import type { LedgerSyncFeed } from './ledger-feed.js';
-import { targetDifference, type SyncState } from './sync-state.js';
+import type { SyncState } from './sync-state.js';
+import { targetDifference } from './state-target.js';
 
 /** A run ledger opened for reading its sync outbox; closed once applied. */
 export type OpenFeed = (runDir: string) => LedgerSyncFeed & { close(): void };

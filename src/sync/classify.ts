@@ -1,4 +1,4 @@
-import { DOUBT_PREFIX } from './sync-state.js';
+import { DOUBT_PREFIX } from './_state-db.js';
 import type { StoredEntry } from './sync-state.js';
 import type { SyncKey } from './sync-key.js';
 

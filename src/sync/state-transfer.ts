@@ -9,7 +9,8 @@ import { RESOURCES } from '../config/mapping-schema.js';
 import { SyncError } from '../errors.js';
 import { displayPath } from '../text/display-path.js';
 import { STATE_FORMAT, toStateError } from './_state-db.js';
-import { targetDifference, type StateTarget, type SyncState } from './sync-state.js';
+import type { SyncState } from './sync-state.js';
+import { targetDifference, type StateTarget } from './state-target.js';
 
 /**
  * The NDJSON form of a sync state (`state export` / `state import`), so a job that runs in a

@@ -19,7 +19,8 @@ import {
   type KeyedRow,
   type SyncKey,
 } from './sync-key.js';
-import { DOUBT_PREFIX, type StoredEntry, type SyncState } from './sync-state.js';
+import { DOUBT_PREFIX } from './_state-db.js';
+import type { StoredEntry, SyncState } from './sync-state.js';
 
 /** A valid row as the classifier sees it: the keyer's inputs plus its line. */
 export interface ClassifiedRow extends KeyedRow {

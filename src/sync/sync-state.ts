@@ -4,13 +4,20 @@ import { dirname } from 'node:path';
 import type { ResourceName } from '../config/mapping-schema.js';
 import { SyncError } from '../errors.js';
 import { displayPath } from '../text/display-path.js';
-import { guardState, openStateDb, quickCheckState, type Db, type StatePlace } from './_state-db.js';
+import {
+  DOUBT_PREFIX,
+  guardState,
+  openStateDb,
+  PUT_MAPPING,
+  quickCheckState,
+  type Db,
+  type StatePlace,
+} from './_state-db.js';
+import { applyFeed } from './apply-feed.js';
+import { forgetKeys } from './forget-keys.js';
 import type { LedgerSyncFeed } from './ledger-feed.js';
-import { identityHash } from './request-hash.js';
 import type { SyncKey, SyncKind } from './sync-key.js';
-
-/** Marks the run of an event identity whose outcome was unknown (see `classifyRow`). */
-export const DOUBT_PREFIX = 'doubt:';
+import { checkTarget, readTarget, recordTarget, type StateTarget } from './state-target.js';
 
 /** What the state holds for one key: the last accepted request (entities) or that it was accepted (events). */
 export interface StoredEntry {
@@ -31,18 +38,6 @@ export interface ResourceCount {
   readonly inDoubt?: number;
 }
 
-/** Where rows were sent: the base URL and a fingerprint of the API key (never the key). */
-export interface StateTarget {
-  readonly baseUrl: string;
-  readonly keyFingerprint: string;
-}
-
-/** Which part of two targets differs (the base URL is named first), or undefined when they are the same. */
-export function targetDifference(a: StateTarget, b: StateTarget): 'baseUrl' | 'keyFingerprint' | undefined {
-  if (a.baseUrl !== b.baseUrl) return 'baseUrl';
-  return a.keyFingerprint !== b.keyFingerprint ? 'keyFingerprint' : undefined;
-}
-
 export interface OpenStateOptions {
   /** Paths in messages are shown relative to it. Default `process.cwd()`. */
   readonly cwd?: string;
@@ -54,12 +49,6 @@ export interface OpenStateOptions {
 
 /** Keys per lookup statement: one bound JSON array, so one prepared statement serves every batch. */
 const LOOKUP_BATCH = 500;
-/** Deltas read from a ledger and applied per transaction. */
-const APPLY_BATCH = 5_000;
-
-/** A resource's mapping fingerprint, recorded by the run that accepted its rows (or its change). */
-const PUT_MAPPING = `INSERT INTO mappings (resource, fingerprint, run_id, at) VALUES (?, ?, ?, ?)
-  ON CONFLICT (resource) DO UPDATE SET fingerprint = excluded.fingerprint, run_id = excluded.run_id, at = excluded.at`;
 
 /**
  * The sync state of one job: for each entity key the last request the API accepted, and each
@@ -237,78 +226,9 @@ export class SyncState {
     );
   }
 
-  /**
-   * Brings the state up to date with one run's ledger: applies the deltas it has not applied
-   * yet, in the ledger's commit order, each batch in one transaction together with how far it
-   * got. Idempotent: calling it again after a crash, or twice, applies nothing twice.
-   * Returns the number of deltas applied.
-   */
+  /** Applies a run ledger's outcomes not applied yet (see `applyFeed`); returns how many. */
   apply(feed: LedgerSyncFeed): number {
-    const get = this.#db.prepare<[string], { seq: number; complete: number }>(
-      `SELECT seq, complete FROM applied WHERE run_id = ?`,
-    );
-    const putEntity = this.#db.prepare(
-      `INSERT INTO entities (resource, key, hash, run_id, at) VALUES (?, ?, unhex(?), ?, ?)
-       ON CONFLICT (resource, key) DO UPDATE SET hash = excluded.hash, run_id = excluded.run_id, at = excluded.at`,
-    );
-    // An event identity keeps the run that first sent it: a later full refresh does not make it newer news.
-    // An event in doubt is kept under `doubt:<run>` until an accepted send of it replaces it; it
-    // never replaces an accepted one.
-    const putEvent = this.#db.prepare(
-      `INSERT INTO events (resource, identity, run_id, at) VALUES (?, unhex(?), ?, ?)
-       ON CONFLICT (resource, identity) DO UPDATE SET run_id = excluded.run_id, at = excluded.at WHERE events.run_id LIKE '${DOUBT_PREFIX}%'`,
-    );
-    const putDoubt = this.#db.prepare(
-      `INSERT INTO events (resource, identity, run_id, at) VALUES (?, unhex(?), '${DOUBT_PREFIX}' || ?, ?) ON CONFLICT DO NOTHING`,
-    );
-    const putMapping = this.#db.prepare(PUT_MAPPING);
-    const putApplied = this.#db.prepare(
-      `INSERT INTO applied (run_id, seq, complete) VALUES (?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET seq = excluded.seq, complete = excluded.complete`,
-    );
-    const putMeta = this.#db.prepare(
-      `INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`,
-    );
-    let applied = 0;
-    return guardState(this.place, () => {
-      for (;;) {
-        const known = get.get(feed.runId);
-        const after = known?.seq ?? 0;
-        // A complete run may still grow: `resume --resend-unknown` reopens a finished run and
-        // records the rows it resends (its own feed is applied here, catch-up skips it).
-        if (known?.complete === 1 && feed.deltasAfter(after, 1).length === 0) return applied;
-        const batch = feed.deltasAfter(after, APPLY_BATCH);
-        const last = batch.at(-1);
-        const complete = batch.length < APPLY_BATCH && feed.finished;
-        if (last === undefined && !complete) return applied;
-        this.#db.transaction(() => {
-          const resources = new Map<ResourceName, string>();
-          let prev = after;
-          for (const d of batch) {
-            if (!(d.seq > prev))
-              throw new SyncError(
-                'SYNC_STATE',
-                `the run ledger of run ${feed.runId} gave its outcomes out of order (${d.seq} after ${prev}); the sync state was not changed`,
-              );
-            prev = d.seq;
-            if (d.kind === 'entity') putEntity.run(d.resource, d.key, d.hash, feed.runId, d.at);
-            else if (d.kind === 'doubt') putDoubt.run(d.resource, d.key, feed.runId, d.at);
-            else putEvent.run(d.resource, d.key, feed.runId, d.at);
-            resources.set(d.resource, d.at);
-          }
-          for (const [resource, at] of resources) {
-            const fingerprint = feed.fingerprints[resource];
-            if (fingerprint !== undefined) putMapping.run(resource, fingerprint, feed.runId, at);
-          }
-          putApplied.run(feed.runId, last?.seq ?? after, complete ? 1 : 0);
-          if (last !== undefined) {
-            putMeta.run('last_run_id', feed.runId);
-            putMeta.run('last_applied_at', last.at);
-          }
-        })();
-        applied += batch.length;
-        if (complete || batch.length < APPLY_BATCH) return applied;
-      }
-    });
+    return applyFeed(this.#db, this.place, feed);
   }
 
   /** Rows per resource and kind, for `state show`. */
@@ -350,126 +270,24 @@ export class SyncState {
     return sizeOf(this.place.file) + sizeOf(`${this.place.file}-wal`);
   }
 
-  /**
-   * Forgets what the state knows of a resource, or of one key of it (`C-1001` matches the
-   * entity keys `custom_id=C-1001` and `id=C-1001`; an event is named by its identity hash), so
-   * the next incremental run sends those rows again. Returns the number of rows forgotten.
-   */
+  /** Forgets a resource, or one key of it (see `forgetKeys`); returns the number of rows forgotten. */
   forget(resource: ResourceName, key?: string): number {
-    return guardState(this.place, () =>
-      this.#db.transaction(() => {
-        if (key === undefined) {
-          const n =
-            this.#db.prepare(`DELETE FROM entities WHERE resource = ?`).run(resource).changes +
-            this.#db.prepare(`DELETE FROM events WHERE resource = ?`).run(resource).changes;
-          this.#db.prepare(`DELETE FROM mappings WHERE resource = ?`).run(resource);
-          return n;
-        }
-        // A bare key names `custom_id=K` or `id=K`; when the state holds both (a deal updated by
-        // id 42 and another with custom_id 42), guessing could forget the wrong one. A key given
-        // whole (`id=42`) is that key, or else a custom_id that reads so (`custom_id=id=42`).
-        const holds = (k: string) =>
-          this.#db.prepare(`SELECT 1 FROM entities WHERE resource = ? AND key = ?`).get(resource, k) !== undefined;
-        const whole = /^(custom_id|id)=/.test(key) && holds(key);
-        const named = whole ? [key] : [`custom_id=${key}`, `id=${key}`];
-        const held = named.filter(holds);
-        if (held.length > 1)
-          throw new SyncError(
-            'SYNC_STATE',
-            `the sync state holds both ${held.join(' and ')} for ${resource}: say which with --key ${held.join(' or --key ')}`,
-          );
-        const entities =
-          held[0] === undefined
-            ? 0
-            : this.#db.prepare(`DELETE FROM entities WHERE resource = ? AND key = ?`).run(resource, held[0]).changes;
-        // Events by identity hash; a deal create by the custom_id it was created with.
-        const createdAs = [`custom_id=${key}`, ...(key.startsWith('custom_id=') ? [key] : [])];
-        const identities = [
-          key,
-          ...(resource === 'deal' ? createdAs.map((k) => identityHash('deal', [k])) : []),
-        ].filter((k) => /^[0-9a-f]{64}$/i.test(k));
-        let events = 0;
-        for (const identity of identities)
-          events += this.#db
-            .prepare(`DELETE FROM events WHERE resource = ? AND identity = unhex(?)`)
-            .run(resource, identity).changes;
-        return entities + events;
-      })(),
-    );
+    return forgetKeys(this.#db, this.place, resource, key);
   }
 
-  /**
-   * The account this state describes (base URL and API key fingerprint, as a run identity holds
-   * them). The first run that writes the state records it; a run against another target is
-   * refused (SYNC_STATE) before anything is sent: the other account has none of these rows, so
-   * skipping them there as `unchanged` would be wrong. `record` stores it when none is.
-   */
-  checkTarget(
-    target: StateTarget,
-    record: boolean,
-    /** `--key-rotated`: the operator says the new key is this account's; the state takes it. */
-    keyRotated = false,
-  ): void {
-    const was = this.target();
-    if (was === undefined) {
-      if (record) this.recordTarget(target);
-      return;
-    }
-    const differs = targetDifference(was, target);
-    if (differs === undefined) return;
-    // A state that holds no row says nothing about its target's account: the run that recorded it
-    // was stopped before the API accepted anything (a 401 on a mistyped key, a base URL that never
-    // answered). The corrected target takes its place.
-    if (this.#holdsNoRow() || (differs === 'keyFingerprint' && keyRotated)) {
-      if (record) this.#replaceTarget(target);
-      return;
-    }
-    const why =
-      differs === 'baseUrl'
-        ? `the base URL ${was.baseUrl}, not ${target.baseUrl}`
-        : 'another API key (another account?)';
-    const rotated =
-      differs === 'keyFingerprint'
-        ? " If it is this account's key, rotated since, run again with --key-rotated: the state then keeps the new one."
-        : '';
-    throw new SyncError(
-      'SYNC_STATE',
-      `the sync state ${displayPath(this.place.file, this.place.cwd)} records what was sent with ${why}; nothing was sent.${rotated} Else use --state-dir with another folder for this target (its first run sends every row), or run against the target the state belongs to`,
-    );
+  /** Refuses a run against another account than the one the state describes (see `checkTarget`). */
+  checkTarget(target: StateTarget, record: boolean, keyRotated = false): void {
+    checkTarget(this.#db, this.place, target, record, keyRotated);
   }
 
-  /** Records the state's target (base URL and key fingerprint only), when it has none yet. */
+  /** Records the state's target when it has none yet. */
   recordTarget(target: StateTarget): void {
-    guardState(this.place, () =>
-      this.#db
-        .prepare(`INSERT INTO meta (key, value) VALUES ('target', ?) ON CONFLICT (key) DO NOTHING`)
-        .run(JSON.stringify({ baseUrl: target.baseUrl, keyFingerprint: target.keyFingerprint })),
-    );
+    recordTarget(this.#db, this.place, target);
   }
 
-  #replaceTarget(target: StateTarget): void {
-    guardState(this.place, () =>
-      this.#db
-        .prepare(`UPDATE meta SET value = ? WHERE key = 'target'`)
-        .run(JSON.stringify({ baseUrl: target.baseUrl, keyFingerprint: target.keyFingerprint })),
-    );
-  }
-
-  #holdsNoRow(): boolean {
-    return guardState(
-      this.place,
-      () =>
-        this.#db
-          .prepare(`SELECT NOT EXISTS (SELECT 1 FROM entities) AND NOT EXISTS (SELECT 1 FROM events)`)
-          .pluck()
-          .get() === 1,
-    );
-  }
-
-  /** The target recorded by `checkTarget`, if any. */
+  /** The target recorded, if any. */
   target(): StateTarget | undefined {
-    const stored = this.meta('target');
-    return stored === undefined ? undefined : (JSON.parse(stored) as StateTarget);
+    return readTarget(this.#db, this.place);
   }
 
   /** The connection, for the export and import that stream the whole state (state-transfer.ts). */
