@@ -9,28 +9,26 @@ export function withoutUrls(message: string): string {
   return message.replace(/\S+/g, (word) => {
     // Punctuation that ends a sentence or a list, and quotes, are the message's, not the URL's.
     const [, open = '', whole = '', close = ''] = /^(["'`(]*)(.*?)([,;.:)"'`]*)$/.exec(word) ?? [];
-    // The URL starts at the first of: a scheme; a host (a name with a dot, localhost or an IPv4
-    // address, maybe after `user:password@`) and a port, followed by a path, a query or a
-    // fragment; or credentials and a host. What comes before it (`ENGAGE_NOTIFY_URL=`,
-    // `—notify-url=`) stays; from there on only the host is shown, so a URL inside the query
-    // of another cannot show the outer one's path.
-    const starts = [SCHEME, BARE_WITH_PATH, BARE_WITH_CREDENTIALS, BARE_USER_AT_HOST]
-      .map((re) => re.exec(whole))
-      .filter((m): m is RegExpExecArray => m !== null)
-      .sort((a, b) => a.index - b.index);
-    const first = starts[0];
-    if (first === undefined) return word;
-    const name = whole.slice(0, first.index);
-    if (first.groups?.host === undefined) {
-      try {
-        return `${open}${name}${shownUrl(new URL(whole.slice(first.index)))}/…${close}`;
-      } catch {
-        return `${open}${name}(a URL)${close}`;
-      }
+    const name = NAME.exec(whole)?.[0] ?? '';
+    const value = whole.slice(name.length);
+    const credentials = credentialsHost(value);
+    if (credentials !== undefined) {
+      // `tok_SE=CRET@host` reads as a name and a value too: before credentials, only a name that
+      // cannot be part of a token (an option, an environment variable) stays.
+      const kept = OPTION_NAME.test(name) || ENV_NAME.test(name) ? name : '';
+      return `${open}${kept}${credentials}/…${close}`;
     }
-    return `${open}${name}${first.groups.host}${first.groups.port ?? ''}/…${close}`;
+    const shown = urlHost(value);
+    return shown === undefined ? word : `${open}${name}${shown}${close}`;
   });
 }
+
+/** What may come before a URL and stay: a name and `=` (`--notify-url=`, `ENGAGE_NOTIFY_URL=`, `x=`). */
+const NAME = /^[-\u2010-\u2015\u2212]*[\p{L}_][\p{L}\p{N}_.-]*=/u;
+/** An option's name, maybe with the dash a chat made of `--` (`—notify-url=`). */
+const OPTION_NAME = /^[-\u2010-\u2015\u2212]+[\p{L}\p{N}_.-]*=$/u;
+/** An environment variable's name (`ENGAGE_NOTIFY_URL=`). */
+const ENV_NAME = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+=$/;
 
 /**
  * A host: localhost, an IPv4 or a bracketed IPv6 address, a dotted name (in any script, an IDN's
@@ -40,17 +38,44 @@ export function withoutUrls(message: string): string {
 const HOST = String.raw`(?<host>localhost|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:.]+\]|(?:[\p{L}\p{N}-]+\.)+(?:\p{L}{2,}|xn--[a-z0-9-]+)\.?|[a-z][a-z0-9-]*(?=:\d))(?<port>:\d+)?`;
 /** A scheme, also percent-encoded (`https%3A%2F%2F`). */
 const SCHEME = /[a-z][a-z0-9+.-]*(?::\/\/|%3a%2f%2f)/i;
-/** What may follow a host in a URL: a path (with `/`, `\` or `%2F`), a query or a fragment (maybe percent-encoded). */
-const BARE_WITH_PATH = new RegExp(String.raw`(?:[^\s/]+@)?${HOST}(?=[/?#\\]|%2f|%3f|%23)`, 'iu');
+/** A host followed by a path (with `/`, `\` or `%2F`), a query or a fragment (maybe percent-encoded). */
+const BARE_WITH_PATH = new RegExp(String.raw`${HOST}(?=[/?#\\]|%2f|%3f|%23)`, 'iu');
+/** What follows the last `@`: the host as a URL parser reads it (maybe empty), then the port. */
+const AFTER_AT = /^(?<host>[^\s/@:?#\\%]*)(?<port>:\d+)?/u;
+/** The whole of a host that reads as one: a token before it is then a password. */
+const WHOLE_HOST = new RegExp(String.raw`^${HOST}$`, 'iu');
+/** A file name's extension, which no public host name ends with: `contacts@2026-01-05.csv` is a file. */
+const DATA_FILE = /\.(?:csv|tsv|txt|ya?ml|json|ndjson|gz)$/i;
+
 /**
- * A user and a password (`user:password@`, up to the word's last `@`, as a URL parser reads it),
- * then any host, or none: only the host is shown. At the start of the word or after `=`, so that
- * the name before it stays.
+ * The host shown for a value that holds credentials (`user:password@`, from the start of the
+ * value to its last `@`, as a URL parser reads them, or a token before a host that reads as one),
+ * or undefined. Nothing before the host is shown: a scheme mistyped (`https:/`, `//`) or a token
+ * with `=` in it is still part of the credentials. A scheme written in full is left to `urlHost`.
  */
-const BARE_WITH_CREDENTIALS = /(?<=^|=)[^\s/=]*:[^\s/]*@(?<host>[^\s/@:?#\\%]*)(?<port>:\d+)?/iu;
-/**
- * A user alone (a token) at the start of the word or after `=`, then a host that reads as one
- * (dotted, or with a port) ending the word. A single word after the `@`, as in `alice@acme`,
- * reads as a name, and `exports/contacts@2026-01-05.csv` as a path.
- */
-const BARE_USER_AT_HOST = new RegExp(String.raw`(?<=^|=)[^\s/@=]+@${HOST}$`, 'iu');
+function credentialsHost(value: string): string | undefined {
+  const at = value.lastIndexOf('@');
+  if (at === -1 || SCHEME.exec(value)?.index === 0) return undefined;
+  const after = AFTER_AT.exec(value.slice(at + 1))!;
+  const host = `${after.groups!.host}${after.groups!.port ?? ''}`;
+  const password = value.slice(0, at).includes(':');
+  // `alice@acme`: a name; `exports/contacts@2026-01-05.csv`: a file.
+  if (!password && !(WHOLE_HOST.test(host) && !DATA_FILE.test(after.groups!.host!))) return undefined;
+  return host;
+}
+
+/** The first URL in a value without credentials, shown by its scheme and host (`…/` after), or undefined. */
+function urlHost(value: string): string | undefined {
+  const first = [SCHEME, BARE_WITH_PATH]
+    .map((re) => re.exec(value))
+    .filter((m): m is RegExpExecArray => m !== null)
+    .sort((a, b) => a.index - b.index)[0];
+  if (first === undefined) return undefined;
+  // Text before a URL that starts inside the value is not a name: it is not shown.
+  if (first.groups?.host !== undefined) return `${first.groups.host}${first.groups.port ?? ''}/…`;
+  try {
+    return `${shownUrl(new URL(value.slice(first.index)))}/…`;
+  } catch {
+    return '(a URL)';
+  }
+}
