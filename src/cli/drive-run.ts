@@ -4,6 +4,7 @@ import { runLiveImport } from '../pipeline/live-import.js';
 import { createProgress, type Progress } from '../pipeline/progress.js';
 import { rowsNotOk } from '../report/report-line.js';
 import { displayPath } from '../text/display-path.js';
+import { EXISTS_AFTER_DOUBT, rowsInDoubt } from '../transport/in-doubt.js';
 import { createTransport, type InDoubtMode } from '../transport/index.js';
 import type { CliIo } from './command.js';
 import type { RunArgs } from './common-options.js';
@@ -166,14 +167,7 @@ async function driveWith(
     applyLast(sync, io, args.quiet);
     printSummary(result, io, args);
     if (!args.quiet) io.stderr.write(`Run ledger: ${displayPath(ledgerOfRun.runDir, io.cwd)}\n`);
-    // Rows in doubt in a run that did not stop: the command that sends them again once checked
-    // (a stopped run prints its resume command already, which sends them too with the flag).
-    // This run's own, from its ledger: rows an earlier run left in doubt are that run's to resend.
-    const unknown = ledgerOfRun.counts().unknown;
-    if (!args.quiet && unknown > 0 && result.interrupted === undefined && !result.fatal)
-      io.stderr.write(
-        `${unknown === 1 ? '1 row is' : `${unknown.toLocaleString('en-US')} rows are`} unknown (the API may have applied ${unknown === 1 ? 'it' : 'them'}): check the account, then send ${unknown === 1 ? 'it' : 'them'} again with: ${resumeOf(ledgerOfRun.runDir)} --resend-unknown\n`,
-      );
+    if (!args.quiet && result.interrupted === undefined && !result.fatal) adviseOnDoubts(ledgerOfRun, io, resumeOf);
     if (result.interrupted === 'SIGTERM') return await hooks.finish(result, EXIT.SIGTERM);
     if (result.interrupted !== undefined) return await hooks.finish(result, EXIT.SIGINT);
     if (result.fatal) return await hooks.finish(result, EXIT.ABORTED);
@@ -182,6 +176,27 @@ async function driveWith(
     sent.requests = transport.stats().requests;
     await transport.close();
   }
+}
+
+/**
+ * Rows in doubt in a run that did not stop: the command that sends them again once checked (a
+ * stopped run prints its resume command already, which sends them too with the flag). This run's
+ * own, from its ledger (rows in flight at a crash are still intents there): rows an earlier run
+ * left in doubt are that run's to resend. A product create answered "exists" after an attempt in
+ * doubt gets the same answer however often it is resent: those get their own advice.
+ */
+function adviseOnDoubts(ledger: OpenLedger, io: CliIo, resumeOf: (runDir: string) => string): void {
+  const exists = ledger.countUnknownBecause(EXISTS_AFTER_DOUBT);
+  const resendable = rowsInDoubt(ledger.counts()) - exists;
+  const them = (n: number, rows: string) => (n === 1 ? `1 ${rows} is` : `${n.toLocaleString('en-US')} ${rows}s are`);
+  if (resendable > 0)
+    io.stderr.write(
+      `${them(resendable, 'row')} unknown (the API may have applied ${resendable === 1 ? 'it' : 'them'}): check the account, then send ${resendable === 1 ? 'it' : 'them'} again with: ${resumeOf(ledger.runDir)} --resend-unknown\n`,
+    );
+  if (exists > 0)
+    io.stderr.write(
+      `${them(exists, 'row')} unknown because the API answered that ${exists === 1 ? 'it exists' : 'they exist'} after an attempt that may have created ${exists === 1 ? 'it' : 'them'}: a resend gets the same answer. Check ${exists === 1 ? 'its' : 'their'} values in the account; to update ${exists === 1 ? 'it' : 'them'}, set bulk: true in the mapping (a bulk import updates an existing product)\n`,
+    );
 }
 
 /** The state is derived from the ledger: if this fails, the next run's catch-up applies the rest. */

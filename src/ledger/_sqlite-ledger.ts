@@ -68,6 +68,7 @@ export class SqliteLedger implements OpenLedger {
   readonly #group: GroupCommit<Write>;
   readonly #select;
   readonly #countAll;
+  readonly #countUnknownBecause;
   readonly #firstApplied;
   /** Writes queued for the next commit, so `get` and `counts` already see them (null: forgotten). */
   readonly #pending = new Map<string, LedgerEntry | null>();
@@ -93,6 +94,9 @@ export class SqliteLedger implements OpenLedger {
     this.#countAll = db.prepare<[], { state: LedgerState; n: number }>(
       'SELECT state, count(*) AS n FROM rows GROUP BY state',
     );
+    this.#countUnknownBecause = db
+      .prepare<[string], number>(`SELECT count(*) FROM rows WHERE state = 'unknown' AND instr(message, ?) > 0`)
+      .pluck();
     const intent = db.prepare(
       `INSERT INTO rows (source, line, state) VALUES (?, ?, 'intent')
        ON CONFLICT (source, line) DO UPDATE SET state = 'intent', status = NULL, id = NULL, message = NULL`,
@@ -283,6 +287,20 @@ export class SqliteLedger implements OpenLedger {
       }
     });
     return counts;
+  }
+
+  countUnknownBecause(why: string): number {
+    this.#assertOpen();
+    const because = (entry: { state: LedgerState; message: string | null } | undefined) =>
+      entry?.state === 'unknown' && entry.message?.includes(why) === true ? 1 : 0;
+    return guard(this.#place, () => {
+      let n = this.#countUnknownBecause.get(why) ?? 0;
+      for (const [k, entry] of this.#pending) {
+        const [source, line] = k.split(':').map(Number) as [number, number];
+        n += because(entry ?? undefined) - because(this.#select.get(source, line));
+      }
+      return n;
+    });
   }
 
   async markFinished(): Promise<void> {

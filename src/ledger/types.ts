@@ -95,7 +95,13 @@ export interface OpenLedger extends Ledger {
    * the outbox so the sync state can tell a mapping change from a data change.
    */
   recordFingerprints(fingerprints: Readonly<Partial<Record<ResourceName, string>>>): Promise<void>;
+  /**
+   * Rows `unknown` whose message gives `why` (a reason the in-doubt rule wrote), queued writes
+   * included as `counts` has them: the CLI's advice tells apart rows a resend cannot settle.
+   */
+  countUnknownBecause(why: string): number;
   /** Called after every commit of this handle (the sync state applies the new outbox rows). */
+
   afterCommit(listener: () => void): void;
   /**
    * Closes a new run that stopped before its first row (a refused input, an output that cannot

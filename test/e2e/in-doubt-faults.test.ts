@@ -1,4 +1,5 @@
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import Database from 'better-sqlite3';
 import { createServer, type RequestListener, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -162,6 +163,38 @@ describe('1. a 500 after the write is never resent silently', () => {
           'custom_id: product with this custom id already exists.; an earlier attempt of this row may have created it, or it was there before this run and this row never reached it: check its values in the account (a resend gets the same answer)',
     );
     expect(exists).toHaveLength(createdBefore);
+    // The advice does not send them round again: a resend gets the same answer.
+    expect(r.stderr).not.toMatch(/send (it|them) again with: .* --resend-unknown/);
+    expect(r.stderr).toContain(
+      `${createdBefore === 1 ? '1 row is' : `${createdBefore} rows are`} unknown because the API answered that`,
+    );
+    expect(r.stderr).toMatch(/a resend gets the same answer\. .* set bulk: true in the mapping/);
+  });
+});
+
+describe('1a. the advice after a crash', () => {
+  it('a row still an intent in the ledger (in flight at a kill -9) is counted in the resend advice, as the report has it unknown', async () => {
+    sandbox = await startSandbox({ rate: 0, apiKey: KEY, bulkRowsPerS: 0 });
+    // A category given empty: the products go one by one even in a bulk stage.
+    const mapping = `${PRODUCTS}  category_name: { value: "" }\n`;
+    const dir = tmpTree({ 'products.csv': products(2), 'job.yaml': mapping });
+    const first = await runCli(['import', 'job.yaml', '--rate', '1000', '--bulk', 'always'], {
+      cwd: dir,
+      env: env(sandbox.url),
+    });
+    expect(first.code).toBe(0);
+    // What a kill -9 leaves while the first product's create is in flight: its intent, the run unfinished.
+    const runs = join(dir, '.engage-import/runs');
+    const db = new Database(join(runs, readdirSync(runs)[0]!, 'ledger.sqlite'));
+    db.prepare(`UPDATE rows SET state = 'intent', status = NULL, id = NULL, message = NULL WHERE line = 2`).run();
+    db.prepare(`DELETE FROM meta WHERE key = 'finished_at'`).run();
+    db.close();
+    const resumed = await runCli(['resume', '--rate', '1000'], { cwd: dir, env: env(sandbox.url) });
+    expect(resumed.code).toBe(1);
+    expect(statusCounts(dir)).toEqual({ unknown: 1, ok: 1 });
+    expect(resumed.stderr).toMatch(
+      /\n1 row is unknown \(the API may have applied it\): check the account, then send it again with: engage-import resume \.engage-import\/runs\/\S+ --resend-unknown\n/,
+    );
   });
 });
 

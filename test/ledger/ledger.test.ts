@@ -155,6 +155,23 @@ describe('recording rows', () => {
     expect(ledger.counts()).toEqual({ intent: 1, ok: 1, failed: 0, unknown: 0 });
   });
 
+  it('counts rows unknown for a given reason, queued writes included', async () => {
+    const { ledger } = await started();
+    await ledger.recordIntents(0, [2, 3, 4]);
+    await ledger.recordOutcome(0, 2, { state: 'unknown', message: 'exists.; WHY' });
+    await ledger.recordOutcome(0, 3, { state: 'unknown', message: 'a 500; another reason' });
+    const queued = ledger.recordOutcome(0, 4, { state: 'unknown', message: 'exists.; WHY' });
+    expect(ledger.countUnknownBecause('WHY')).toBe(2);
+    await queued;
+    expect(ledger.countUnknownBecause('WHY')).toBe(2);
+    // Resent and ok now: no longer counted, before and after its commit.
+    await ledger.recordIntent(0, 2);
+    const resent = ledger.recordOutcome(0, 2, { state: 'ok', status: 201 });
+    expect(ledger.countUnknownBecause('WHY')).toBe(1);
+    await resent;
+    expect(ledger.countUnknownBecause('WHY')).toBe(1);
+  });
+
   it('refuses a second intent for a row that is ok already (a duplicate send), but allows one after unknown or failed', async () => {
     const { ledger } = await started();
     await ledger.recordIntent(0, 2);
