@@ -195,7 +195,7 @@ function adviseOnDoubts(ledger: OpenLedger, io: CliIo, resumeOf: (runDir: string
     );
   if (exists > 0)
     io.stderr.write(
-      `${them(exists, 'row')} unknown because the API answered that ${exists === 1 ? 'it exists' : 'they exist'} after an attempt that may have created ${exists === 1 ? 'it' : 'them'}: a resend gets the same answer. Check ${exists === 1 ? 'its' : 'their'} values in the account; to update ${exists === 1 ? 'it' : 'them'}, set bulk: true in the mapping (a bulk import updates an existing product)\n`,
+      `${them(exists, 'row')} unknown because the API answered that ${exists === 1 ? 'it exists' : 'they exist'} after an attempt that may have created ${exists === 1 ? 'it' : 'them'}: a resend gets the same answer. Check ${exists === 1 ? 'its' : 'their'} values in the account; to update ${exists === 1 ? 'it' : 'them'}, set bulk: true in the products mapping (a bulk import updates an existing product)\n`,
     );
 }
 

@@ -168,7 +168,7 @@ describe('1. a 500 after the write is never resent silently', () => {
     expect(r.stderr).toContain(
       `${createdBefore === 1 ? '1 row is' : `${createdBefore} rows are`} unknown because the API answered that`,
     );
-    expect(r.stderr).toMatch(/a resend gets the same answer\. .* set bulk: true in the mapping/);
+    expect(r.stderr).toMatch(/a resend gets the same answer\. .* set bulk: true in the products mapping/);
   });
 });
 
