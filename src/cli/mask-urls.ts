@@ -43,7 +43,7 @@ const BARE_WITH_PATH = new RegExp(String.raw`${HOST}(?=[/?#\\]|%2f|%3f|%23)`, 'i
 /** What follows the last `@`: the host as a URL parser reads it (maybe empty), then the port. */
 const AFTER_AT = /^(?<host>[^\s/@:?#\\%]*)(?<port>:\d+)?/u;
 /** The whole of a host that reads as one: a token before it is then a password. */
-const WHOLE_HOST = new RegExp(String.raw`^${HOST}$`, 'iu');
+const WHOLE_HOST = new RegExp(`^${HOST}$`, 'iu');
 /** A file name's extension, which no public host name ends with: `contacts@2026-01-05.csv` is a file. */
 const DATA_FILE = /\.(?:csv|tsv|txt|ya?ml|json|ndjson|gz)$/i;
 

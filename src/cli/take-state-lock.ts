@@ -10,6 +10,11 @@ const REAL_CLOCK = {
   sleep: (ms: number, signal?: AbortSignal) => delay(ms, undefined, signal ? { signal } : {}),
 };
 
+/** The lock a command took before its run's ledger took it over (then undefined). */
+export interface TakenLock {
+  lock?: StateLock | undefined;
+}
+
 /** A signal while the run waited for the state directory's lock, before anything started. */
 export class InterruptedWhileWaiting extends Error {
   constructor(readonly signal: string) {
