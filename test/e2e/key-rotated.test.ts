@@ -83,4 +83,23 @@ describe("a nightly job after the account's API key was rotated", () => {
     // The rows the stopped run had not sent, and only those: 6 rows in all.
     expect(sentBefore + sandbox.requests.length).toBe(6);
   });
+
+  it('a --key-rotated run whose key the API refuses (401) leaves the state its key: the resume it prints, with the real key, goes on', async () => {
+    sandbox = await startSandbox({ rate: 0, apiKey: OLD_KEY });
+    const dir = eventsJob(3, { incremental: true });
+    const run = (key: string, argv: string[]) =>
+      runCli([...argv, '--rate', '1000'], { cwd: dir, env: { ENGAGE_API_KEY: key, ENGAGE_BASE_URL: sandbox!.url } });
+    expect((await run(OLD_KEY, ['import', 'job.yaml'])).code).toBe(0);
+    // A mistyped key, given as the rotated one: the API refuses it.
+    const refused = await run(NEW_KEY, ['import', 'job.yaml', '--key-rotated', '--full-refresh']);
+    expect(refused.code, refused.stderr).toBe(3);
+    const hint = /resume with: (engage-import resume \S+)/.exec(refused.stderr)?.[1] ?? '';
+    expect(hint).toMatch(/^engage-import resume \.engage-import\/runs\//);
+    const resumed = await run(OLD_KEY, hint.split(' ').slice(1));
+    expect(resumed.code, resumed.stderr).toBe(0);
+    // And the next night with the real key needs no flag.
+    const next = await run(OLD_KEY, ['import', 'job.yaml']);
+    expect(next.code, next.stderr).toBe(0);
+    expect(next.stderr).toContain('already_sent 3');
+  });
 });
