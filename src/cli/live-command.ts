@@ -27,8 +27,16 @@ export type LiveStart =
 
 /** `import` (live) and `resume`: connection, ledger, transport and progress around the pipeline. */
 export async function runLive(start: LiveStart, args: LiveRunArgs, io: CliIo): Promise<number> {
-  // Credentials and address first: a usage error must come before any file is touched.
-  const apiKey = readApiKey(io.env, args['api-key-file'], io.cwd);
+  // Credentials and address first: a usage error must come before any file is touched. A key
+  // that cannot be read still ends the run as refused, with its log end and alert: a cron job
+  // whose key file went missing hears of a night that sent nothing.
+  let apiKey = '';
+  let keyError: unknown;
+  try {
+    apiKey = readApiKey(io.env, args['api-key-file'], io.cwd);
+  } catch (error) {
+    keyError = error;
+  }
   // Log format, --max-failed and the notification (src/cli/live-run-hooks.ts).
   const hooks = liveRunHooks(args, io, apiKey);
   // Set when an error ends a run whose ledger holds rows: it had begun sending, so it was not refused.
@@ -36,6 +44,7 @@ export async function runLive(start: LiveStart, args: LiveRunArgs, io: CliIo): P
   // The state directory's lock, from the moment it is taken until a ledger holds it.
   const taken: TakenLock = {};
   try {
+    if (keyError !== undefined) throw keyError;
     return await runLiveWith(start, args, io, apiKey, hooks, ended, taken);
   } catch (error) {
     // Let go of the state directory before the alert, which may wait up to 10 s for its webhook.

@@ -111,6 +111,39 @@ describe('a run refused by its input or output checks', () => {
     expect(String(end!['message'])).not.toBe('');
   });
 
+  it('a key file that cannot be read: refused (exit 2), with its alert and its logged end, the key file named', async () => {
+    const { url, received } = await webhook();
+    const out = tmpTree();
+    const r = await runCli(
+      [
+        'import',
+        'mappings/products.yaml',
+        '--api-key-file',
+        join(out, 'missing.key'),
+        '--base-url',
+        'http://127.0.0.1:9/api/public/',
+        '--state-dir',
+        join(out, 'state'),
+        '--notify-url',
+        url,
+        '--log-format',
+        'json',
+      ],
+      { cwd: ROOT, env: {} },
+    );
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('missing.key: cannot read the file (ENOENT)');
+    const end = r.stderr
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .find((l) => l['event'] === 'run_end');
+    expect(end).toMatchObject({ outcome: 'refused', exit_code: 2, job: 'products.yaml' });
+    expect(received).toHaveLength(1);
+    expect(received[0]).toMatchObject({ outcome: 'refused', exit_code: 2, job: 'products.yaml' });
+    expect(runFolders(out)).toEqual([]);
+  });
+
   it('an input that is a pipe with no writer, or a link to /dev/zero, is refused at once, not read forever', async () => {
     sandbox = await startSandbox({ rate: 0 });
     const out = tmpTree();
