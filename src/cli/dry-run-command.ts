@@ -50,7 +50,7 @@ export async function runDryRunCommand(
   }).finally(() => preview?.close());
   printSummary(summary, io, args);
   if (summary.aborted !== undefined) return io.signal.reason === 'SIGTERM' ? EXIT.SIGTERM : EXIT.SIGINT;
-  return summary.totals.invalid > 0 ? EXIT.ROWS_NOT_OK : EXIT.OK;
+  return summary.totals.invalid + summary.totals.skipped > 0 ? EXIT.ROWS_NOT_OK : EXIT.OK;
 }
 
 /** The live import's bulk choice, which the estimate follows (both commands give the options, with their defaults). */

@@ -23,12 +23,20 @@ export interface DryRunFile {
   readonly summary: FileSummary;
 }
 
-/** One record's report line (and payload or reject); a promise only when a writer is behind. */
-export type Emit = (row: PlannedRow, c: Classification | undefined) => Promise<void> | undefined;
+/**
+ * One record's report line (and payload or reject); a promise only when a writer is behind.
+ * `skipped`: the message of a valid row whose parent is invalid, which the live run skips.
+ */
+export type Emit = (row: PlannedRow, c: Classification | undefined, skipped?: string) => Promise<void> | undefined;
 
 /** The dry run's output for each record of one file, counted in its summary. */
 export function createEmitter(target: DryRunFile, writers: DryRunWriters): Emit {
-  return (row, c) => (row.status === 'valid' ? emitValid(target, writers, row, c) : emitInvalid(target, writers, row));
+  return (row, c, skipped) =>
+    row.status === 'invalid'
+      ? emitRejected(target, writers, row, 'invalid', row.message)
+      : skipped !== undefined
+        ? emitRejected(target, writers, row, 'skipped', skipped)
+        : emitValid(target, writers, row, c);
 }
 
 /** A valid row: its status (its sync verdict in an incremental preview), and its request when it would be sent. */
@@ -65,25 +73,24 @@ function emitValid(
   })();
 }
 
-/** An invalid row: its errors in the report, and the record as read in the rejects. */
-function emitInvalid(
+/**
+ * An invalid row, or a valid one the live run would skip (its parent is invalid): its message in
+ * the report, and the record as read in the rejects, as the live run writes them.
+ */
+function emitRejected(
   { file, mapping, source, summary }: DryRunFile,
   { report, rejects }: DryRunWriters,
-  row: Extract<PlannedRow, { status: 'invalid' }>,
+  row: PlannedRow,
+  status: 'invalid' | 'skipped',
+  message: string,
 ): Promise<void> | undefined {
-  summary.counts.invalid++;
-  summary.errors.add('invalid', row.line, row.message);
-  const wait = report.write({
-    file,
-    line: row.line,
-    resource: mapping.resource,
-    key: row.key,
-    status: 'invalid',
-    message: row.message,
-  });
+  summary.counts[status]++;
+  summary.errors.add(status, row.line, message);
+  const wait = report.write({ file, line: row.line, resource: mapping.resource, key: row.key, status, message });
   if (!rejects) return wait;
+  const raw = row.status === 'invalid' ? row.raw : undefined;
   return (async () => {
     if (wait) await wait;
-    await rejects.write(mapping, source, row.fields, row.message, row.line, row.raw);
+    await rejects.write(mapping, source, row.fields, message, row.line, raw);
   })();
 }

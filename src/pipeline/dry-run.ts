@@ -6,12 +6,15 @@ import { createRejectsWriter, type RejectsWriter } from '../report/rejects-write
 import { createReportWriter, type ReportWriter } from '../report/report-writer.js';
 import { newFileSummary, summarise, type FileSummary, type RunSummary } from '../report/summary.js';
 import { watchTimestampOrder } from '../sort/timestamp-order.js';
-import type { RunClassifier, SourceClassifier } from '../sync/index.js';
+import type { Classification, RunClassifier, SourceClassifier } from '../sync/index.js';
 import { checkBulkHeaders } from './bulk-choice.js';
 import { estimateBulk } from './bulk-estimate.js';
 import type { BulkOptions } from './bulk-options.js';
 import { displayPath } from '../text/display-path.js';
-import { createEmitter, type DryRunWriters } from './dry-run-emit.js';
+import { createEmitter, type DryRunWriters, type Emit } from './dry-run-emit.js';
+import { cascadeOf, type Cascade } from './cascade.js';
+import { FailedParents } from './failed-parents.js';
+import { resourceDef } from '../resources/index.js';
 import { openSources, type OpenedSource } from './open-sources.js';
 import { planOutputs, type ProtectedPath } from './output-paths.js';
 import { createPlanner, planRows, type PlannedRow } from './plan-rows.js';
@@ -74,8 +77,10 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
     rejects = rejectsPaths ? createRejectsWriter(rejectsPaths) : undefined;
     payloads = options.payloads ? createPayloadsWriter(options.payloads) : undefined;
     const syncs = await classifiersOf(sources, options);
+    // Parents invalid here: their children in later files are skipped by the live run, and so here.
+    const parents = new FailedParents();
     for (const [index, opened] of sources.entries()) {
-      aborted = await readFile(opened, syncs[index], { report, rejects, payloads }, files, options);
+      aborted = await readFile(opened, syncs[index], { report, rejects, payloads }, files, parents, options);
       estimateBulk(files.at(-1)!, opened.mapping, options.bulk);
       if (aborted !== undefined) break;
     }
@@ -126,6 +131,7 @@ async function readFile(
   sync: SourceClassifier | undefined,
   writers: DryRunWriters,
   files: FileSummary[],
+  parents: FailedParents,
   options: DryRunOptions,
 ): Promise<string | undefined> {
   const { signal } = options;
@@ -134,12 +140,19 @@ async function readFile(
   files.push(summary);
   const plan = createPlanner(mapping, source.header, options);
   const order = watchTimestampOrder(mapping, file, summary.warnings);
-  const emit = createEmitter({ file, mapping, source, summary }, writers);
+  const emit = cascading(
+    createEmitter({ file, mapping, source, summary }, writers),
+    cascadeOf(resourceDef(mapping.resource), file, parents),
+  );
 
   // Incremental preview: rows wait here in batches, so the sync state is looked up once per batch.
   const batch: PlannedRow[] = [];
   const flush = async () => {
-    const verdicts = sync!.classify(batch.filter((r) => r.status === 'valid'));
+    const valid = batch.filter((r) => r.status === 'valid');
+    const verdicts = sync!.classify(
+      valid,
+      valid.map((r) => parents.blockedBy(resourceDef(mapping.resource).parents(r.payload)) !== undefined),
+    );
     let v = 0;
     for (const row of batch) {
       const wait = emit(row, row.status === 'valid' ? verdicts[v++] : undefined);
@@ -167,6 +180,29 @@ async function readFile(
   if (batch.length > 0) await flush();
   order.end();
   return undefined;
+}
+
+/**
+ * What the live run's stages tell each other, foreseen: a row whose parent (in an earlier file)
+ * is invalid is skipped, and so is its own child; a valid row's parent is taken to be created
+ * (only the API can say otherwise). A row the preview does not send (unchanged, already sent) is
+ * in the account already; a superseded one leaves it to the row that supersedes it. In input
+ * order, as the live run applies them.
+ */
+function cascading(emit: Emit, cascade: Cascade): (row: PlannedRow, c: Classification | undefined) => ReturnType<Emit> {
+  return (row, c) => {
+    if (row.status === 'invalid') {
+      if (row.payload !== undefined) cascade.apply(cascade.failed(row, 'invalid'));
+      return emit(row, undefined);
+    }
+    if (c !== undefined && !c.send) {
+      if (c.status === 'unchanged' || c.status === 'already_sent') cascade.apply(cascade.succeeded(row, undefined));
+      return emit(row, c);
+    }
+    const blocked = cascade.blockedBy(row.payload);
+    cascade.apply(blocked === undefined ? cascade.succeeded(row, undefined) : cascade.failed(row, 'skipped'));
+    return emit(row, c, blocked);
+  };
 }
 
 /**

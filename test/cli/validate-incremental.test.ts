@@ -161,6 +161,39 @@ describe('validate --incremental', () => {
     ]);
   });
 
+  it('foresees the skips of children whose parent is invalid here, as the live run skips them, and counts no request for them', async () => {
+    const dir = tmpTree({
+      'job.yaml': 'mappings: [contacts.yaml, events.yaml]\n',
+      'contacts.yaml':
+        'resource: user\nsource: { file: contacts.csv }\nkey: id\nfields:\n  custom_id: id\n  first_name: name\n',
+      'events.yaml': EVENTS,
+      // C-2 is invalid; C-3 is invalid, then valid again further down (the later row clears it).
+      'contacts.csv': `id,name\nC-1,Ann\nC-2,${'B'.repeat(300)}\nC-3,${'C'.repeat(300)}\nC-3,Cy\n`,
+      'events.csv':
+        'event_id,customer,event,at\nE-1,C-1,Signed Up,1767225600\nE-2,C-2,Signed Up,1767225601\nE-3,C-3,Signed Up,1767225602\n',
+    });
+    dirs.push(dir);
+    const skip = "events.csv:3 E-2 skipped (depends on user custom_id 'C-2', which was invalid at contacts.csv line 3)";
+    for (const incremental of [[], ['--incremental']]) {
+      const r = await runCli(['validate', 'job.yaml', '--payloads', 'p.ndjson', ...incremental], { cwd: dir });
+      expect(r.code).toBe(1);
+      const events = report(dir).filter((l) => l.startsWith('events.csv:'));
+      const sent = incremental.length > 0 ? 'new' : 'valid';
+      expect(events).toEqual([`events.csv:2 E-1 ${sent}`, skip, `events.csv:4 E-3 ${sent}`]);
+      // Requests: two contacts and two events; the skipped event is not among the payloads.
+      const payloads = readFileSync(join(dir, 'p.ndjson'), 'utf8').trim().split('\n');
+      expect(payloads).toHaveLength(4);
+      expect(payloads.some((p) => p.includes('C-2'))).toBe(false);
+      expect(r.stderr).toMatch(/events\.csv +event +(valid 2, skipped 1|skipped 1, new 2)\n/);
+      expect(r.stderr).toContain('Live import: 4 requests');
+    }
+    // The rejects file takes it too, with its reason, as the live run's does.
+    await runCli(['validate', 'job.yaml', '--rejects', 'fix.csv', '--quiet'], { cwd: dir });
+    expect(readFileSync(join(dir, 'fix.events.csv'), 'utf8')).toContain(
+      `E-2,C-2,Signed Up,1767225601,"depends on user custom_id 'C-2', which was invalid at contacts.csv line 3"`,
+    );
+  });
+
   it('refuses a damaged state before reading a row', async () => {
     const dir = await afterDay1();
     const file = syncStateFile(join(dir, '.engage-import'), join(dir, 'job.yaml'));
