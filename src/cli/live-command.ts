@@ -134,7 +134,7 @@ async function startRun(setup: LiveSetup, jobArg: string): Promise<number> {
     taken.lock.release();
     throw new LedgerError(
       'RESUME_REFUSED',
-      `an unfinished run of this job is in ${displayPath(unfinished.runDir, io.cwd)}: continue it with 'engage-import resume ${displayPath(unfinished.runDir, io.cwd)}' (rows it sent are not sent again; rows in flight when it stopped are reported unknown), or move that folder away to start over (a plain run sends every row again; an incremental one skips the rows it had accepted, but sends again those in flight when it stopped, which may record an event twice)`,
+      `an unfinished run of this job is in ${displayPath(unfinished.runDir, io.cwd)}: continue it with '${setup.resumeOf(unfinished.runDir)}' (rows it sent are not sent again; rows in flight when it stopped are reported unknown), or move that folder away to start over (a plain run sends every row again; an incremental one skips the rows it had accepted, but sends again those in flight when it stopped, which may record an event twice)`,
     );
   }
   const mode: RunSyncMode =

@@ -39,18 +39,27 @@ export interface Winner {
  * this run that wins its key when that is another row. Superseded rows are never sent, even on a
  * full refresh: the API would end with the winner's values either way.
  */
+/** How a message names the commands that reach the job's state and its runs. */
+export interface StateCommands {
+  readonly forget: string;
+  readonly resend: (runId: string) => string;
+}
+
 export function classifyRow(
   row: SyncKey,
   stored: StoredEntry | undefined,
   winner: Winner | undefined,
   mode: SyncMode,
-  /** How `state forget` reaches this job's state (`forgetCommand`), for the message of a row in doubt. */
-  forget = 'engage-import state forget',
+  /** The commands that reach this job's state and runs (`forgetCommand`, `resendCommand`), for the message of a row in doubt. */
+  commands: StateCommands = {
+    forget: 'engage-import state forget',
+    resend: (runId) => `engage-import resume --resend-unknown on run ${runId}'s folder`,
+  },
 ): Classification {
   if (winner !== undefined) {
     const message =
       row.kind === 'entity'
-        ? `superseded by ${winner.where}, which has the same ${row.key} and is sent instead`
+        ? `superseded by ${winner.where}, which has the same ${row.key}: the later row of a key wins, and its line says how it went`
         : `same ${row.resource === 'deal' ? 'deal create' : 'event'} as ${winner.where}, which is sent once for both: its line says how that went`;
     return { status: 'superseded', send: false, message };
   }
@@ -62,7 +71,7 @@ export function classifyRow(
     return {
       status: 'unknown',
       send: false,
-      message: `in doubt since run ${run} at ${stored.at} (a 5xx, a lost answer, or the run stopped while it was in flight): it may have been recorded; check the account, then engage-import resume --resend-unknown that run, or, when its file has changed since, send it again with the next run after: ${forget} --resource ${row.resource} --key ${row.key}`,
+      message: `in doubt since run ${run} at ${stored.at} (a 5xx, a lost answer, or the run stopped while it was in flight): it may have been recorded; check the account, then ${commands.resend(run)}, or, when its file has changed since, send it again with the next run after: ${commands.forget} --resource ${row.resource} --key ${row.key}`,
     };
   }
   const when = `run ${stored.runId} at ${stored.at}`;

@@ -1,4 +1,5 @@
-import { dirname } from 'node:path';
+import { dirname, join } from 'node:path';
+import { runsDir } from '../ledger/run-dirs.js';
 import { displayPath } from '../text/display-path.js';
 import { stateDirBeside } from './state-file.js';
 import type { SyncState } from './sync-state.js';
@@ -20,3 +21,13 @@ export function forgetCommand(state: SyncState | undefined): string {
 }
 
 const shellWord = (word: string) => (/^[\w./@%+=:,-]+$/.test(word) ? word : `'${word.replaceAll("'", "'\\''")}'`);
+
+/**
+ * The `resume --resend-unknown` command line of one run of this state (its run folder, as the
+ * report shows paths), or a description of it when the state's place is unknown.
+ */
+export function resendCommand(state: SyncState | undefined, runId: string): string {
+  if (state === undefined) return `engage-import resume --resend-unknown on run ${runId}'s folder`;
+  const stateDir = dirname(dirname(state.place.file));
+  return `engage-import resume ${shellWord(displayPath(join(runsDir(stateDir), runId), state.place.cwd))} --resend-unknown`;
+}

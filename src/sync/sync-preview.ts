@@ -10,7 +10,7 @@ import {
 import { mappingFingerprint, mappingHeld } from './mapping-fingerprint.js';
 import { EarlierSends, type EarlierSend } from './earlier-sends.js';
 import { RunKeys, type RowPlace } from './run-keys.js';
-import { forgetCommand } from './forget-command.js';
+import { forgetCommand, resendCommand } from './forget-command.js';
 import {
   createSyncKeyer,
   entityKeyOf,
@@ -84,7 +84,10 @@ export interface RunClassifierOptions {
 export function createRunClassifier(options: RunClassifierOptions): RunClassifier {
   const keys = new RunKeys();
   const earlierSends = (options.comparesWithEarlierFiles?.size ?? 0) > 0 ? new EarlierSends() : undefined;
-  const forget = forgetCommand(options.state);
+  const commands = {
+    forget: forgetCommand(options.state),
+    resend: (runId: string) => resendCommand(options.state, runId),
+  };
   const files: string[] = [];
   const tallies: {
     file: string;
@@ -168,7 +171,8 @@ export function createRunClassifier(options: RunClassifierOptions): RunClassifie
             const win = wins[i];
             const winner = win === undefined ? undefined : { where: where(win) };
             let c =
-              legacyDoubt(key, stored[i], tallies, forget) ?? classifyRow(key, stored[i], winner, options.mode, forget);
+              legacyDoubt(key, stored[i], tallies, commands.forget) ??
+              classifyRow(key, stored[i], winner, options.mode, commands);
             const before = seen[i];
             if (before !== undefined && c.status === 'unchanged' && !c.send)
               c = { ...c, message: `same request as ${where(before)}, sent earlier in this run` };
@@ -265,7 +269,7 @@ function zeroCounts(): Record<SyncStatus, number> {
  * been recorded, so it stays `unknown` and unsent here too, until `resume --resend-unknown`.
  */
 export function createSendAllClassifier(state?: SyncState): RunClassifier {
-  const forget = forgetCommand(state);
+  const commands = { forget: forgetCommand(state), resend: (runId: string) => resendCommand(state, runId) };
   return {
     forSource(_index, mapping, header) {
       const keyer = createSyncKeyer(mapping, header);
@@ -282,7 +286,7 @@ export function createSendAllClassifier(state?: SyncState): RunClassifier {
           return keys.map((key, i) => {
             const held = doubts.get(i);
             return held?.runId.startsWith(DOUBT_PREFIX) === true
-              ? { ...classifyRow(key, held, undefined, 'full-refresh', forget), key }
+              ? { ...classifyRow(key, held, undefined, 'full-refresh', commands), key }
               : { status: 'new', send: true, key };
           });
         },

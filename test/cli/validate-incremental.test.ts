@@ -83,7 +83,7 @@ describe('validate --incremental', () => {
     expect(r.code).toBe(1); // one invalid row
     expect(report(dir)).toEqual([
       'contacts.csv:2 C-1 unchanged (same request as accepted by run 20261122T020000Z-0001 at 2026-11-22T02:00:09.000Z)',
-      'contacts.csv:3 C-2 superseded (superseded by line 6, which has the same custom_id=C-2 and is sent instead)',
+      'contacts.csv:3 C-2 superseded (superseded by line 6, which has the same custom_id=C-2: the later row of a key wins, and its line says how it went)',
       'contacts.csv:4 C-3 new',
       'contacts.csv:5 C-4 new',
       'contacts.csv:6 C-2 changed',

@@ -102,7 +102,10 @@ describe('1. a 500 after the write is never resent silently', () => {
       message: string;
     }[];
     expect(night2.map((l) => l.status)).toEqual(Array(20).fill('unknown'));
-    expect(night2[0]!.message).toMatch(/^in doubt since run .*resume --resend-unknown that run/);
+    // The command that resends it names that run's folder, as it is from here.
+    const resend = /then engage-import resume (\S+) --resend-unknown, or/.exec(night2[0]!.message)?.[1] ?? '';
+    expect(resend).toMatch(/^\.engage-import\/runs\/\d{8}T\d{6}Z-\w+$/);
+    expect(existsSync(join(dir, resend, 'ledger.sqlite'))).toBe(true);
     // They are the first run's to resend: this run's summary does not offer its own resume for them.
     expect(next.stderr).not.toMatch(/rows are unknown .* --resend-unknown/);
 

@@ -99,7 +99,7 @@ describe('incremental runs: kill -9 during day 2, resume, then day 3 with the sa
         expect(refused.code).not.toBe(0);
         expect(refused.code).not.toBe(1);
         expect(refused.stderr).toMatch(
-          /an unfinished run of this job is in (\S+): continue it with 'engage-import resume \1'/,
+          /an unfinished run of this job is in (\S+): continue it with 'engage-import resume \1 --report refused\.csv'/,
         );
         expect(sandbox.requests.length).toBe(beforeRefused);
 
@@ -125,7 +125,9 @@ describe('incremental runs: kill -9 during day 2, resume, then day 3 with the sa
         expect(day3Events.filter((l) => l.status === 'unknown').map((l) => l.key)).toEqual(
           [...unknown].sort((a, b) => Number(a.slice(2)) - Number(b.slice(2))),
         );
-        expect(day3Events.find((l) => l.key === inFlight)?.message).toMatch(/resume --resend-unknown/);
+        expect(day3Events.find((l) => l.key === inFlight)?.message).toMatch(
+          /engage-import resume state\/runs\/\S+ --resend-unknown, or/,
+        );
         expect(day3Events.filter((l) => l.status === 'already_sent')).toHaveLength(180 - unknown.size);
         expect(
           reportOf(dir, 'day3')

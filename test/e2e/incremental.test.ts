@@ -118,7 +118,7 @@ describe('incremental runs against the sandbox', () => {
       'E-4:superseded',
     ]);
     expect(day2.lines.find((l) => l.key === 'C-4' && l.status === 'superseded')?.message).toBe(
-      'superseded by line 7, which has the same custom_id=C-4 and is sent instead',
+      'superseded by line 7, which has the same custom_id=C-4: the later row of a key wins, and its line says how it went',
     );
     expect(requestsSince(before).sort()).toEqual(
       [

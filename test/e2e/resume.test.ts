@@ -126,6 +126,15 @@ describe('interrupt and resume', () => {
       /an unfinished run of this job is in (\.engage-import\/runs\/\S+): continue it with 'engage-import resume \1'/,
     );
     expect(server.requests).toHaveLength(0);
+    // The command it gives keeps this command's report and key file, as a stop's does.
+    writeFileSync(join(dir, 'key.txt'), env.ENGAGE_API_KEY);
+    const dated = await runCli(['import', 'job.yaml', '--report', 'out/night-2.csv', '--api-key-file', 'key.txt'], {
+      cwd: dir,
+      env: { ENGAGE_BASE_URL: env.ENGAGE_BASE_URL },
+    });
+    expect(dated.stderr).toMatch(
+      /continue it with 'engage-import resume \.engage-import\/runs\/\S+ --report out\/night-2\.csv --api-key-file key\.txt'/,
+    );
     // Moving the old run away starts over, as the message says.
     renameSync(join(dir, '.engage-import'), join(dir, 'old-state'));
     expect((await runCli(['import', 'job.yaml'], { cwd: dir, env })).code).toBe(0);

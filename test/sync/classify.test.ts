@@ -35,7 +35,7 @@ describe('classifyRow', () => {
       'accepted by run 20261122T020000Z-0001 at 2026-11-22T02:00:05.000Z',
     );
     expect(classifyRow(contact, undefined, later, 'incremental').message).toBe(
-      'superseded by line 9, which has the same custom_id=C-1 and is sent instead',
+      'superseded by line 9, which has the same custom_id=C-1: the later row of a key wins, and its line says how it went',
     );
     expect(classifyRow(event, undefined, { where: 'line 2' }, 'incremental').message).toBe(
       'same event as line 2, which is sent once for both: its line says how that went',
