@@ -4,22 +4,53 @@ import type { ResolvedMapping } from '../config/mapping-schema.js';
 import { canonicalJson } from './canonical-json.js';
 
 /**
- * A hash of what in a mapping shapes the requests (resource, operation, fields, identity) and
- * of the run options that do too: equal fingerprints mean a changed request comes from the
- * data. File paths, the report key and formatting of the mapping file are left out.
+ * A hash of what in a mapping can make a row the state holds look changed or new: equal
+ * fingerprints mean a changed request comes from the data. For most mappings that is what shapes
+ * the requests (resource, operation, fields, identity) and the run options that do too. Events and
+ * product events given `identity:` are known by those cells and their name (or type) alone: only
+ * that part of their mapping can make an event sent before look new, so a field added to such a
+ * mapping is no change to it. File paths, the report key and formatting of the mapping file are
+ * left out.
  */
 export function mappingFingerprint(
   mapping: ResolvedMapping,
   requestOptions: Readonly<Record<string, unknown>> = {},
 ): string {
-  const shape = {
+  return hashOf(identityShape(mapping) ?? requestShape(mapping, requestOptions));
+}
+
+/** What shapes a mapping's requests: its fingerprint before identity mappings had their own. */
+function requestShape(mapping: ResolvedMapping, requestOptions: Readonly<Record<string, unknown>>) {
+  return {
     resource: mapping.resource,
     operation: mapping.operation ?? null,
     fields: mapping.fields,
     identity: mapping.identity ?? null,
     options: requestOptions,
   };
-  return createHash('sha256').update(canonicalJson(shape), 'utf8').digest('hex');
+}
+
+/** The part of an event mapping with `identity:` its events are known by (see `mappingFingerprint`). */
+function identityShape(mapping: ResolvedMapping) {
+  const named = mapping.resource === 'event' ? 'name' : mapping.resource === 'product-event' ? 'event_type' : undefined;
+  if (named === undefined || (mapping.identity ?? []).length === 0) return undefined;
+  return {
+    resource: mapping.resource,
+    identity: mapping.identity,
+    occurrence: mapping.fields.filter((f) => f.target === named),
+  };
+}
+
+const hashOf = (shape: unknown) => createHash('sha256').update(canonicalJson(shape), 'utf8').digest('hex');
+
+/**
+ * The fingerprints that say a mapping is as recorded: its own, and, for a mapping with its own
+ * identity fingerprint, the one a state recorded before those existed (its whole request shape).
+ */
+function printsOf(mapping: ResolvedMapping, requestOptions: Readonly<Record<string, unknown>>): string[] {
+  const own = mappingFingerprint(mapping, requestOptions);
+  const whole = hashOf(requestShape(mapping, requestOptions));
+  return own === whole ? [own] : [own, whole];
 }
 
 /**
@@ -66,9 +97,11 @@ export function mappingHeld(
 ): boolean {
   const same = all.filter((m) => m.resource === mapping.resource);
   if (recorded === resourceFingerprints(same, requestOptions)[mapping.resource]) return true;
-  const print = mappingFingerprint(mapping, requestOptions);
+  const prints = printsOf(mapping, requestOptions);
   if (!recorded.includes('='))
-    return recorded === print || recorded === legacyCombined(same.map((m) => mappingFingerprint(m, requestOptions)));
+    return (
+      prints.includes(recorded) || recorded === legacyCombined(same.map((m) => hashOf(requestShape(m, requestOptions))))
+    );
   const labels = same.map(labelOf);
   const kept = recorded
     .split(',')
@@ -79,7 +112,7 @@ export function mappingHeld(
   // are checked. The other fingerprints cannot vouch for it, since they do not say which data
   // each was sent with (renamed files that swapped fields would look unchanged).
   const own = kept.find((k) => k.label === labelOf(mapping));
-  return own !== undefined && own.print === print;
+  return own !== undefined && prints.includes(own.print);
 }
 
 /** A mapping's name in its resource's fingerprint: its file's name, without the separators the list uses. */

@@ -174,6 +174,27 @@ describe('an event mapping without identity: that changed', () => {
     expect(eventRequests(sandbox)).toBe(10);
   });
 
+  it('with identity: and the name read from a column, a field added and one new event: not held back (no name changed)', async () => {
+    const named = EVENTS.replace('key: id\n', 'key: id\nidentity: [id]\n').replace(
+      'name: { value: Visited }',
+      'name: { column: event }',
+    );
+    sandbox = await startSandbox({ rate: 0 });
+    const lines = ['id,user,event', ...Array.from({ length: 10 }, (_, i) => `E${i},${i % 3},visit`)];
+    const dir = nightlyJob();
+    writeFileSync(join(dir, 'events.csv'), `${lines.join('\n')}\n`);
+    writeFileSync(join(dir, 'events.yaml'), named);
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const night = () => runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env });
+    expect((await night()).code).toBe(0);
+    writeFileSync(join(dir, 'events.yaml'), `${named}  data.origin: { value: shop }\n`);
+    writeFileSync(join(dir, 'events.csv'), `${lines.join('\n')}\nE10,0,visit\n`);
+    const r = await night();
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('ok 1, already_sent 10');
+    expect(eventRequests(sandbox)).toBe(11);
+  });
+
   it('a state that missed the last run (a kill -9 between the two commits) is caught up before the check', async () => {
     const { dir, night } = await afterFirstNight(EVENTS.replace('key: id\n', 'key: id\nidentity: [id]\n'));
     // The state as a kill -9 between the ledger's commit and the state's leaves it: night 1's rows are only in its ledger.

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadMapping } from '../../src/config/load-mapping.js';
+import { canonicalJson } from '../../src/sync/canonical-json.js';
 import { mappingFingerprint, mappingHeld, resourceFingerprints } from '../../src/sync/mapping-fingerprint.js';
 import { tmpTree } from '../helpers/tmp.js';
 
@@ -86,5 +87,33 @@ describe('mappingHeld: which mapping of a resource is as the state recorded it',
     expect(recorded.split(',').map((e) => e.split('=')[0])).toEqual(['visits.yaml', 'visits.yaml']);
     expect(mappingHeld(recorded, sameName[0]!, sameName)).toBe(true);
     expect(mappingHeld(recorded, sameName[1]!, sameName)).toBe(true);
+  });
+
+  it('an event mapping with identity: is fingerprinted by its identity and name alone, and a state that kept its whole shape still holds it', async () => {
+    const withIdentity = VISITS.replace('key: id\n', 'key: id\nidentity: [id]\n');
+    const [a, b] = await mappings(
+      withIdentity,
+      `${withIdentity.replace('visits.csv', 'store.csv')}  data.x: { value: y }\n`,
+    );
+    // A field added: the same events, the same fingerprint; a name changed: another one.
+    expect(mappingFingerprint(b)).toBe(mappingFingerprint(a));
+    const [renamed] = await mappings(withIdentity.replace('Visited', 'Visit'), withIdentity);
+    expect(mappingFingerprint(renamed)).not.toBe(mappingFingerprint(a));
+    // What a state recorded before: the hash of the whole request shape.
+    const whole = createHash('sha256')
+      .update(
+        canonicalJson({
+          resource: a.resource,
+          operation: a.operation ?? null,
+          fields: a.fields,
+          identity: a.identity,
+          options: {},
+        }),
+        'utf8',
+      )
+      .digest('hex');
+    expect(whole).not.toBe(mappingFingerprint(a));
+    expect(mappingHeld(whole, a, [a])).toBe(true);
+    expect(mappingHeld(whole, renamed, [renamed])).toBe(false);
   });
 });
