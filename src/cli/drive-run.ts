@@ -165,15 +165,6 @@ async function driveWith(
     );
     // The run's last outcomes (and, once finished, its end) into the sync state.
     applyLast(sync, io, args.quiet);
-    if (transport.stopped()?.code === 'HTTP_UNAUTHORIZED') {
-      try {
-        sync.keyRefused();
-      } catch (error) {
-        io.stderr.write(
-          `engage-import: the sync state could not take back its API key (${error instanceof Error ? error.message : String(error)}); a run with that key needs --key-rotated\n`,
-        );
-      }
-    }
     printSummary(result, io, args);
     if (!args.quiet) io.stderr.write(`Run ledger: ${displayPath(ledgerOfRun.runDir, io.cwd)}\n`);
     if (!args.quiet && result.interrupted === undefined && !result.fatal) adviseOnDoubts(ledgerOfRun, io, resumeOf);

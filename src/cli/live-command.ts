@@ -15,6 +15,7 @@ import { catchUpBeforeRefusal, checkSyncState, type RunSyncMode } from './live-s
 import { refuseChangedEventMappings } from './changed-event-mappings.js';
 import { runIdentity } from './run-identity.js';
 import { InterruptedWhileWaiting, takeStateLock, type TakenLock } from './take-state-lock.js';
+import { checkRotatedKey } from './check-rotated-key.js';
 import { driveRun } from './drive-run.js';
 import { payloadOptionsOf, type LiveRunArgs, type LiveSetup } from './live-setup.js';
 import { resumeRun } from './resume-run.js';
@@ -144,6 +145,8 @@ async function startRun(setup: LiveSetup, jobArg: string): Promise<number> {
         ? 'incremental'
         : undefined;
   const baseUrl = setup.baseUrl!;
+  if (args['key-rotated'] === true)
+    await checkRotatedKey({ baseUrl, apiKey: setup.apiKey }, { requestTimeoutSeconds: args['request-timeout'] }, io);
   const identity = await runIdentity(
     job,
     { ...payloadOptionsOf(args), ...(mode !== undefined && { sync: mode }) },

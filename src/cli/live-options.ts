@@ -97,7 +97,7 @@ export function withLiveOptions<T>(y: Argv<T>) {
         type: 'boolean',
         default: false,
         describe:
-          "The API key is this account's, rotated since the sync state (or the run being resumed) was recorded: go on, and keep the new key's fingerprint. Without it a run with another key is refused, since it may be another account",
+          "The API key is this account's, rotated since the sync state (or the run being resumed) was recorded: go on (once one request shows the API accepts the new key), and keep its fingerprint. Without it a run with another key is refused, since it may be another account",
       })
       .option('resend-unknown', {
         type: 'boolean',

@@ -10,9 +10,7 @@ import {
   sendsOccurrences,
   syncStateFile,
   SyncState,
-  targetDifference,
   type RunClassifier,
-  type StateTarget,
   type SyncMode,
 } from '../sync/index.js';
 
@@ -21,12 +19,6 @@ export interface RunSync {
   readonly classifier: RunClassifier;
   /** Applies what the run's ledger committed since the last call (idempotent). */
   apply(): void;
-  /**
-   * The API refused the run's key (401). A key `--key-rotated` gave the state is taken back when
-   * the run had no row accepted: the run's resume, or the next night, with the account's real key
-   * must not be refused for a key the API never took.
-   */
-  keyRefused(): void;
   close(): void;
 }
 
@@ -97,17 +89,11 @@ export async function openRunSync(
   keyRotated = false,
 ): Promise<RunSync> {
   const state = SyncState.open(syncStateFile(stateDir, job.file), job.file, { cwd, mode: 'write', check: false })!;
-  // The key the state had before `--key-rotated` gave it this run's: taken back if the API refuses the new one.
-  let keyBefore: StateTarget | undefined;
   try {
     const catchUpNow = () => catchUp(state, stateDir, (runDir) => openSyncFeed(runDir, { cwd }), { cwd });
     // Runs are caught up only when they were sent to the state's target: those of the old key first.
     if (keyRotated) catchUpNow();
-    const target = ledger.identity.target;
-    const held = state.target();
-    if (keyRotated && target !== undefined && held !== undefined && targetDifference(held, target) === 'keyFingerprint')
-      keyBefore = held;
-    if (target !== undefined) state.checkTarget(target, true, keyRotated);
+    if (ledger.identity.target !== undefined) state.checkTarget(ledger.identity.target, true, keyRotated);
     catchUpNow();
     const fingerprints = resourceFingerprints(job.mappings, requestOptions);
     await ledger.recordFingerprints(fingerprints);
@@ -145,9 +131,6 @@ export async function openRunSync(
   });
   return {
     classifier,
-    keyRefused: () => {
-      if (keyBefore !== undefined && feed.deltasAfter(0, 1).length === 0) state.checkTarget(keyBefore, true, true);
-    },
     apply: () => {
       failed = false;
       apply();

@@ -7,6 +7,7 @@ import { rowsInDoubt } from '../transport/in-doubt.js';
 import { resolveBaseUrl } from '../transport/index.js';
 import { readBaseUrl } from './credentials.js';
 import { doubtsOfOtherRuns } from './doubts-of-other-runs.js';
+import { checkRotatedKey } from './check-rotated-key.js';
 import { driveRun } from './drive-run.js';
 import { EXIT } from './exit-codes.js';
 import { payloadOptionsOf, type LiveSetup } from './live-setup.js';
@@ -79,6 +80,8 @@ export async function resumeRun(setup: LiveSetup, jobArg: string | undefined): P
     { ...payloadOptionsToCompare(payloadOptionsOf(args), run.identity), ...(mode !== undefined && { sync: mode }) },
     { baseUrl, apiKey: setup.apiKey },
   );
+  if (args['key-rotated'] === true)
+    await checkRotatedKey({ baseUrl, apiKey: setup.apiKey }, { requestTimeoutSeconds: args['request-timeout'] }, io);
   // The run's own identity is compared first (it says which of base URL and key differs).
   let ledger: OpenLedger;
   try {

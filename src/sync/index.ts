@@ -3,7 +3,6 @@ export type { Classification, SyncMode } from './classify.js';
 export { eventsLookResent } from './classify.js';
 export { mappingHeld, resourceFingerprints } from './mapping-fingerprint.js';
 export { SyncState } from './sync-state.js';
-export { targetDifference, type StateTarget } from './state-target.js';
 export { syncStateFile, listSyncStateFiles, stateDirBeside } from './state-file.js';
 export { refuseMovedJob, sameFile } from './moved-job-state.js';
 export { exportedJob, exportState, firstLineOf, importState, jobNamedIn } from './state-transfer.js';

@@ -1,3 +1,5 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { eventsJob } from '../helpers/events-job.js';
@@ -47,7 +49,8 @@ describe("a nightly job after the account's API key was rotated", () => {
     const rotated = await night(NEW_KEY, ['--key-rotated']);
     expect(rotated.code, rotated.stderr).toBe(0);
     expect(rotated.stderr).toContain('already_sent 3');
-    expect(sandbox.requests.filter((q) => q.path.includes('/events/'))).toHaveLength(0);
+    // One request: the new key checked (GET events/); no event sent.
+    expect(sandbox.requests.map((q) => `${q.method} ${q.path}`)).toEqual(['GET /api/public/events/']);
     // The next night needs no flag: the state keeps the new key.
     expect((await night(NEW_KEY)).code).toBe(0);
   });
@@ -80,26 +83,49 @@ describe("a nightly job after the account's API key was rotated", () => {
     expect(refused.stderr).toContain("if it is this account's key, rotated since, resume with --key-rotated");
     const resumed = await resume(['--key-rotated']);
     expect(resumed.code, resumed.stderr).toBe(0);
-    // The rows the stopped run had not sent, and only those: 6 rows in all.
-    expect(sentBefore + sandbox.requests.length).toBe(6);
+    // The new key checked once, then the rows the stopped run had not sent, and only those: 6 rows in all.
+    expect(sandbox.requests.filter((q) => q.method === 'GET')).toHaveLength(1);
+    expect(sentBefore + sandbox.requests.length - 1).toBe(6);
   });
 
-  it('a --key-rotated run whose key the API refuses (401) leaves the state its key: the resume it prints, with the real key, goes on', async () => {
-    sandbox = await startSandbox({ rate: 0, apiKey: OLD_KEY });
+  it('a --key-rotated key the API refuses (401) is refused before anything takes it: the real key goes on without the flag', async () => {
+    sandbox = await startSandbox({ rate: 0, apiKey: OLD_KEY, latencyMs: 50 });
     const dir = eventsJob(3, { incremental: true });
-    const run = (key: string, argv: string[]) =>
-      runCli([...argv, '--rate', '1000'], { cwd: dir, env: { ENGAGE_API_KEY: key, ENGAGE_BASE_URL: sandbox!.url } });
+    const run = (key: string, argv: string[], signal?: AbortSignal) =>
+      runCli([...argv, '--rate', '1000', '--concurrency', '1'], {
+        cwd: dir,
+        env: { ENGAGE_API_KEY: key, ENGAGE_BASE_URL: sandbox!.url },
+        ...(signal && { signal }),
+      });
     expect((await run(OLD_KEY, ['import', 'job.yaml'])).code).toBe(0);
-    // A mistyped key, given as the rotated one: the API refuses it.
+    // A mistyped key, given as the rotated one: refused, no run left, the state as it was.
+    const runs = () => readdirSync(join(dir, '.engage-import/runs')).length;
+    const before = runs();
     const refused = await run(NEW_KEY, ['import', 'job.yaml', '--key-rotated', '--full-refresh']);
-    expect(refused.code, refused.stderr).toBe(3);
-    const hint = /resume with: (engage-import resume \S+)/.exec(refused.stderr)?.[1] ?? '';
-    expect(hint).toMatch(/^engage-import resume \.engage-import\/runs\//);
-    const resumed = await run(OLD_KEY, hint.split(' ').slice(1));
-    expect(resumed.code, resumed.stderr).toBe(0);
-    // And the next night with the real key needs no flag.
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(
+      '--key-rotated: the new API key was not taken, since the API refuses it (401): check ENGAGE_API_KEY or --api-key-file; nothing was sent or changed',
+    );
+    expect(refused.stderr).not.toContain(NEW_KEY);
+    expect(runs()).toBe(before);
     const next = await run(OLD_KEY, ['import', 'job.yaml']);
     expect(next.code, next.stderr).toBe(0);
     expect(next.stderr).toContain('already_sent 3');
+
+    // A run stopped part-way, resumed with the mistyped key: refused the same way; the real key resumes it.
+    writeFileSync(join(dir, 'events.csv'), `${readFileSync(join(dir, 'events.csv'), 'utf8')}E3,0\nE4,0\nE5,0\n`);
+    const stop = new AbortController();
+    const posts = () => sandbox!.requests.filter((q) => q.method === 'POST').length;
+    const sentSoFar = posts();
+    const watch = setInterval(() => {
+      if (posts() > sentSoFar) stop.abort('SIGTERM');
+    }, 2);
+    const stopped = await run(OLD_KEY, ['import', 'job.yaml'], stop.signal);
+    clearInterval(watch);
+    expect(stopped.code).toBe(143);
+    expect((await run(NEW_KEY, ['resume', '--key-rotated'])).code).toBe(2);
+    const resumed = await run(OLD_KEY, ['resume']);
+    expect(resumed.code, resumed.stderr).toBe(0);
+    expect(posts() - sentSoFar).toBe(3);
   });
 });
