@@ -13,6 +13,7 @@ import type { CliIo } from './command.js';
 import { EXIT, exitCodeOf } from './exit-codes.js';
 import { EngageError } from '../errors.js';
 import { redact } from '../text/redact.js';
+import { secretsOf } from './secrets-of.js';
 
 /** The first segment of an API path: enough to say which endpoint, never a customer's id. */
 const endpointOf = (path: string) => path.replace(/^\/+/, '').split('/')[0] ?? '';
@@ -46,7 +47,7 @@ export function routeOf(path: string): string {
  * that fails is a warning, never another exit code.
  */
 export function liveRunHooks(
-  args: AlertArgs & { quiet: boolean },
+  args: AlertArgs & { quiet: boolean; 'api-key-file'?: string | undefined },
   io: CliIo,
   apiKey: string,
   options: SendOptions & { now?: () => number } = {},
@@ -162,7 +163,12 @@ export function liveRunHooks(
      */
     async refused(error: unknown, jobFile: string | undefined, began: boolean): Promise<void> {
       const code = exitCodeOf(error);
-      const message = redact(error instanceof EngageError ? error.message : 'internal error', [apiKey]);
+      // The key as this run read it, and as the environment or a key file holds it: a run refused
+      // because it could not read its key has none of its own to hide.
+      const message = redact(error instanceof EngageError ? error.message : 'internal error', [
+        apiKey,
+        ...secretsOf(io, args['api-key-file']),
+      ]);
       const name = job || (jobFile === undefined ? '' : basename(jobFile));
       const outcome = began ? 'failed' : 'refused';
       const durationMs = now() - started;

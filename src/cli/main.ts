@@ -1,9 +1,8 @@
-import { readFileSync, statSync } from 'node:fs';
-import { resolve } from 'node:path';
 import yargs from 'yargs';
 import { EngageError } from '../errors.js';
 import { LOG_FORMATS, withLogFormat } from '../log/cli-logger.js';
 import { earlyArgs } from './early-args.js';
+import { secretsOf } from './secrets-of.js';
 import { withoutUrls } from './mask-urls.js';
 import { redact } from '../text/redact.js';
 import type { CliCommand, CliIo } from './command.js';
@@ -125,23 +124,6 @@ function refusal(error: unknown, exitCode: number, secrets: readonly (string | u
  * query, a base URL may carry a password, and `--api-key-file` may be given the key itself.
  */
 const URL_OPTIONS: ReadonlySet<string> = new Set(['notify-url', 'base-url', 'api-key-file']);
-
-/** The secrets a refusal must not repeat: the key and the notify URL, whichever way they were given. */
-function secretsOf(io: CliIo, apiKeyFile: string | undefined): string[] {
-  const given = [io.env['ENGAGE_API_KEY'], io.env['ENGAGE_NOTIFY_URL']];
-  if (apiKeyFile !== undefined) given.push(keyInFile(resolve(io.cwd, apiKeyFile)));
-  // Very short values would mask ordinary words; no key or webhook URL is that short.
-  return given.flatMap((s) => (s === undefined ? [] : [s, s.trim()])).filter((s) => s.length >= 8);
-}
-
-/** What a key file holds, when it is a small file that can be read ('' otherwise). */
-function keyInFile(path: string): string {
-  try {
-    return statSync(path).size <= 4096 ? readFileSync(path, 'utf8') : '';
-  } catch {
-    return '';
-  }
-}
 
 function reportError(error: unknown, io: CliIo, secrets: readonly (string | undefined)[]): number {
   if (error instanceof UsageError) {

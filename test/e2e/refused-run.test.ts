@@ -144,6 +144,22 @@ describe('a run refused by its input or output checks', () => {
     expect(runFolders(out)).toEqual([]);
   });
 
+  it('the key itself given as the key file: neither the alert nor the log nor stderr repeats it', async () => {
+    const { url, received } = await webhook();
+    const out = tmpTree();
+    const key = 'Ab3/xyzSECRETKEY123';
+    const r = await runCli(
+      ['import', 'mappings/products.yaml', '--api-key-file', key, '--base-url', 'http://127.0.0.1:9/api/public/'],
+      { cwd: ROOT, env: { ENGAGE_API_KEY: key, ENGAGE_NOTIFY_URL: url } },
+    );
+    expect(r.code).toBe(2);
+    expect(received).toHaveLength(1);
+    expect(JSON.stringify(received[0])).toContain('cannot read the file (ENOENT)');
+    expect(JSON.stringify(received[0])).not.toContain('SECRETKEY');
+    expect(r.stderr).not.toContain('SECRETKEY');
+    expect(runFolders(out)).toEqual([]);
+  });
+
   it('an input that is a pipe with no writer, or a link to /dev/zero, is refused at once, not read forever', async () => {
     sandbox = await startSandbox({ rate: 0 });
     const out = tmpTree();
