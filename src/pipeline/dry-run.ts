@@ -18,6 +18,7 @@ import { resourceDef } from '../resources/index.js';
 import { openSources, type OpenedSource } from './open-sources.js';
 import { planOutputs, type ProtectedPath } from './output-paths.js';
 import { createPlanner, planRows, type PlannedRow } from './plan-rows.js';
+import { noteRow } from './validation-pass.js';
 import { inDependencyOrder } from './stage-order.js';
 
 /** Valid rows classified per sync-state lookup in an incremental preview. */
@@ -115,9 +116,12 @@ async function classifiersOf(
   const syncs = sources.map(({ mapping, source }, index) =>
     options.classifier?.forSource(index, mapping, source.header, displayPath(mapping.source.path, options.cwd)),
   );
+  // Every parent resource (contacts, products) is an entity, read here: their invalid rows are
+  // known before a later file's row is noted, as in the live run's validation pass.
+  const invalidParents = new FailedParents();
   for (const [index, { mapping }] of sources.entries()) {
     const sync = syncs[index];
-    if (sync?.needsFirstPass) await notePass(mapping, sync, options);
+    if (sync?.needsFirstPass) await notePass(mapping, sync, invalidParents, options);
   }
   return syncs;
 }
@@ -209,13 +213,18 @@ function cascading(emit: Emit, cascade: Cascade): (row: PlannedRow, c: Classific
  * Incremental preview, entity files: a first reading of the file that notes every valid row's
  * key, so that when two rows share one the earlier is reported `superseded` (the later wins).
  */
-async function notePass(mapping: ResolvedMapping, sync: SourceClassifier, options: DryRunOptions): Promise<void> {
+async function notePass(
+  mapping: ResolvedMapping,
+  sync: SourceClassifier,
+  invalidParents: FailedParents,
+  options: DryRunOptions,
+): Promise<void> {
   const [opened] = await openSources([mapping]);
   if (opened === undefined) return;
+  const def = resourceDef(mapping.resource);
+  const failure = { file: opened.source.path, line: 0, how: 'invalid' };
   try {
-    for await (const row of planRows(mapping, opened.source, options)) {
-      if (row.status === 'valid') sync.note(row);
-    }
+    for await (const row of planRows(mapping, opened.source, options)) noteRow(row, def, invalidParents, failure, sync);
   } finally {
     opened.source.close();
   }

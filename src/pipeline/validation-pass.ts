@@ -1,9 +1,9 @@
 import type { ResolvedMapping } from '../config/mapping-schema.js';
 import type { SourceClassifier } from '../sync/index.js';
-import { resourceDef } from '../resources/index.js';
-import { FailedParents } from './failed-parents.js';
+import { resourceDef, type ResourceDef } from '../resources/index.js';
+import { FailedParents, type Failure } from './failed-parents.js';
 import { openSources } from './open-sources.js';
-import { planRows, type PlanOptions } from './plan-rows.js';
+import { planRows, type PlannedRow, type PlanOptions } from './plan-rows.js';
 
 /** Records and invalid records of one input file. */
 export interface FileCounts {
@@ -28,9 +28,7 @@ export async function validationPass(
 ): Promise<FileCounts[]> {
   const sources = await openSources(mappings);
   const counts: FileCounts[] = [];
-  // Parents that are invalid here will fail in the run, and their children be skipped: such a
-  // child is never noted as the row of its key that wins, or the earlier row it superseded would
-  // not be sent either. (A parent the API refuses is known only when the run gets there.)
+  // Parents that are invalid here will fail in the run, and their children be skipped (`noteRow`).
   const invalidParents = new FailedParents();
   try {
     for (const [index, { mapping, source }] of sources.entries()) {
@@ -44,15 +42,8 @@ export async function validationPass(
         // A Ctrl-C here stops the reading at once: the run then reports every row not_sent.
         if (signal?.aborted) break;
         rows++;
-        if (row.status === 'invalid') {
-          invalid++;
-          invalidParents.fail(def.identity(row.payload ?? {}, undefined), failure);
-        } else if (invalidParents.blockedBy(def.parents(row.payload)) !== undefined) {
-          invalidParents.fail(def.identity(row.payload, undefined), failure);
-        } else {
-          invalidParents.succeed(def.identity(row.payload, undefined));
-          note?.note(row);
-        }
+        if (row.status === 'invalid') invalid++;
+        noteRow(row, def, invalidParents, failure, note);
       }
       counts.push({ rows, invalid });
     }
@@ -61,4 +52,27 @@ export async function validationPass(
     for (const { source } of sources) source.close();
   }
   return counts;
+}
+
+/**
+ * One row of the first reading of a file, in input order. Parents that are invalid here will fail
+ * in the run, and their children be skipped: such a child fails its own entities in turn, and is
+ * never noted as the row of its key that wins, or the earlier row it superseded would not be sent
+ * either. (A parent the API refuses is known only when the run gets there.) Any other valid row
+ * clears its entities (a later row that creates one makes it) and is noted.
+ */
+export function noteRow(
+  row: PlannedRow,
+  def: ResourceDef,
+  invalidParents: FailedParents,
+  failure: Failure,
+  note: Pick<SourceClassifier, 'note'> | undefined,
+): void {
+  if (row.status === 'invalid') invalidParents.fail(def.identity(row.payload ?? {}, undefined), failure);
+  else if (invalidParents.blockedBy(def.parents(row.payload)) !== undefined)
+    invalidParents.fail(def.identity(row.payload, undefined), failure);
+  else {
+    invalidParents.succeed(def.identity(row.payload, undefined));
+    note?.note(row);
+  }
 }

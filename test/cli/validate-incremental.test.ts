@@ -194,6 +194,24 @@ describe('validate --incremental', () => {
     );
   });
 
+  it('a later row of a key whose parent is invalid does not supersede the earlier one: the live run skips it and sends the earlier', async () => {
+    const dir = tmpTree({
+      'job.yaml': 'mappings: [contacts.yaml, deals.yaml]\n',
+      'contacts.yaml': CONTACTS,
+      'deals.yaml':
+        'resource: deal\noperation: update_or_create\nsource: { file: deals.csv }\nkey: ref\nfields:\n  custom_id: ref\n  name: name\n  user_custom_id: customer\n',
+      'contacts.csv': `id,name\nC-1,Ann\nC-2,${'B'.repeat(300)}\n`,
+      'deals.csv': 'ref,name,customer\nD-1,First,C-1\nD-1,Second,C-2\n',
+    });
+    dirs.push(dir);
+    const r = await runCli(['validate', 'job.yaml', '--incremental'], { cwd: dir });
+    expect(report(dir).filter((l) => l.startsWith('deals.csv:'))).toEqual([
+      'deals.csv:2 D-1 new',
+      "deals.csv:3 D-1 skipped (depends on user custom_id 'C-2', which was invalid at contacts.csv line 3)",
+    ]);
+    expect(r.stderr).toContain('Live import: 2 requests');
+  });
+
   it('refuses a damaged state before reading a row', async () => {
     const dir = await afterDay1();
     const file = syncStateFile(join(dir, '.engage-import'), join(dir, 'job.yaml'));
