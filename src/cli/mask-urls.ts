@@ -27,8 +27,8 @@ export function withoutUrls(message: string): string {
 const NAME = /^[-\u2010-\u2015\u2212]*[\p{L}_][\p{L}\p{N}_.-]*=/u;
 /** An option's name, maybe with the dash a chat made of `--` (`—notify-url=`). */
 const OPTION_NAME = /^[-\u2010-\u2015\u2212]+[\p{L}\p{N}_.-]*=$/u;
-/** An environment variable's name (`ENGAGE_NOTIFY_URL=`). */
-const ENV_NAME = /^[A-Z][A-Z0-9]*(?:_[A-Z0-9]+)+=$/;
+/** One of this tool's environment variables (`ENGAGE_NOTIFY_URL=`): another `NAME_X=` may be a token's start. */
+const ENV_NAME = /^ENGAGE_[A-Z0-9_]*=$/;
 
 /**
  * A host: localhost, an IPv4 or a bracketed IPv6 address, a dotted name (in any script, an IDN's
@@ -40,12 +40,20 @@ const HOST = String.raw`(?<host>localhost|\d{1,3}(?:\.\d{1,3}){3}|\[[0-9a-f:.]+\
 const SCHEME = /[a-z][a-z0-9+.-]*(?::\/\/|%3a%2f%2f)/i;
 /** A host followed by a path (with `/`, `\` or `%2F`), a query or a fragment (maybe percent-encoded). */
 const BARE_WITH_PATH = new RegExp(String.raw`${HOST}(?=[/?#\\]|%2f|%3f|%23)`, 'iu');
-/** What follows the last `@`: the host as a URL parser reads it (maybe empty), then the port. */
-const AFTER_AT = /^(?<host>[^\s/@:?#\\%]*)(?<port>:\d+)?/u;
+/** What follows the last `@`: a host (a bracketed IPv6 address, or a name's characters; maybe none), then the port. */
+const AFTER_AT = /^(?<host>\[[^\]\s]*\]|[\p{L}\p{N}._~-]*)(?<port>:\d+)?/u;
+/** What may follow a host in a URL: a path, a query or a fragment (maybe percent-encoded). */
+const PATH_NEXT = /^(?:[/?#\\]|%2f|%3f|%23)/i;
+/**
+ * A URL written with its scheme mistyped (`https:/host`, `https//host`) or left out (`//host`):
+ * any host counts, a single label too, since the slashes say it is one.
+ */
+const SLASHED =
+  /^(?:[a-z][a-z0-9+.-]*:\/{1,3}|[a-z][a-z0-9+.-]*\/\/|\/\/)(?<host>\[[^\]\s]*\]|[\p{L}\p{N}._~-]+)(?<port>:\d+)?/iu;
 /** The whole of a host that reads as one: a token before it is then a password. */
 const WHOLE_HOST = new RegExp(`^${HOST}$`, 'iu');
 /** A file name's extension, which no public host name ends with: `contacts@2026-01-05.csv` is a file. */
-const DATA_FILE = /\.(?:csv|tsv|txt|ya?ml|json|ndjson|gz)$/i;
+const DATA_FILE = /\.(?:csv|tsv|txt|ya?ml|json|ndjson|jsonl|xlsx?|zip|parquet|gz|bz2|xz|tgz)$/i;
 
 /**
  * The host shown for a value that holds credentials (`user:password@`, from the start of the
@@ -56,16 +64,22 @@ const DATA_FILE = /\.(?:csv|tsv|txt|ya?ml|json|ndjson|gz)$/i;
 function credentialsHost(value: string): string | undefined {
   const at = value.lastIndexOf('@');
   if (at === -1 || SCHEME.exec(value)?.index === 0) return undefined;
-  const after = AFTER_AT.exec(value.slice(at + 1))!;
+  const rest = value.slice(at + 1);
+  const after = AFTER_AT.exec(rest)!;
   const host = `${after.groups!.host}${after.groups!.port ?? ''}`;
   const password = value.slice(0, at).includes(':');
+  const reads = WHOLE_HOST.test(host) && !DATA_FILE.test(after.groups!.host!);
+  const pathNext = PATH_NEXT.test(rest.slice(after[0].length));
   // `alice@acme`: a name; `exports/contacts@2026-01-05.csv`: a file.
-  if (!password && !(WHOLE_HOST.test(host) && !DATA_FILE.test(after.groups!.host!))) return undefined;
-  return host;
+  if (!password && !reads && !pathNext) return undefined;
+  // `admin:p@ss`: a single word after a password may be the password's end, not a host.
+  return reads || pathNext ? host : '';
 }
 
 /** The first URL in a value without credentials, shown by its scheme and host (`…/` after), or undefined. */
 function urlHost(value: string): string | undefined {
+  const slashed = SCHEME.exec(value)?.index === 0 ? null : SLASHED.exec(value);
+  if (slashed !== null) return `${slashed.groups!.host}${slashed.groups!.port ?? ''}/…`;
   const first = [SCHEME, BARE_WITH_PATH]
     .map((re) => re.exec(value))
     .filter((m): m is RegExpExecArray => m !== null)
