@@ -175,7 +175,7 @@ export function liveRunHooks(
       log.log('error', 'run_end', { job: name, outcome, exit_code: code, message, duration_ms: durationMs });
       if (shouldNotify(args['notify-on'], code))
         await notify({
-          text: `engage-import ${name}: ${outcome} (exit ${code}): ${message}`,
+          text: `engage-import${name === '' ? '' : ` ${name}`}: ${outcome} (exit ${code}): ${message}`,
           job: name,
           outcome,
           exit_code: code,

@@ -160,6 +160,18 @@ describe('a run refused by its input or output checks', () => {
     expect(runFolders(out)).toEqual([]);
   });
 
+  it('a resume with no job named and no run to resume: the alert names no job, without a gap', async () => {
+    const { url, received } = await webhook();
+    const out = tmpTree();
+    const r = await runCli(['resume', '--state-dir', join(out, 'state'), '--notify-url', url], {
+      cwd: out,
+      env: { ENGAGE_API_KEY: 'k'.repeat(64), ENGAGE_BASE_URL: 'http://127.0.0.1:9/api/public/' },
+    });
+    expect(r.code).toBe(2);
+    expect(received).toHaveLength(1);
+    expect(String(received[0]!['text'])).toMatch(/^engage-import: refused \(exit 2\): no run to resume in /);
+  });
+
   it('an input that is a pipe with no writer, or a link to /dev/zero, is refused at once, not read forever', async () => {
     sandbox = await startSandbox({ rate: 0 });
     const out = tmpTree();
