@@ -144,9 +144,11 @@ async function readFile(
   files.push(summary);
   const plan = createPlanner(mapping, source.header, options);
   const order = watchTimestampOrder(mapping, file, summary.warnings);
+  const def = resourceDef(mapping.resource);
   const emit = cascading(
     createEmitter({ file, mapping, source, summary }, writers),
-    cascadeOf(resourceDef(mapping.resource), file, parents),
+    cascadeOf(def, file, parents),
+    parents,
   );
 
   // Incremental preview: rows wait here in batches, so the sync state is looked up once per batch.
@@ -155,7 +157,7 @@ async function readFile(
     const valid = batch.filter((r) => r.status === 'valid');
     const verdicts = sync!.classify(
       valid,
-      valid.map((r) => parents.blockedBy(resourceDef(mapping.resource).parents(r.payload)) !== undefined),
+      valid.map((r) => parents.size > 0 && parents.blockedBy(def.parents(r.payload)) !== undefined),
     );
     let v = 0;
     for (const row of batch) {
@@ -193,18 +195,27 @@ async function readFile(
  * in the account already; a superseded one leaves it to the row that supersedes it. In input
  * order, as the live run applies them.
  */
-function cascading(emit: Emit, cascade: Cascade): (row: PlannedRow, c: Classification | undefined) => ReturnType<Emit> {
+function cascading(
+  emit: Emit,
+  cascade: Cascade,
+  parents: FailedParents,
+): (row: PlannedRow, c: Classification | undefined) => ReturnType<Emit> {
+  // While no parent failed, a row that succeeds has nothing to clear: its keys are not even made.
+  const succeeded = (row: PlannedRow) => {
+    if (parents.size > 0) cascade.apply(cascade.succeeded(row, undefined));
+  };
   return (row, c) => {
     if (row.status === 'invalid') {
       if (row.payload !== undefined) cascade.apply(cascade.failed(row, 'invalid'));
       return emit(row, undefined);
     }
     if (c !== undefined && !c.send) {
-      if (c.status === 'unchanged' || c.status === 'already_sent') cascade.apply(cascade.succeeded(row, undefined));
+      if (c.status === 'unchanged' || c.status === 'already_sent') succeeded(row);
       return emit(row, c);
     }
     const blocked = cascade.blockedBy(row.payload);
-    cascade.apply(blocked === undefined ? cascade.succeeded(row, undefined) : cascade.failed(row, 'skipped'));
+    if (blocked === undefined) succeeded(row);
+    else cascade.apply(cascade.failed(row, 'skipped'));
     return emit(row, c, blocked);
   };
 }
