@@ -54,12 +54,13 @@ export class BatchQueue {
   }
 
   /**
-   * The chunk a row with this key and CSV line goes in: a new one when the one being filled cannot
-   * take it. A recorded chunk joined again is closed first (see `resumedBatchOf`).
+   * The chunk a row with this CSV line goes in: a new one when the one being filled cannot take
+   * it (a row whose key it holds is not asked here: see `filling`). A recorded chunk joined again
+   * is closed first (see `resumedBatchOf`).
    */
-  batchFor(key: string | undefined, text: string): FreshBatch {
+  batchFor(text: string): FreshBatch {
     if (this.#resuming !== undefined) this.close(this.#resuming);
-    if (this.#filling !== undefined && closesBefore(this.#filling, key, text)) this.close(this.#filling);
+    if (this.#filling !== undefined && closesBefore(this.#filling, text)) this.close(this.#filling);
     if (this.#filling === undefined) {
       this.#filling = freshBatch(this.#run.names.chunk(), this.#header);
       this.#open.push(this.#filling);
@@ -116,21 +117,36 @@ export class BatchQueue {
       this.#uploads.delete(batch);
       this.#open.splice(this.#open.indexOf(batch), 1);
     });
+    if (batch.kind === 'fresh') batch.closed?.resolve();
     this.#chain = Promise.race([importsEnded.promise, work]);
   }
 
   /**
-   * Once every open batch that holds `key` has settled (the chunk being filled is closed first),
-   * or undefined when none does: a row with that key sent per row must not reach the API before
-   * the import of an earlier row with it, or the import would undo it.
+   * Once every open batch that holds `key` has settled, or undefined when none does: a row with
+   * that key sent per row must not reach the API before the import of an earlier row with it, or
+   * the import would undo it. The chunk being filled is closed first, unless `keepFilling`: a row
+   * whose key repeats in it waits for it to fill and close as it would (full, the report window
+   * full, the stage's end), so that a key every few rows does not cut every chunk short.
    */
-  settledWith(key: string): Promise<void> | undefined {
+  settledWith(key: string, keepFilling = false): Promise<void> | undefined {
     const holding = this.#open.filter((b) =>
       b.kind === 'fresh' ? b.keys.has(key) : b.record.keys.some((k) => k === key),
     );
     if (holding.length === 0) return undefined;
-    for (const b of holding) if (b === this.#filling || b === this.#resuming) this.close(b);
-    return Promise.all(holding.map((b) => b.done)).then(() => undefined);
+    const waits = holding.map((b) => {
+      if (b === this.#filling && keepFilling) {
+        b.closed ??= signal();
+        return b.closed.promise.then(() => b.done);
+      }
+      if (b === this.#filling || b === this.#resuming) this.close(b);
+      return b.done;
+    });
+    return Promise.all(waits).then(() => undefined);
+  }
+
+  /** Whether the chunk being filled holds `key` already. */
+  filling(key: string): boolean {
+    return this.#filling?.keys.has(key) === true;
   }
 
   /** While a batch's turn has come and its upload has not been answered: the stage reads no further row. */

@@ -46,6 +46,8 @@ export interface FreshBatch {
   readonly keys: Set<string>;
   readonly keyList: (string | undefined)[];
   done?: Promise<void>;
+  /** Resolved when the batch is closed (then `done` is set): rows waiting for a chunk still filling. */
+  closed?: { readonly promise: Promise<void>; readonly resolve: () => void };
 }
 
 export interface ResumedBatch {
@@ -115,9 +117,9 @@ export function resumedBatch(record: BulkChunkRecord): ResumedBatch {
   return { kind: 'resumed', record, members: [] };
 }
 
-/** Whether a row must close the chunk before it goes in: its key is already there, or the file cannot take its line. */
-export function closesBefore(batch: FreshBatch, key: string | undefined, text: string): boolean {
-  return (key !== undefined && batch.keys.has(key)) || !batch.writer.fits(text);
+/** Whether a row must close the chunk before it goes in: the file cannot take its line. (A key already there is sent per row: `bulk-strategy.ts`.) */
+export function closesBefore(batch: FreshBatch, text: string): boolean {
+  return !batch.writer.fits(text);
 }
 
 /** Adds a row to the chunk being filled; answers once the chunk's import is settled. */

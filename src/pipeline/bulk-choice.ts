@@ -8,7 +8,7 @@
  * importer upserts by custom_id; a create or an update by id always goes per row). A mapping's `bulk:` overrides `--bulk`. Events,
  * product events and web push campaigns have no import endpoint: always per row.
  */
-import type { ResolvedMapping } from '../config/mapping-schema.js';
+import type { ResolvedMapping, ResourceName } from '../config/mapping-schema.js';
 import { ConfigError } from '../errors.js';
 import { bulkColumns, type BulkColumn } from '../bulk/chunk-csv.js';
 import type { BulkKind } from '../transport/bulk-client.js';
@@ -78,19 +78,24 @@ export function bulkPlanOf(
     );
   }
   const header = (field: string) => columns.columns.find((c) => c.field === field)?.header ?? field;
-  const keys = kind === 'users' ? ['custom_id', 'email'] : ['custom_id'];
   return {
     kind,
     columns: columns.columns,
-    keyFields: keys.map(header),
-    keyOf: (payload) => {
-      for (const k of keys) {
-        const v = payload[k];
-        if (typeof v === 'string' || typeof v === 'number') return String(v);
-      }
-      return undefined;
-    },
+    keyFields: bulkKeyFields(resource).map(header),
+    keyOf: (payload) => bulkRowKey(resource, payload),
   };
+}
+
+/** The fields an import matches a row by, in order: users by custom_id, else email; the others by custom_id. */
+const bulkKeyFields = (resource: ResourceName) => (resource === 'user' ? ['custom_id', 'email'] : ['custom_id']);
+
+/** The key an import matches a row of `resource` by (see `bulkKeyFields`), or undefined. */
+export function bulkRowKey(resource: ResourceName, payload: Readonly<Record<string, unknown>>): string | undefined {
+  for (const k of bulkKeyFields(resource)) {
+    const v = payload[k];
+    if (typeof v === 'string' || typeof v === 'number') return String(v);
+  }
+  return undefined;
 }
 
 /** Refuses, before anything is sent, a run whose deals must go by bulk without their headers. */

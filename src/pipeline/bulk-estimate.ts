@@ -6,12 +6,14 @@
  * incremental run that sends 500 of 50,000 contacts still goes by bulk); its imports carry the
  * rows it would send.
  * Rows a CSV cell cannot carry go per row in the live run; the estimate counts them as imported.
+ * A row whose key is already in the chunk being filled goes per row too (`chunkRepeats`): those
+ * are counted as per-row requests at the run's rate.
  */
-import type { ResolvedMapping } from '../config/mapping-schema.js';
+import type { ResolvedMapping, ResourceName } from '../config/mapping-schema.js';
 import type { FileSummary } from '../report/summary.js';
 import { DEFAULT_POLL_DELAYS_MS } from '../transport/bulk-client.js';
 import { pollsToSeeEnd } from '../transport/bulk-poll-pause.js';
-import { bulkPlanOf } from './bulk-choice.js';
+import { bulkPlanOf, bulkRowKey } from './bulk-choice.js';
 import type { BulkOptions } from './bulk-options.js';
 
 /** The import rate the platform's documentation shows (10,999 users in 24.4 s). */
@@ -22,16 +24,23 @@ export const DOCUMENTED_IMPORT_ROWS_PER_S = 450;
  * live import would send the stage by bulk. A products stage's `changed` rows are updates, which
  * only the import makes (`bulkPlanOf`).
  */
-export function estimateBulk(summary: FileSummary, mapping: ResolvedMapping, options: BulkOptions | undefined): void {
-  const rows = summary.requests;
+export function estimateBulk(
+  summary: FileSummary,
+  mapping: ResolvedMapping,
+  options: BulkOptions | undefined,
+  /** Rows sent per row for a key that repeats in a chunk (`chunkRepeats`), and the run's requests per second. */
+  perRow: { readonly rows: number; readonly rate: number } = { rows: 0, rate: 10 },
+): void {
+  const sent = summary.requests;
   const valid = Object.entries(summary.counts).reduce(
     (n, [status, count]) => (status === 'invalid' ? n : n + count),
     0,
   );
   // Rows sent to a record the state says exists (changed, or unchanged on a full refresh): for
   // products, updates, which only the import makes. A plain preview knows of none (`valid`).
-  const updates = Math.max(0, rows - summary.counts.new - summary.counts.valid);
-  if (rows === 0 || bulkPlanOf(mapping, valid, options, updates) === undefined) return;
+  const updates = Math.max(0, sent - summary.counts.new - summary.counts.valid);
+  if (sent === 0 || bulkPlanOf(mapping, valid, options, updates) === undefined) return;
+  const rows = sent - perRow.rows;
   const chunk = options!.chunkRows;
   // Full chunks all cost the same: one replay for them, one for the last, shorter chunk.
   const full = Math.floor(rows / chunk);
@@ -39,12 +48,41 @@ export function estimateBulk(summary: FileSummary, mapping: ResolvedMapping, opt
   const fullSeen = pollsToSeeEnd(chunk, DOCUMENTED_IMPORT_ROWS_PER_S, DEFAULT_POLL_DELAYS_MS);
   const restSeen = rest > 0 ? pollsToSeeEnd(rest, DOCUMENTED_IMPORT_ROWS_PER_S, DEFAULT_POLL_DELAYS_MS) : undefined;
   const imports = full + (restSeen ? 1 : 0);
-  const requests = imports + full * fullSeen.polls + (restSeen?.polls ?? 0);
-  const ms = full * fullSeen.ms + (restSeen?.ms ?? 0);
+  const requests = imports + full * fullSeen.polls + (restSeen?.polls ?? 0) + perRow.rows;
+  const ms = full * fullSeen.ms + (restSeen?.ms ?? 0) + (perRow.rows / perRow.rate) * 1000;
   summary.requests = requests;
   summary.bulk = {
     rows,
     imports,
+    ...(perRow.rows > 0 && { perRow: perRow.rows }),
     estimate: { seconds: ms / 1000, rowsPerS: DOCUMENTED_IMPORT_ROWS_PER_S },
+  };
+}
+
+/**
+ * Counts, as a dry run reads a stage's rows to send, those the live import would send per row
+ * because their key is already in the chunk being filled (`bulk-strategy.ts`): one import cannot
+ * hold two rows of a key. The chunks are followed as they fill, `chunkRows` keys at most held.
+ */
+export function chunkRepeats(resource: ResourceName, chunkRows: number) {
+  let keys = new Set<string>();
+  let members = 0;
+  let repeats = 0;
+  return {
+    add(payload: Readonly<Record<string, unknown>>): void {
+      const key = bulkRowKey(resource, payload);
+      if (key !== undefined && keys.has(key)) {
+        repeats++;
+        return;
+      }
+      if (key !== undefined) keys.add(key);
+      if (++members >= chunkRows) {
+        keys = new Set();
+        members = 0;
+      }
+    },
+    get repeats(): number {
+      return repeats;
+    },
   };
 }

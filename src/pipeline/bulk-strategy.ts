@@ -3,8 +3,10 @@
  * R-BULK-1 … R-BULK-9), each row still with its own report line and status.
  *
  * Rows are written as they come into a chunk file in the run folder (`bulk/`); the file, not
- * memory, holds a chunk's CSV. A chunk is closed at `chunkRows`, at the 200 MB limit, or when a
- * row's key is already in it (the import's report could not tell two rows with one key apart).
+ * memory, holds a chunk's CSV. A chunk is closed at `chunkRows` or at the 200 MB limit. A row whose
+ * key is already in the chunk being filled is sent per row once that chunk's import has settled
+ * (one import cannot hold two rows of a key: its report could not tell them apart, nor say which
+ * was applied last), and so are the later rows of its key while that send is pending.
  * A closed chunk is recorded in the ledger (its rows, then their intents), uploaded, its import id
  * recorded, polled, and settled row by row (`settleChunk`: failures the import did not list are
  * found by uploading the unknown rows again in smaller chunks). Chunks go one after the other.
@@ -125,8 +127,12 @@ function toChunk(chunking: Chunking, row: SendableRow, before: LedgerEntry | und
   const line = payloadLine(deps.plan.columns, row.payload);
   const key = deps.plan.keyOf(row.payload);
   const pending = key === undefined ? undefined : chunking.perRowByKey.get(key);
-  if (!line.ok || pending !== undefined) return perRowInKeyOrder(chunking, row, before, key, pending);
-  const batch = chunking.queue.batchFor(key, line.text);
+  // A key already in the chunk being filled: one import cannot hold two rows of a key, so this
+  // row goes per row once that chunk's import has settled, and the chunk goes on filling.
+  const repeats = key !== undefined && chunking.queue.filling(key);
+  if (!line.ok || pending !== undefined || repeats)
+    return perRowInKeyOrder(chunking, row, before, key, pending, repeats);
+  const batch = chunking.queue.batchFor(line.text);
   const answer = addRow(batch, row, key, line.text, before);
   chunking.stats.rows++;
   if (batch.members.length >= deps.options.chunkRows) chunking.queue.close(batch);
@@ -146,9 +152,11 @@ function perRowInKeyOrder(
   before: LedgerEntry | undefined,
   key: string | undefined,
   pending: Promise<unknown> | undefined,
+  /** The key repeats in the chunk being filled: wait for it without cutting it short. */
+  repeats = false,
 ): Promise<Settled> {
   if (key === undefined) return chunking.sendPerRow(row, before);
-  const chunks = chunking.queue.settledWith(key);
+  const chunks = chunking.queue.settledWith(key, repeats);
   const answer =
     chunks === undefined && pending === undefined
       ? chunking.sendPerRow(row, before)

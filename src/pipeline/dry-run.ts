@@ -8,7 +8,8 @@ import { newFileSummary, summarise, type FileSummary, type RunSummary } from '..
 import { watchTimestampOrder } from '../sort/timestamp-order.js';
 import type { Classification, RunClassifier, SourceClassifier } from '../sync/index.js';
 import { checkBulkHeaders } from './bulk-choice.js';
-import { estimateBulk } from './bulk-estimate.js';
+import { chunkRepeats, estimateBulk } from './bulk-estimate.js';
+
 import type { BulkOptions } from './bulk-options.js';
 import { displayPath } from '../text/display-path.js';
 import { createEmitter, type DryRunWriters, type Emit } from './dry-run-emit.js';
@@ -20,6 +21,10 @@ import { planOutputs, type ProtectedPath } from './output-paths.js';
 import { createPlanner, planRows, type PlannedRow } from './plan-rows.js';
 import { noteRow } from './validation-pass.js';
 import { inDependencyOrder } from './stage-order.js';
+
+type ChunkRepeats = ReturnType<typeof chunkRepeats>;
+/** The resources the import endpoints take. */
+const BULK_RESOURCES: ReadonlySet<string> = new Set(['user', 'product', 'deal']);
 
 /** Valid rows classified per sync-state lookup in an incremental preview. */
 const CLASSIFY_BATCH = 512;
@@ -81,8 +86,15 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
     // Parents invalid here: their children in later files are skipped by the live run, and so here.
     const parents = new FailedParents();
     for (const [index, opened] of sources.entries()) {
-      aborted = await readFile(opened, syncs[index], { report, rejects, payloads }, files, parents, options);
-      estimateBulk(files.at(-1)!, opened.mapping, options.bulk);
+      const { resource } = opened.mapping;
+      // Rows the live import would send per row, should this stage go by bulk (`chunkRepeats`).
+      const repeats =
+        options.bulk !== undefined && BULK_RESOURCES.has(resource)
+          ? chunkRepeats(resource, options.bulk.chunkRows)
+          : undefined;
+      const context = { parents, repeats };
+      aborted = await readFile(opened, syncs[index], { report, rejects, payloads }, files, context, options);
+      estimateBulk(files.at(-1)!, opened.mapping, options.bulk, { rows: repeats?.repeats ?? 0, rate: options.rate });
       if (aborted !== undefined) break;
     }
     completed = true;
@@ -135,7 +147,7 @@ async function readFile(
   sync: SourceClassifier | undefined,
   writers: DryRunWriters,
   files: FileSummary[],
-  parents: FailedParents,
+  { parents, repeats }: { readonly parents: FailedParents; readonly repeats: ChunkRepeats | undefined },
   options: DryRunOptions,
 ): Promise<string | undefined> {
   const { signal } = options;
@@ -145,11 +157,10 @@ async function readFile(
   const plan = createPlanner(mapping, source.header, options);
   const order = watchTimestampOrder(mapping, file, summary.warnings);
   const def = resourceDef(mapping.resource);
-  const emit = cascading(
-    createEmitter({ file, mapping, source, summary }, writers),
-    cascadeOf(def, file, parents),
+  const emit = cascading(createEmitter({ file, mapping, source, summary }, writers), cascadeOf(def, file, parents), {
     parents,
-  );
+    repeats,
+  });
 
   // Incremental preview: rows wait here in batches, so the sync state is looked up once per batch.
   const batch: PlannedRow[] = [];
@@ -198,7 +209,7 @@ async function readFile(
 function cascading(
   emit: Emit,
   cascade: Cascade,
-  parents: FailedParents,
+  { parents, repeats }: { readonly parents: FailedParents; readonly repeats: ChunkRepeats | undefined },
 ): (row: PlannedRow, c: Classification | undefined) => ReturnType<Emit> {
   // While no parent failed, a row that succeeds has nothing to clear: its keys are not even made.
   const succeeded = (row: PlannedRow) => {
@@ -214,8 +225,10 @@ function cascading(
       return emit(row, c);
     }
     const blocked = cascade.blockedBy(row.payload);
-    if (blocked === undefined) succeeded(row);
-    else cascade.apply(cascade.failed(row, 'skipped'));
+    if (blocked === undefined) {
+      succeeded(row);
+      repeats?.add(row.payload);
+    } else cascade.apply(cascade.failed(row, 'skipped'));
     return emit(row, c, blocked);
   };
 }

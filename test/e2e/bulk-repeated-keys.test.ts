@@ -1,0 +1,68 @@
+/**
+ * A contact key that repeats every few rows (a placeholder custom_id such as GUEST) in a plain
+ * run by bulk: one import cannot hold two rows of a key, so each later row of the key goes per row
+ * once the import holding the earlier one has settled, and the chunks go on filling. Every line
+ * gets the status it gets per row, the account ends with the last row's values, and the dry run
+ * says how many rows go per row.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import type { Sandbox } from '../../src/sandbox/index.js';
+import { importOnNewSandbox, requestPaths } from '../helpers/import-on-sandbox.js';
+import { runCli } from '../helpers/run-cli.js';
+import { tmpTree } from '../helpers/tmp.js';
+
+const sandboxes: Sandbox[] = [];
+afterEach(async () => {
+  for (const s of sandboxes.splice(0)) await s.close();
+});
+
+/** 200 distinct contacts, and GUEST after every 10th (20 GUEST rows, named Guest 1 … Guest 20). */
+function writeJob(): string {
+  const lines = ['customer_id,first_name'];
+  let guests = 0;
+  for (let i = 0; i < 200; i++) {
+    lines.push(`C-${i},First ${i}`);
+    if (i % 10 === 9) lines.push(`GUEST,Guest ${++guests}`);
+  }
+  return tmpTree({
+    'contacts.csv': `${lines.join('\n')}\n`,
+    'contacts.yaml':
+      'resource: user\nsource: { file: contacts.csv }\nkey: customer_id\nfields:\n  custom_id: { column: customer_id, required: true }\n  first_name: first_name\n',
+    'job.yaml': 'mappings: [contacts.yaml]\n',
+  });
+}
+
+describe('bulk imports: a key that repeats every few rows', () => {
+  it('does not cut every chunk short: one import, the later rows of the key per row, in file order, as per row', async () => {
+    const dir = writeJob();
+    const bulk = await importOnNewSandbox(dir, ['--bulk', 'always', '--bulk-chunk-rows', '1000'], {
+      opened: sandboxes,
+      report: 'bulk.csv',
+    });
+    const perRow = await importOnNewSandbox(dir, ['--bulk', 'never'], { opened: sandboxes, report: 'per-row.csv' });
+    expect(bulk.code, bulk.stderr).toBe(0);
+    const statuses = (lines: Record<string, string>[]) => lines.map((l) => `${l.line} ${l.key} ${l.status}`);
+    expect(statuses(bulk.report)).toEqual(statuses(perRow.report));
+    expect(bulk.report).toHaveLength(220);
+
+    const paths = requestPaths(bulk.sandbox);
+    expect(paths.filter((p) => p === 'POST users/import/')).toHaveLength(1);
+    // The first GUEST went up with the others; the 19 later ones per row, after the import had ended.
+    const perRowSends = paths.flatMap((p, i) => (p === 'POST users/update_or_create/' ? [i] : []));
+    expect(perRowSends).toHaveLength(19);
+    const lastPoll = paths.lastIndexOf('GET import/status/');
+    expect(perRowSends.every((i) => i > lastPoll)).toBe(true);
+    // The account ends as per row: the last GUEST row's values.
+    const guest = (s: Sandbox) => s.state.users().find((u) => u.custom_id === 'GUEST');
+    expect(guest(bulk.sandbox)?.first_name).toBe('Guest 20');
+    expect(guest(perRow.sandbox)?.first_name).toBe('Guest 20');
+    expect(bulk.stderr).toContain('bulk: 201 of 220 rows in 1 import, ok 220');
+  });
+
+  it('the dry run counts those rows as per-row requests', async () => {
+    const dir = writeJob();
+    const r = await runCli(['validate', 'job.yaml', '--bulk', 'always', '--bulk-chunk-rows', '1000'], { cwd: dir });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/\(bulk: 1 import and 19 rows per row, whose key repeats in a chunk, \d+ requests/);
+  });
+});
