@@ -64,6 +64,9 @@ export async function runFresh(
   }
   const first = await uploadFileAndWait(run.imports, batch.file, (importId) => {
     turn.uploaded();
+    // Rows uploaded: counted when the service took them, not when they were written to a chunk
+    // (a run stopped meanwhile leaves written chunks that never went).
+    run.imports.stats.rows += members.length;
     deps.chunks.recordImport(chunk, importId);
   }).finally(turn.uploaded);
   if (first === 'not_sent') {
@@ -84,8 +87,9 @@ export async function runResumed(run: StageBulk, batch: ResumedBatch, turn: Turn
   turn.uploaded();
   const { record, members } = batch;
   const importId = record.importId!;
-  // Started by the stopped run, waited for and settled by this one: the summary counts it.
+  // Started by the stopped run, waited for and settled by this one: the summary counts it, and its rows.
   run.imports.stats.imports++;
+  run.imports.stats.rows += members.length;
   const first = await awaitRecordedImport(run.imports, importId);
   // Rows in doubt go up again only with --resend-unknown: a plain resume waits for their import,
   // and when it failed, leaves them in doubt. Once it finished, its rows are settled as any

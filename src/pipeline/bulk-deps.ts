@@ -24,7 +24,7 @@ export interface BulkDeps extends SendDeps {
 
 /** What the summary line of a bulk stage shows. */
 export interface BulkStats {
-  /** Rows that went in a chunk. */
+  /** Rows an import this command started (or waited for, on a resume) carried. */
   readonly rows: number;
   /** Imports the service accepted (first uploads and re-uploads). */
   readonly imports: number;

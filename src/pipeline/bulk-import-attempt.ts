@@ -19,11 +19,11 @@ export interface BulkImporter {
   readonly kind: BulkPlan['kind'];
   readonly state: RunState;
   readonly transport: Transport;
-  /** Counts the imports the service accepted. */
-  readonly stats: { imports: number };
+  /** Counts the imports the service accepted, and the rows they carried (first uploads only). */
+  readonly stats: { imports: number; rows: number };
 }
 
-export function bulkImporter(deps: BulkDeps, stats: { imports: number }): BulkImporter {
+export function bulkImporter(deps: BulkDeps, stats: { imports: number; rows: number }): BulkImporter {
   const { options } = deps;
   const client = createBulkClient({
     transport: deps.transport,

@@ -60,7 +60,6 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
   const chunking: Chunking = {
     run,
     queue,
-    stats,
     sendPerRow,
     perRowByKey: new Map(),
     staleFiles: new Set(),
@@ -92,7 +91,6 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
 interface Chunking {
   readonly run: StageBulk;
   readonly queue: BatchQueue;
-  readonly stats: { rows: number };
   readonly sendPerRow: Send;
   /** Keys with a row being sent per row, and that send: the next row of the key waits for it. */
   readonly perRowByKey: Map<string, Promise<Settled>>;
@@ -109,7 +107,6 @@ function toChunk(chunking: Chunking, row: SendableRow, before: LedgerEntry | und
     const record = deps.chunks.chunkOf(stage.index, row.line);
     if (record?.importId != null) {
       // In flight at a crash, its import known: wait for that import, never upload again.
-      chunking.stats.rows++;
       return rejoin(chunking.queue.resumedBatchOf(record), row, undefined);
     }
     // Its upload was never answered: its rows go into new chunks, and nothing reads its file again.
@@ -120,7 +117,6 @@ function toChunk(chunking: Chunking, row: SendableRow, before: LedgerEntry | und
     // import again, never upload the rows twice. Its chunk file is kept for this only.
     const record = importStillAwaited(chunking, row);
     if (record !== undefined) {
-      chunking.stats.rows++;
       return rejoin(chunking.queue.resumedBatchOf(record), row, before);
     }
   }
@@ -134,7 +130,6 @@ function toChunk(chunking: Chunking, row: SendableRow, before: LedgerEntry | und
     return perRowInKeyOrder(chunking, row, before, key, pending, repeats);
   const batch = chunking.queue.batchFor(line.text);
   const answer = addRow(batch, row, key, line.text, before);
-  chunking.stats.rows++;
   if (batch.members.length >= deps.options.chunkRows) chunking.queue.close(batch);
   return answer;
 }
