@@ -41,11 +41,14 @@ export class FirstRequestGate {
 
 /** The default strategy: each row its own request, its intent in the ledger first. */
 export function sendEachRow(stage: StageInfo, deps: SendDeps): StageStrategy {
+  // Products this stage created, by custom_id, with the line that did: a later row of the same
+  // product is refused ("exists"), and its message names that line.
+  const created = stage.def.refusesDuplicateCreate === undefined ? undefined : new Map<string, number>();
   return {
     async send(row, before) {
       const open = await deps.gate.pass();
       try {
-        return await sendOne(stage, deps, row, before);
+        return await sendOne(stage, deps, row, before, created);
       } finally {
         open();
       }
@@ -59,6 +62,7 @@ async function sendOne(
   deps: SendDeps,
   row: SendableRow,
   before: LedgerEntry | undefined,
+  created: Map<string, number> | undefined,
 ): Promise<Settled> {
   const { ledger, state, transport } = deps;
   const base = baseLine(stage, row);
@@ -105,7 +109,7 @@ async function sendOne(
   }
   const stopped = transport.stopped();
   if (stopped !== undefined) state.stop({ kind: 'api', message: stopped.message });
-  return settle(stage, deps, row, before, outcome);
+  return settle(stage, deps, row, before, outcome, created);
 }
 
 /** The report line of an answered row, its outcome recorded first. */
@@ -115,9 +119,11 @@ async function settle(
   row: SendableRow,
   before: LedgerEntry | undefined,
   outcome: SendOutcome,
+  created: Map<string, number> | undefined,
 ): Promise<Settled> {
   const base = baseLine(stage, row);
   const record = (entry: Outcome) => recordOutcome(stage, deps, row, entry);
+  const customId = created === undefined ? undefined : textOf(row.payload['custom_id']);
   switch (outcome.kind) {
     case 'ok': {
       // A request that is not idempotent, sent again while in doubt (--resend-unknown): applied now;
@@ -140,6 +146,7 @@ async function settle(
         sync: row.sync?.key,
       });
       const message = `${said ?? ''}${note}`.trim();
+      if (customId !== undefined && !created!.has(customId)) created!.set(customId, row.line);
       return settled(
         { ...base, status: 'ok', http_status: outcome.status, id: outcome.id, ...(message && { message }) },
         deps.cascade.succeeded(row, outcome.id),
@@ -150,7 +157,11 @@ async function settle(
       // ledger's message): the rows that name it as their parent find it in the account, so they
       // are sent, not skipped.
       const exists = stage.def.refusedAsExisting?.(outcome.message) === true;
-      const line = failureLine({ ...outcome, message: outcome.message + (exists ? productExistsNote(row) : '') });
+      const madeBy = customId === undefined ? undefined : created!.get(customId);
+      const line = failureLine({
+        ...outcome,
+        message: outcome.message + (exists ? productExistsNote(row, madeBy) : ''),
+      });
       const note = await record({ state: 'failed', status: outcome.status, message: line.message });
       await deps.reject(row, line.message);
       const effect = exists ? deps.cascade.succeeded(row, undefined) : deps.cascade.failed(row, 'failed');
@@ -213,11 +224,17 @@ async function settleNotSent(
  * `unknown`, not here). In parentheses, without `; `: a failed row's message is
  * split on `; ` into one error group per field error (src/report/error-groups.ts).
  */
-function productExistsNote(row: SendableRow): string {
+function productExistsNote(row: SendableRow, madeBy: number | undefined): string {
+  // Two rows of one product in the file: the bulk import takes one row per product too, so only
+  // the file can say which row's values are wanted.
+  if (madeBy !== undefined)
+    return ` (line ${madeBy} of this file created this product in this run: keep one row per product in the file, the one whose values are wanted, and a bulk import updates it)`;
   if (row.sync?.status === 'changed')
     return ' (this product changed since it was created, and products are updated only by the bulk import: run with --bulk auto, or set bulk: true in the products mapping)';
   return " (it exists already: made by an earlier row of this file, by another tool, or by an earlier run that reported it unknown. Only the bulk import updates a product, with this row's values: set bulk: true in the products mapping)";
 }
+
+const textOf = (v: unknown) => (typeof v === 'string' || typeof v === 'number' ? String(v) : undefined);
 
 /** The answer in the ledger; if the ledger fails, the row's report line still says what the API answered. */
 async function recordOutcome(stage: StageInfo, deps: SendDeps, row: SendableRow, entry: Outcome): Promise<string> {

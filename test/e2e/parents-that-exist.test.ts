@@ -47,7 +47,7 @@ describe('a parent whose create was refused because it exists already', () => {
     const run = await importOnNewSandbox(dir, ['--bulk', 'never'], { opened: sandboxes });
     expect(statuses(run.report)).toEqual(LATER_ROW_REFUSED);
     expect(run.report[2]!.message).toBe(
-      `${EXISTS} (it exists already: made by an earlier row of this file, by another tool, or by an earlier run that reported it unknown. Only the bulk import updates a product, with this row's values: set bulk: true in the products mapping)`,
+      `${EXISTS} (line 2 of this file created this product in this run: keep one row per product in the file, the one whose values are wanted, and a bulk import updates it)`,
     );
     // One row, one error group.
     expect(run.stderr.match(/× \[failed\]/g)).toHaveLength(1);
