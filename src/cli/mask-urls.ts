@@ -45,11 +45,13 @@ const AFTER_AT = /^(?<host>\[[^\]\s]*\]|[\p{L}\p{N}._~-]*)(?<port>:\d+)?/u;
 /** What may follow a host in a URL: a path, a query or a fragment (maybe percent-encoded). */
 const PATH_NEXT = /^(?:[/?#\\]|%2f|%3f|%23)/i;
 /**
- * A URL written with its scheme mistyped (`https:/host`, `https//host`) or left out (`//host`):
- * any host counts, a single label too, since the slashes say it is one.
+ * The start of a web URL whose scheme is mistyped (`https:/host`, `https//host`) or left out
+ * (`//host`): what follows is a host, a single label too, since the slashes say it is one. Only
+ * http(s): `C:/data/contacts.csv` or `exports//contacts.csv` are paths.
  */
-const SLASHED =
-  /^(?:[a-z][a-z0-9+.-]*:\/{1,3}|[a-z][a-z0-9+.-]*\/\/|\/\/)(?<host>\[[^\]\s]*\]|[\p{L}\p{N}._~-]+)(?<port>:\d+)?/iu;
+const SLASHED_START = /^(?:https?:\/{1,3}|https?\/\/|\/\/)(?=[^/])/i;
+/** A host after `SLASHED_START` (credentials are read first, by `credentialsHost`). */
+const SLASHED_HOST = /^(?<host>\[[^\]\s]*\]|[\p{L}\p{N}._~-]+)(?<port>:\d+)?/u;
 /** The whole of a host that reads as one: a token before it is then a password. */
 const WHOLE_HOST = new RegExp(`^${HOST}$`, 'iu');
 /** A file name's extension, which no public host name ends with: `contacts@2026-01-05.csv` is a file. */
@@ -70,15 +72,18 @@ function credentialsHost(value: string): string | undefined {
   const password = value.slice(0, at).includes(':');
   const reads = WHOLE_HOST.test(host) && !DATA_FILE.test(after.groups!.host!);
   const pathNext = PATH_NEXT.test(rest.slice(after[0].length));
+  // After `//` or a scheme, what follows the `@` is a host, whatever it reads as.
+  const slashed = SLASHED_START.test(value);
   // `alice@acme`: a name; `exports/contacts@2026-01-05.csv`: a file.
-  if (!password && !reads && !pathNext) return undefined;
+  if (!password && !reads && !pathNext && !slashed) return undefined;
   // `admin:p@ss`: a single word after a password may be the password's end, not a host.
-  return reads || pathNext ? host : '';
+  return reads || pathNext || slashed ? host : '';
 }
 
 /** The first URL in a value without credentials, shown by its scheme and host (`…/` after), or undefined. */
 function urlHost(value: string): string | undefined {
-  const slashed = SCHEME.exec(value)?.index === 0 ? null : SLASHED.exec(value);
+  const start = SCHEME.exec(value)?.index === 0 ? null : SLASHED_START.exec(value);
+  const slashed = start === null ? null : SLASHED_HOST.exec(value.slice(start[0].length));
   if (slashed !== null) return `${slashed.groups!.host}${slashed.groups!.port ?? ''}/…`;
   const first = [SCHEME, BARE_WITH_PATH]
     .map((re) => re.exec(value))
