@@ -52,7 +52,7 @@ export async function runLive(start: LiveStart, args: LiveRunArgs, io: CliIo): P
     taken.lock?.release();
     if (error instanceof InterruptedWhileWaiting) {
       io.stderr.write(
-        `engage-import: interrupted (${error.signal}) while waiting for the state directory; nothing was sent\n`,
+        `engage-import: interrupted (${error.signal}) while waiting for ${error.waitingFor}; nothing was sent\n`,
       );
       return error.signal === 'SIGTERM' ? EXIT.SIGTERM : EXIT.SIGINT;
     }
@@ -145,8 +145,7 @@ async function startRun(setup: LiveSetup, jobArg: string): Promise<number> {
         ? 'incremental'
         : undefined;
   const baseUrl = setup.baseUrl!;
-  if (args['key-rotated'] === true)
-    await checkRotatedKey({ baseUrl, apiKey: setup.apiKey }, { requestTimeoutSeconds: args['request-timeout'] }, io);
+  if (args['key-rotated'] === true) await checkRotatedKey({ baseUrl, apiKey: setup.apiKey }, args, io);
   const identity = await runIdentity(
     job,
     { ...payloadOptionsOf(args), ...(mode !== undefined && { sync: mode }) },

@@ -80,8 +80,7 @@ export async function resumeRun(setup: LiveSetup, jobArg: string | undefined): P
     { ...payloadOptionsToCompare(payloadOptionsOf(args), run.identity), ...(mode !== undefined && { sync: mode }) },
     { baseUrl, apiKey: setup.apiKey },
   );
-  if (args['key-rotated'] === true)
-    await checkRotatedKey({ baseUrl, apiKey: setup.apiKey }, { requestTimeoutSeconds: args['request-timeout'] }, io);
+  if (args['key-rotated'] === true) await checkRotatedKey({ baseUrl, apiKey: setup.apiKey }, args, io);
   // The run's own identity is compared first (it says which of base URL and key differs).
   let ledger: OpenLedger;
   try {

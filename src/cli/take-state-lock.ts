@@ -15,9 +15,13 @@ export interface TakenLock {
   lock?: StateLock | undefined;
 }
 
-/** A signal while the run waited for the state directory's lock, before anything started. */
+/** A signal while the run waited, before anything started: for the state directory's lock, or a check. */
 export class InterruptedWhileWaiting extends Error {
-  constructor(readonly signal: string) {
+  constructor(
+    readonly signal: string,
+    /** What it waited for, as the message says it. */
+    readonly waitingFor = 'the state directory',
+  ) {
     super(`interrupted by ${signal}`);
   }
 }

@@ -353,6 +353,8 @@ class HttpTransport implements Transport {
       mayHaveApplied: tries.mayHaveApplied || tries.inDoubtBefore,
       exhausted: true,
     });
+    // A read (`getJson`) changes nothing: it failed, with no advice about what it may have applied.
+    if (v === 'unknown' && req.method === 'GET') return { kind: 'failed', status, message, attempts: tries.sent };
     if (v === 'unknown')
       return {
         kind: 'unknown',

@@ -3,7 +3,9 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { eventsJob } from '../helpers/events-job.js';
+import { fastClock } from '../helpers/fast-clock.js';
 import { runCli } from '../helpers/run-cli.js';
+import { tmpTree } from '../helpers/tmp.js';
 
 let sandbox: Sandbox | undefined;
 afterEach(async () => {
@@ -104,7 +106,7 @@ describe("a nightly job after the account's API key was rotated", () => {
     const refused = await run(NEW_KEY, ['import', 'job.yaml', '--key-rotated', '--full-refresh']);
     expect(refused.code).toBe(2);
     expect(refused.stderr).toContain(
-      '--key-rotated: the new API key was not taken, since the API refuses it (401): check ENGAGE_API_KEY or --api-key-file; nothing was sent or changed',
+      '--key-rotated: the API refuses the new key (401): check ENGAGE_API_KEY or --api-key-file; nothing was sent or changed',
     );
     expect(refused.stderr).not.toContain(NEW_KEY);
     expect(runs()).toBe(before);
@@ -127,5 +129,56 @@ describe("a nightly job after the account's API key was rotated", () => {
     const resumed = await run(OLD_KEY, ['resume']);
     expect(resumed.code, resumed.stderr).toBe(0);
     expect(posts() - sentSoFar).toBe(3);
+  });
+
+  it('an API that cannot answer the check stops the command as it would stop the run (exit 3), with no advice to resend', async () => {
+    sandbox = await startSandbox({ rate: 0, apiKey: OLD_KEY });
+    const dir = eventsJob(3, { incremental: true });
+    const env = { ENGAGE_API_KEY: OLD_KEY, ENGAGE_BASE_URL: sandbox.url };
+    expect((await runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env })).code).toBe(0);
+    // Every request answered 503: the check gives up after its attempts.
+    sandbox.setFaults({ failRate: 1 });
+    const r = await runCli(['import', 'job.yaml', '--key-rotated', '--max-attempts', '2'], {
+      cwd: dir,
+      env,
+      clock: fastClock(),
+    });
+    expect(r.code).toBe(3);
+    expect(r.stderr).toMatch(
+      /--key-rotated: the new API key could not be checked \(GET \/api\/public\/events\/: HTTP 500/,
+    );
+    expect(r.stderr).toContain('nothing was sent or changed: run again once the API answers');
+    expect(r.stderr).not.toContain('resend-unknown');
+  });
+
+  it('the check counts against the rate limit: the run that follows meets no 429', async () => {
+    // The sandbox's own limit, 10 requests a second, and 20 contacts sent again by a full refresh.
+    sandbox = await startSandbox({ apiKey: OLD_KEY });
+    const dir = tmpTree({
+      'contacts.csv': `custom_id\n${Array.from({ length: 20 }, (_, i) => `C-${i}`).join('\n')}\n`,
+      'job.yaml': 'resource: user\nsource: { file: contacts.csv }\nkey: custom_id\nfields: { custom_id: custom_id }\n',
+    });
+    const env = { ENGAGE_API_KEY: OLD_KEY, ENGAGE_BASE_URL: sandbox.url };
+    expect((await runCli(['import', 'job.yaml'], { cwd: dir, env })).code).toBe(0);
+    const r = await runCli(['import', 'job.yaml', '--full-refresh', '--key-rotated'], { cwd: dir, env });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain('0 × 429');
+    // (The check itself may meet one, right behind night 1's requests: it waits it out.)
+    expect(sandbox.requests.filter((q) => q.status === 429 && q.method !== 'GET')).toHaveLength(0);
+  }, 30_000);
+
+  it('a signal during the check interrupts the command (exit 130), nothing sent', async () => {
+    sandbox = await startSandbox({ rate: 0, apiKey: OLD_KEY, latencyMs: 5_000 });
+    const dir = eventsJob(3, { incremental: true });
+    const controller = new AbortController();
+    setTimeout(() => controller.abort('SIGINT'), 300);
+    const r = await runCli(['import', 'job.yaml', '--key-rotated'], {
+      cwd: dir,
+      env: { ENGAGE_API_KEY: OLD_KEY, ENGAGE_BASE_URL: sandbox.url },
+      signal: controller.signal,
+    });
+    expect(r.code).toBe(130);
+    expect(r.stderr).toContain('interrupted (SIGINT) while waiting for the new API key; nothing was sent');
+    expect(sandbox.requests.filter((q) => q.method === 'POST')).toHaveLength(0);
   });
 });
