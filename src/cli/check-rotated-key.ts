@@ -53,6 +53,11 @@ export async function checkRotatedKey(
     await transport.close();
   }
   // The run's own requests start a second later: the check must not make its first second one too many.
-  const sleep = io.clock?.sleep ?? ((ms: number) => delay(ms));
-  await sleep(1000);
+  const sleep = io.clock?.sleep ?? ((ms: number, signal?: AbortSignal) => delay(ms, undefined, { signal }));
+  try {
+    await sleep(1000, io.signal);
+  } catch (error) {
+    if (!io.signal.aborted) throw error;
+  }
+  if (io.signal.aborted) throw new InterruptedWhileWaiting(String(io.signal.reason ?? 'SIGINT'), 'the new API key');
 }

@@ -168,15 +168,19 @@ describe("a nightly job after the account's API key was rotated", () => {
   }, 30_000);
 
   it('a signal during the check interrupts the command (exit 130), nothing sent', async () => {
-    sandbox = await startSandbox({ rate: 0, apiKey: OLD_KEY, latencyMs: 5_000 });
+    sandbox = await startSandbox({ rate: 0, apiKey: OLD_KEY });
     const dir = eventsJob(3, { incremental: true });
+    // Interrupted once the check has its answer, while the run waits its second.
     const controller = new AbortController();
-    setTimeout(() => controller.abort('SIGINT'), 300);
+    const watch = setInterval(() => {
+      if (sandbox!.requests.length > 0) controller.abort('SIGINT');
+    }, 2);
     const r = await runCli(['import', 'job.yaml', '--key-rotated'], {
       cwd: dir,
       env: { ENGAGE_API_KEY: OLD_KEY, ENGAGE_BASE_URL: sandbox.url },
       signal: controller.signal,
     });
+    clearInterval(watch);
     expect(r.code).toBe(130);
     expect(r.stderr).toContain('interrupted (SIGINT) while waiting for the new API key; nothing was sent');
     expect(sandbox.requests.filter((q) => q.method === 'POST')).toHaveLength(0);
