@@ -9,17 +9,19 @@ import { canonicalJson } from './canonical-json.js';
  * the requests (resource, operation, fields, identity) and the run options that do too. Events and
  * product events given `identity:` are known by those cells and their name (or type) alone: only
  * that part of their mapping can make an event sent before look new, so a field added to such a
- * mapping is no change to it. File paths, the report key and formatting of the mapping file are
- * left out.
+ * mapping is no change to it. Both take how the source is read (encoding, delimiter): another
+ * encoding gives the same bytes other cells. File paths, the report key and formatting of the
+ * mapping file are left out.
  */
 export function mappingFingerprint(
   mapping: ResolvedMapping,
   requestOptions: Readonly<Record<string, unknown>> = {},
 ): string {
-  return hashOf(identityShape(mapping) ?? requestShape(mapping, requestOptions));
+  const decoding = { encoding: mapping.source.encoding, delimiter: mapping.source.delimiter };
+  return hashOf({ ...(identityShape(mapping) ?? requestShape(mapping, requestOptions)), decoding });
 }
 
-/** What shapes a mapping's requests: its fingerprint before identity mappings had their own. */
+/** What shapes a mapping's requests. Hashed alone, it is the fingerprint states recorded before identity mappings had their own. */
 function requestShape(mapping: ResolvedMapping, requestOptions: Readonly<Record<string, unknown>>) {
   return {
     resource: mapping.resource,
@@ -44,13 +46,12 @@ function identityShape(mapping: ResolvedMapping) {
 const hashOf = (shape: unknown) => createHash('sha256').update(canonicalJson(shape), 'utf8').digest('hex');
 
 /**
- * The fingerprints that say a mapping is as recorded: its own, and, for a mapping with its own
- * identity fingerprint, the one a state recorded before those existed (its whole request shape).
+ * The fingerprints that say a mapping is as recorded: its own, and the one a state recorded before
+ * fingerprints took the source's decoding and identity mappings had their own (the request shape
+ * alone). A state holds that older one only until its next run records the current one.
  */
 function printsOf(mapping: ResolvedMapping, requestOptions: Readonly<Record<string, unknown>>): string[] {
-  const own = mappingFingerprint(mapping, requestOptions);
-  const whole = hashOf(requestShape(mapping, requestOptions));
-  return own === whole ? [own] : [own, whole];
+  return [mappingFingerprint(mapping, requestOptions), hashOf(requestShape(mapping, requestOptions))];
 }
 
 /**

@@ -195,6 +195,25 @@ describe('an event mapping without identity: that changed', () => {
     expect(eventRequests(sandbox)).toBe(11);
   });
 
+  it('with identity:, another encoding for the same file is a change: the events it renames are held back', async () => {
+    const withIdentity = EVENTS.replace('key: id\n', 'key: id\nidentity: [id]\n');
+    sandbox = await startSandbox({ rate: 0 });
+    const dir = nightlyJob();
+    // Two ids hold the byte 0xB3: `³` in latin1, `Ł` in windows-1250.
+    writeFileSync(join(dir, 'events.csv'), Buffer.from('id,user\n\xb3A1,0\n\xb3A2,1\nX3,2\n', 'latin1'));
+    const mapping = (encoding: string) =>
+      withIdentity.replace('source: { file: events.csv }', `source: { file: events.csv, encoding: ${encoding} }`);
+    writeFileSync(join(dir, 'events.yaml'), mapping('latin1'));
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const night = () => runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env });
+    expect((await night()).code).toBe(0);
+    writeFileSync(join(dir, 'events.yaml'), mapping('windows-1250'));
+    const refused = await night();
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain('events.csv: 2 of 3 events look new');
+    expect(eventRequests(sandbox)).toBe(3);
+  });
+
   it('a state that missed the last run (a kill -9 between the two commits) is caught up before the check', async () => {
     const { dir, night } = await afterFirstNight(EVENTS.replace('key: id\n', 'key: id\nidentity: [id]\n'));
     // The state as a kill -9 between the ledger's commit and the state's leaves it: night 1's rows are only in its ledger.
