@@ -41,6 +41,18 @@ async function afterFirstNight(events = EVENTS, firstNight: string[] = []) {
   return { sandbox, dir, env, night };
 }
 
+/** As `afterFirstNight`, with the events file's own lines (a name column, say). */
+async function afterFirstNightOf(events: string, lines: readonly string[]) {
+  sandbox = await startSandbox({ rate: 0 });
+  const dir = nightlyJob();
+  writeFileSync(join(dir, 'events.csv'), `${lines.join('\n')}\n`);
+  writeFileSync(join(dir, 'events.yaml'), events);
+  const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+  const night = () => runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env });
+  expect((await night()).code).toBe(0);
+  return { dir, night };
+}
+
 const eventRequests = (s: Sandbox | undefined) =>
   s!.requests.filter((q) => q.method === 'POST' && q.path.includes('/events/')).length;
 
@@ -153,17 +165,11 @@ describe('an event mapping without identity: that changed', () => {
       'name: { value: Visited }',
       'name: { column: event }',
     );
-    sandbox = await startSandbox({ rate: 0 });
     const lines = [
       'id,user,event',
       ...Array.from({ length: 10 }, (_, i) => `E${i},${i % 3},${i < 2 ? 'Signup' : 'visit'}`),
     ];
-    const dir = nightlyJob();
-    writeFileSync(join(dir, 'events.csv'), `${lines.join('\n')}\n`);
-    writeFileSync(join(dir, 'events.yaml'), named);
-    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
-    const night = () => runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env });
-    expect((await night()).code).toBe(0);
+    const { dir, night } = await afterFirstNightOf(named, lines);
     writeFileSync(
       join(dir, 'events.yaml'),
       named.replace('name: { column: event }', 'name: { column: event, map: { Signup: signup, visit: visit } }'),
@@ -179,14 +185,8 @@ describe('an event mapping without identity: that changed', () => {
       'name: { value: Visited }',
       'name: { column: event }',
     );
-    sandbox = await startSandbox({ rate: 0 });
     const lines = ['id,user,event', ...Array.from({ length: 10 }, (_, i) => `E${i},${i % 3},visit`)];
-    const dir = nightlyJob();
-    writeFileSync(join(dir, 'events.csv'), `${lines.join('\n')}\n`);
-    writeFileSync(join(dir, 'events.yaml'), named);
-    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
-    const night = () => runCli(['import', 'job.yaml', '--rate', '1000'], { cwd: dir, env });
-    expect((await night()).code).toBe(0);
+    const { dir, night } = await afterFirstNightOf(named, lines);
     writeFileSync(join(dir, 'events.yaml'), `${named}  data.origin: { value: shop }\n`);
     writeFileSync(join(dir, 'events.csv'), `${lines.join('\n')}\nE10,0,visit\n`);
     const r = await night();

@@ -35,6 +35,14 @@ async function webhook(): Promise<{ url: string; received: Record<string, unknow
   return { url: `http://127.0.0.1:${(hook.address() as AddressInfo).port}/hook`, received };
 }
 
+/** The `run_end` line of a JSON log. */
+const runEnd = (stderr: string) =>
+  stderr
+    .split('\n')
+    .filter((l) => l.startsWith('{'))
+    .map((l) => JSON.parse(l) as Record<string, unknown>)
+    .find((l) => l['event'] === 'run_end');
+
 /** The products mapping run on `input` against the sandbox, as a cron line would. */
 const night = (
   out: string,
@@ -102,11 +110,7 @@ describe('a run refused by its input or output checks', () => {
     const r = await night(out, join(ROOT, 'samples/products.csv'), ['--log-format', 'json'], out);
     expect(r.code).toBe(2);
     expect(runFolders(out)).toEqual([]);
-    const end = r.stderr
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as Record<string, unknown>)
-      .find((l) => l['event'] === 'run_end');
+    const end = runEnd(r.stderr);
     expect(end).toMatchObject({ outcome: 'refused', exit_code: 2, job: 'products.yaml' });
     expect(String(end!['message'])).not.toBe('');
   });
@@ -133,11 +137,7 @@ describe('a run refused by its input or output checks', () => {
     );
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('missing.key: cannot read the file (ENOENT)');
-    const end = r.stderr
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as Record<string, unknown>)
-      .find((l) => l['event'] === 'run_end');
+    const end = runEnd(r.stderr);
     expect(end).toMatchObject({ outcome: 'refused', exit_code: 2, job: 'products.yaml' });
     expect(received).toHaveLength(1);
     expect(received[0]).toMatchObject({ outcome: 'refused', exit_code: 2, job: 'products.yaml' });
