@@ -117,36 +117,37 @@ export class BatchQueue {
       this.#uploads.delete(batch);
       this.#open.splice(this.#open.indexOf(batch), 1);
     });
-    if (batch.kind === 'fresh') batch.closed?.resolve();
+    batch.closed?.resolve();
     this.#chain = Promise.race([importsEnded.promise, work]);
   }
 
   /**
    * Once every open batch that holds `key` has settled, or undefined when none does: a row with
    * that key sent per row must not reach the API before the import of an earlier row with it, or
-   * the import would undo it. The chunk being filled is closed first, unless `keepFilling`: a row
-   * whose key repeats in it waits for it to fill and close as it would (full, the report window
-   * full, the stage's end), so that a key every few rows does not cut every chunk short.
+   * the import would undo it. The chunk being filled (or the recorded chunk a resume is joining
+   * again) is closed first, unless `keepOpen`: a row whose key repeats in it waits for it to close
+   * as it would (full, the report window full, the next row that needs a new chunk, the stage's
+   * end), so that a key every few rows does not cut every chunk short, nor a resumed chunk in
+   * pieces each polled again.
    */
-  settledWith(key: string, keepFilling = false): Promise<void> | undefined {
-    const holding = this.#open.filter((b) =>
-      b.kind === 'fresh' ? b.keys.has(key) : b.record.keys.some((k) => k === key),
-    );
+  settledWith(key: string, keepOpen = false): Promise<void> | undefined {
+    const holding = this.#open.filter((b) => keysOf(b).has(key));
     if (holding.length === 0) return undefined;
     const waits = holding.map((b) => {
-      if (b === this.#filling && keepFilling) {
+      const open = b === this.#filling || b === this.#resuming;
+      if (open && keepOpen) {
         b.closed ??= signal();
         return b.closed.promise.then(() => b.done);
       }
-      if (b === this.#filling || b === this.#resuming) this.close(b);
+      if (open) this.close(b);
       return b.done;
     });
     return Promise.all(waits).then(() => undefined);
   }
 
-  /** Whether the chunk being filled holds `key` already. */
-  filling(key: string): boolean {
-    return this.#filling?.keys.has(key) === true;
+  /** Whether the chunk being filled, or the recorded chunk being joined again, holds `key` already. */
+  holdsOpen(key: string): boolean {
+    return this.#filling?.keys.has(key) === true || (this.#resuming !== undefined && keysOf(this.#resuming).has(key));
   }
 
   /** While a batch's turn has come and its upload has not been answered: the stage reads no further row. */
@@ -184,4 +185,11 @@ function signal(): { readonly promise: Promise<void>; readonly resolve: () => vo
     resolve = r;
   });
   return { promise, resolve };
+}
+
+/** A batch's keys: a fresh one's as they were added, a recorded chunk's from its record (a set made once). */
+function keysOf(batch: Batch): ReadonlySet<string> {
+  if (batch.kind === 'fresh') return batch.keys;
+  batch.keySet ??= new Set(batch.record.keys.filter((k): k is string => k !== null && k !== undefined));
+  return batch.keySet;
 }

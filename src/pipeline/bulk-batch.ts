@@ -55,6 +55,10 @@ export interface ResumedBatch {
   readonly record: BulkChunkRecord;
   readonly members: Member[];
   done?: Promise<void>;
+  /** As a fresh batch's: rows waiting for the recorded chunk's batch to close. */
+  closed?: { readonly promise: Promise<void>; readonly resolve: () => void };
+  /** The record's keys, as a set, made when first asked. */
+  keySet?: Set<string>;
 }
 
 export type Batch = FreshBatch | ResumedBatch;

@@ -123,9 +123,10 @@ function toChunk(chunking: Chunking, row: SendableRow, before: LedgerEntry | und
   const line = payloadLine(deps.plan.columns, row.payload);
   const key = deps.plan.keyOf(row.payload);
   const pending = key === undefined ? undefined : chunking.perRowByKey.get(key);
-  // A key already in the chunk being filled: one import cannot hold two rows of a key, so this
-  // row goes per row once that chunk's import has settled, and the chunk goes on filling.
-  const repeats = key !== undefined && chunking.queue.filling(key);
+  // A key already in the chunk being filled (or the recorded chunk a resume joins again): one
+  // import cannot hold two rows of a key, so this row goes per row once that chunk's import has
+  // settled, and the chunk goes on filling.
+  const repeats = key !== undefined && chunking.queue.holdsOpen(key);
   if (!line.ok || pending !== undefined || repeats)
     return perRowInKeyOrder(chunking, row, before, key, pending, repeats);
   const batch = chunking.queue.batchFor(line.text);
@@ -147,7 +148,7 @@ function perRowInKeyOrder(
   before: LedgerEntry | undefined,
   key: string | undefined,
   pending: Promise<unknown> | undefined,
-  /** The key repeats in the chunk being filled: wait for it without cutting it short. */
+  /** The key repeats in the chunk being filled or joined again: wait for it without cutting it short. */
   repeats = false,
 ): Promise<Settled> {
   if (key === undefined) return chunking.sendPerRow(row, before);

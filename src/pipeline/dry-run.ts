@@ -23,8 +23,11 @@ import { noteRow } from './validation-pass.js';
 import { inDependencyOrder } from './stage-order.js';
 
 type ChunkRepeats = ReturnType<typeof chunkRepeats>;
-/** The resources the import endpoints take. */
-const BULK_RESOURCES: ReadonlySet<string> = new Set(['user', 'product', 'deal']);
+/**
+ * The resources whose repeated keys a bulk stage sends per row (products' repeats are not sent:
+ * the first row creates the product, a later one is refused without a request).
+ */
+const BULK_RESOURCES: ReadonlySet<string> = new Set(['user', 'deal']);
 
 /** Valid rows classified per sync-state lookup in an incremental preview. */
 const CLASSIFY_BATCH = 512;

@@ -6,7 +6,9 @@
  * says how many rows go per row.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { Sandbox } from '../../src/sandbox/index.js';
+import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
+import { fastClock } from '../helpers/fast-clock.js';
+import { importsEnded } from '../helpers/imports-ended.js';
 import { importOnNewSandbox, requestPaths } from '../helpers/import-on-sandbox.js';
 import { runCli } from '../helpers/run-cli.js';
 import { tmpTree } from '../helpers/tmp.js';
@@ -64,5 +66,43 @@ describe('bulk imports: a key that repeats every few rows', () => {
     const r = await runCli(['validate', 'job.yaml', '--bulk', 'always', '--bulk-chunk-rows', '1000'], { cwd: dir });
     expect(r.code).toBe(0);
     expect(r.stderr).toMatch(/\(bulk: 1 import and 19 rows per row, whose key repeats in a chunk, \d+ requests/);
+  });
+
+  it("the dry run counts no request for a product's repeated rows: the live run refuses them without one", async () => {
+    const rows = Array.from({ length: 30 }, (_, i) => `SKU-${i % 10},Product ${i}`);
+    const dir = tmpTree({
+      'products.csv': `sku,title\n${rows.join('\n')}\n`,
+      'job.yaml':
+        'resource: product\nsource: { file: products.csv }\nkey: sku\nfields:\n  custom_id: { column: sku, required: true }\n  name: title\n',
+    });
+    const r = await runCli(['validate', 'job.yaml', '--bulk', 'always', '--bulk-chunk-rows', '1000'], { cwd: dir });
+    expect(r.stderr).toMatch(/\(bulk: 1 import, \d+ requests/);
+    expect(r.stderr).not.toContain('per row');
+  });
+
+  it('a resume that waits for the recorded import again polls it as one chunk, whatever repeats sit between its rows', async () => {
+    const dir = writeJob();
+    // 100 rows a second at the service: the first import outlives --bulk-timeout (on fake time).
+    const sandbox = await startSandbox({ port: 0, rate: 0, bulkRowsPerS: 100 });
+    sandboxes.push(sandbox);
+    const env = { ENGAGE_API_KEY: sandbox.apiKey, ENGAGE_BASE_URL: sandbox.url };
+    const common = ['--bulk', 'always', '--bulk-chunk-rows', '1000', '--rate', '10000'];
+    const stopped = await runCli(['import', 'job.yaml', ...common, '--bulk-timeout', '0.001'], {
+      cwd: dir,
+      env,
+      clock: fastClock(),
+    });
+    expect(stopped.code).toBe(3);
+    await importsEnded(sandbox);
+    const before = sandbox.requests.length;
+    const resumed = await runCli(['resume'], { cwd: dir, env, clock: fastClock() });
+    expect(resumed.code, resumed.stderr).toBe(0);
+    const paths = requestPaths(sandbox).slice(before);
+    // The recorded import polled (once: it has ended), nothing uploaded again, the 19 repeats per row.
+    expect(paths.filter((p) => p === 'POST users/import/')).toHaveLength(0);
+    expect(paths.filter((p) => p.startsWith('GET import/status/'))).toHaveLength(1);
+    expect(paths.filter((p) => p === 'POST users/update_or_create/')).toHaveLength(19);
+    expect(resumed.stderr).toContain('in 1 import');
+    expect(sandbox.state.users().find((u) => u.custom_id === 'GUEST')?.first_name).toBe('Guest 20');
   });
 });
