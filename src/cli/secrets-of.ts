@@ -13,7 +13,9 @@ export function secretsOf(io: CliIo, apiKeyFile: string | undefined): string[] {
 /** What a key file holds, when it is a small file that can be read ('' otherwise). */
 function keyInFile(path: string): string {
   try {
-    return statSync(path).size <= 4096 ? readFileSync(path, 'utf8') : '';
+    // A regular file only: reading a pipe (a FIFO named as the key file) would wait for a writer forever.
+    const stat = statSync(path);
+    return stat.isFile() && stat.size <= 4096 ? readFileSync(path, 'utf8') : '';
   } catch {
     return '';
   }

@@ -7,6 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runCli } from '../helpers/run-cli.js';
+import { exited, spawnCli } from '../helpers/spawn-cli.js';
 import { tmpTree } from '../helpers/tmp.js';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -171,6 +172,18 @@ describe('a run refused by its input or output checks', () => {
     expect(received).toHaveLength(1);
     expect(String(received[0]!['text'])).toMatch(/^engage-import: refused \(exit 2\): no run to resume in /);
   });
+
+  it('a usage error with a pipe named as the key file ends at once: the pipe is not read to find secrets to hide', async () => {
+    const out = tmpTree();
+    execFileSync('mkfifo', [join(out, 'key.fifo')]);
+    const child = spawnCli(['import', 'job.yaml', '--no-such-option', '--api-key-file', 'key.fifo'], {
+      cwd: out,
+      env: { ...process.env, ENGAGE_API_KEY: '' },
+    });
+    const code = await Promise.race([exited(child), new Promise((r) => setTimeout(() => r('hung'), 15_000))]);
+    if (code === 'hung') child.kill('SIGKILL');
+    expect(code).toBe(2);
+  }, 20_000);
 
   it('an input that is a pipe with no writer, or a link to /dev/zero, is refused at once, not read forever', async () => {
     sandbox = await startSandbox({ rate: 0 });
