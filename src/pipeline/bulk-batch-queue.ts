@@ -162,19 +162,23 @@ export class BatchQueue {
   }
 
   /** At the stage's end, every batch is closed and waited for; when the window is full, the oldest. */
-  async flush(reason: 'window_full' | 'stage_end'): Promise<void> {
+  async flush(reason: 'window_full' | 'stage_end'): Promise<boolean> {
     if (reason === 'stage_end') {
       if (this.#resuming !== undefined) this.close(this.#resuming);
       if (this.#filling !== undefined) this.close(this.#filling);
       while (this.#open.length > 0) await this.#open[0]!.done;
       await this.#chain;
-      return;
+      return true;
     }
-    // The oldest open batch holds the window's head: start it if it is still filling, wait for it.
+    // The oldest open batch holds the window's head, or holds up what the head waits for: start
+    // it if it is still filling, wait for it. The head may wait on a batch behind it (a row sent
+    // per row after the chunk being filled, a batch that had settled its rows but not yet ended):
+    // the stage then asks again, and the next batch is started.
     const oldest = this.#open[0];
-    if (oldest === undefined) return;
+    if (oldest === undefined) return false;
     this.close(oldest);
     await oldest.done;
+    return true;
   }
 }
 

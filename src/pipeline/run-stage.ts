@@ -94,8 +94,9 @@ async function sendRows(run: StageRun, window: ReportWindow): Promise<void> {
     // Lines are written as soon as every line before them is: only lines behind a row still
     // waiting for its answer are held.
     while (window.full || window.headReady) {
-      // A batching strategy is asked to move only when the oldest line still waits for it.
-      if (!window.headReady) await run.strategy.flush?.('window_full');
+      // A batching strategy is asked to move only when the oldest line still waits for it, and
+      // again while it does and the strategy settled something (never blocking on a batch it holds).
+      if (!window.headReady && (await run.strategy.flush?.('window_full')) === true) continue;
       await window.writeHead();
     }
     const before =

@@ -40,9 +40,11 @@ export interface StageStrategy {
   send(row: SendableRow, before: LedgerEntry | undefined): Promise<Settled>;
   /**
    * `window_full`: the stage waits for its oldest line; settle what holds it (or wait for it).
+   * Answers whether it waited for something it held: then the stage asks again while its oldest
+   * line still waits, since that line may wait on a batch behind the one it settled.
    * `stage_end`: no row follows; send everything held and let it all settle.
    */
-  flush?(reason: 'window_full' | 'stage_end'): Promise<void>;
+  flush?(reason: 'window_full' | 'stage_end'): Promise<boolean | void>;
   /**
    * A batching strategy: rows it may hold before they can settle. The stage's report window is at
    * least this large, and its rows do not take the run's in-flight slots (the strategy paces its
