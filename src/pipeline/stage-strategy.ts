@@ -44,7 +44,7 @@ export interface StageStrategy {
    * line still waits, since that line may wait on a batch behind the one it settled.
    * `stage_end`: no row follows; send everything held and let it all settle.
    */
-  flush?(reason: 'window_full' | 'stage_end'): Promise<boolean | void>;
+  flush?(reason: 'window_full' | 'stage_end'): Promise<boolean>;
   /**
    * A batching strategy: rows it may hold before they can settle. The stage's report window is at
    * least this large, and its rows do not take the run's in-flight slots (the strategy paces its
