@@ -125,22 +125,17 @@ export class BatchQueue {
    * Once every open batch that holds `key` has settled, or undefined when none does: a row with
    * that key sent per row must not reach the API before the import of an earlier row with it, or
    * the import would undo it. The chunk being filled (or the recorded chunk a resume is joining
-   * again) is closed first, unless `keepOpen`: a row whose key repeats in it waits for it to close
-   * as it would (full, the report window full, the next row that needs a new chunk, the stage's
-   * end), so that a key every few rows does not cut every chunk short, nor a resumed chunk in
-   * pieces each polled again.
+   * again) is not closed for it: the row waits for that chunk to close as it would (full, the
+   * report window full, the next row that needs a new chunk, the stage's end), so that a key
+   * every few rows does not cut every chunk short, nor a resumed chunk in pieces each polled again.
    */
-  settledWith(key: string, keepOpen = false): Promise<void> | undefined {
+  settledWith(key: string): Promise<void> | undefined {
     const holding = this.#open.filter((b) => keysOf(b).has(key));
     if (holding.length === 0) return undefined;
     const waits = holding.map((b) => {
-      const open = b === this.#filling || b === this.#resuming;
-      if (open && keepOpen) {
-        b.closed ??= signal();
-        return b.closed.promise.then(() => b.done);
-      }
-      if (open) this.close(b);
-      return b.done;
+      if (b !== this.#filling && b !== this.#resuming) return b.done;
+      b.closed ??= signal();
+      return b.closed.promise.then(() => b.done);
     });
     return Promise.all(waits).then(() => undefined);
   }

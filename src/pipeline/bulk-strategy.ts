@@ -127,8 +127,7 @@ function toChunk(chunking: Chunking, row: SendableRow, before: LedgerEntry | und
   // import cannot hold two rows of a key, so this row goes per row once that chunk's import has
   // settled, and the chunk goes on filling.
   const repeats = key !== undefined && chunking.queue.holdsOpen(key);
-  if (!line.ok || pending !== undefined || repeats)
-    return perRowInKeyOrder(chunking, row, before, key, pending, repeats);
+  if (!line.ok || pending !== undefined || repeats) return perRowInKeyOrder(chunking, row, before, key, pending);
   const batch = chunking.queue.batchFor(line.text);
   const answer = addRow(batch, row, key, line.text, before);
   if (batch.members.length >= deps.options.chunkRows) chunking.queue.close(batch);
@@ -148,11 +147,9 @@ function perRowInKeyOrder(
   before: LedgerEntry | undefined,
   key: string | undefined,
   pending: Promise<unknown> | undefined,
-  /** The key repeats in the chunk being filled or joined again: wait for it without cutting it short. */
-  repeats = false,
 ): Promise<Settled> {
   if (key === undefined) return chunking.sendPerRow(row, before);
-  const chunks = chunking.queue.settledWith(key, repeats);
+  const chunks = chunking.queue.settledWith(key);
   const answer =
     chunks === undefined && pending === undefined
       ? chunking.sendPerRow(row, before)
