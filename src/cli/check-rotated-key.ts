@@ -2,10 +2,8 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { ConfigError, HttpError } from '../errors.js';
 import { createTransport } from '../transport/index.js';
 import type { CliIo } from './command.js';
-import type { RunArgs } from './common-options.js';
-import type { LiveArgs } from './live-options.js';
+import { runLimits } from './run-limits.js';
 import { InterruptedWhileWaiting } from './take-state-lock.js';
-import { VERSION } from './version.js';
 
 /**
  * `--key-rotated` says the new key is this account's: before the run, its ledger or the sync state
@@ -17,20 +15,14 @@ import { VERSION } from './version.js';
  */
 export async function checkRotatedKey(
   target: { readonly baseUrl: URL; readonly apiKey: string },
-  args: Pick<LiveArgs, 'max-attempts' | 'max-pause' | 'request-timeout'> & Pick<RunArgs, 'rate'>,
+  args: Parameters<typeof runLimits>[0],
   io: Pick<CliIo, 'clock' | 'signal'>,
 ): Promise<void> {
   const transport = createTransport({
     baseUrl: target.baseUrl,
     apiKey: target.apiKey,
-    rate: args.rate,
     concurrency: 1,
-    maxAttempts: args['max-attempts'],
-    maxPauseMs: args['max-pause'] * 1000,
-    timeouts: { requestMs: args['request-timeout'] * 1000 },
-    ...(io.clock && { now: io.clock.now, sleep: io.clock.sleep }),
-    userAgent: `engage-import/${VERSION}`,
-    signal: io.signal,
+    ...runLimits(args, io),
   });
   try {
     await transport.getJson('events/');

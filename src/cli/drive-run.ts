@@ -14,8 +14,8 @@ import { routeOf, type LiveRunHooks } from './live-run-hooks.js';
 import { openRunSync, type RunSync, type RunSyncMode } from './live-sync.js';
 import { outputPath, protectedPaths } from './output-args.js';
 import { printSummary } from './print-summary.js';
+import { runLimits } from './run-limits.js';
 import { InterruptedWhileWaiting } from './take-state-lock.js';
-import { VERSION } from './version.js';
 
 /**
  * Drives one live run once its ledger is open: the sync state, the transport, the pipeline, the
@@ -107,15 +107,9 @@ async function driveWith(
   const transport = createTransport({
     baseUrl,
     apiKey,
-    rate: args.rate,
     concurrency: args.concurrency,
-    maxAttempts: args['max-attempts'],
     inDoubt,
-    maxPauseMs: args['max-pause'] * 1000,
-    timeouts: { requestMs: args['request-timeout'] * 1000 },
-    ...(io.clock && { now: io.clock.now, sleep: io.clock.sleep }),
-    userAgent: `engage-import/${VERSION}`,
-    signal: io.signal,
+    ...runLimits(args, io),
     // 429s are logged as they happen. A terminal shows progress bars instead (and the count
     // in the summary); a log file (cron) gets one line per pause.
     onEvent: (event) => {
