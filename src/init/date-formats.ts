@@ -17,14 +17,24 @@ const MONTH_FIRST = ['MM/dd/yyyy', 'M/d/yyyy', 'MM-dd-yyyy'];
 const YEAR_FIRST = ['yyyy/MM/dd', 'yyyyMMdd', 'yyyy.MM.dd'];
 const TIMES = [' HH:mm', ' HH:mm:ss', ' H:mm'];
 
-const spec = (type: 'date' | 'datetime', format?: string): ValueSpec => ({
-  type,
-  items: 'string',
-  separator: ',',
-  decimals: 2,
-  timezone: 'UTC',
-  ...(format !== undefined ? { format } : {}),
-});
+const specs = new Map<string, ValueSpec>();
+/** One spec object per type and format: `parseValue` builds a spec's converter (its zone, its parser) once per object. */
+const spec = (type: 'date' | 'datetime', format?: string): ValueSpec => {
+  const id = `${type} ${format ?? ''}`;
+  let made = specs.get(id);
+  if (made === undefined) {
+    made = {
+      type,
+      items: 'string',
+      separator: ',',
+      decimals: 2,
+      timezone: 'UTC',
+      ...(format !== undefined ? { format } : {}),
+    };
+    specs.set(id, made);
+  }
+  return made;
+};
 let tolerance = 0;
 /** Every value parses, or all but `tolerance` of them (a known field whose odd cells are the file's mistakes). */
 const allParse = (values: readonly string[], s: ValueSpec) => {

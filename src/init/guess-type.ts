@@ -20,9 +20,13 @@ export interface TypeGuess {
 }
 
 const base: Omit<ValueSpec, 'type'> = { items: 'string', separator: ',', decimals: 2, timezone: 'UTC' };
+/** Whether the type reads a value. The spec is made once: its converter is built once per spec object (`parseValue`). */
+const reads = (s: Partial<ValueSpec>): ((value: string) => boolean) => {
+  const spec = { ...base, type: 'string', ...s } as ValueSpec;
+  return (value) => parseValue(value, spec).ok;
+};
 /** Values the type reads. */
-const fitting = (values: readonly string[], s: Partial<ValueSpec>) =>
-  values.filter((v) => parseValue(v, { ...base, type: 'string', ...s } as ValueSpec).ok).length;
+const fitting = (values: readonly string[], s: Partial<ValueSpec>) => values.filter(reads(s)).length;
 /** `none of the 3 sampled values is one` (a decimal comma, say), or `not every sampled value is one`. */
 const someAre = (values: readonly string[], s: Partial<ValueSpec>) =>
   fitting(values, s) === 0 ? `none of the ${values.length} sampled values is one` : 'not every sampled value is one';
@@ -130,10 +134,9 @@ function guessScalar(values: readonly string[], expect: Expect | undefined): Typ
         // says where. Counted among the values read as ISO 8601 only (a misfit is not one of them).
         const spec = { type: date.withTime ? 'datetime' : 'date' } as const;
         const read = fitting(values, spec);
+        const readsIso = reads(spec);
         const local =
-          date.withTime && type !== 'date'
-            ? values.filter((v) => fitting([v], spec) === 1 && !ISO_OFFSET.test(v.trim())).length
-            : 0;
+          date.withTime && type !== 'date' ? values.filter((v) => readsIso(v) && !ISO_OFFSET.test(v.trim())).length : 0;
         const offsets =
           local === 0
             ? ''
