@@ -23,6 +23,10 @@ export interface TokenBucketOptions {
 
 export class TokenBucket {
   readonly #interval: number;
+  /** The limit's own spacing, `1000 / rate`: no two permissions are closer than this. */
+  readonly #minGap: number;
+  /** When the last permission was actually given (a caller may wake later than its slot). */
+  #lastGiven = Number.NEGATIVE_INFINITY;
   readonly #now: () => number;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
   /** Earliest time the next slot can be given. */
@@ -35,6 +39,7 @@ export class TokenBucket {
     const headroom = options.headroom ?? 0;
     if (!(headroom >= 0 && headroom < 1)) throw new RangeError(`headroom must be in [0, 1), got ${headroom}`);
     this.#interval = 1000 / (options.rate * (1 - headroom));
+    this.#minGap = 1000 / options.rate;
     this.#now = options.now;
     this.#sleep = options.sleep;
   }
@@ -53,11 +58,32 @@ export class TokenBucket {
       }
       const slot = Math.max(now, this.#next);
       this.#next = slot + this.#interval;
-      if (slot <= now) return true;
-      await this.#wait(slot - now, signal);
+      if (slot > now) {
+        await this.#wait(slot - now, signal);
+        if (signal.aborted) return false;
+        // A 429 may have paused the bucket while this caller slept: queue again behind the pause.
+        if (this.#now() < this.#pausedUntil) continue;
+      }
+      if (!(await this.#keepDistance(signal))) return false;
+      if (this.#now() < this.#pausedUntil) continue;
+      this.#lastGiven = this.#now();
+      return true;
+    }
+  }
+
+  /**
+   * Slots are kept on a schedule, but a caller whose timer fires late (a busy event loop, a loaded
+   * machine) sends later than its slot, and the next one, on time, would follow it closely: eleven
+   * requests could then fall within one second of the service's sliding window. So a permission
+   * also waits until the limit's own spacing has passed since the last one actually given. On an
+   * idle machine the headroom absorbs a timer's usual lateness and this never waits.
+   */
+  async #keepDistance(signal: AbortSignal): Promise<boolean> {
+    for (;;) {
+      const early = this.#lastGiven + this.#minGap - this.#now();
+      if (early <= 0) return true;
+      await this.#wait(early, signal);
       if (signal.aborted) return false;
-      // A 429 may have paused the bucket while this caller slept: queue again behind the pause.
-      if (this.#now() >= this.#pausedUntil) return true;
     }
   }
 

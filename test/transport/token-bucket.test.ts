@@ -73,3 +73,55 @@ describe('TokenBucket', () => {
     expect(() => new TokenBucket({ rate, now: () => 0, sleep: async () => undefined })).toThrow(RangeError);
   });
 });
+
+describe('TokenBucket, a caller that wakes late', () => {
+  /** A clock whose sleepers wake only when the test says, at the time it says (later than due, say). */
+  function lateClock() {
+    let t = 0;
+    let sleepers: { at: number; wake: () => void }[] = [];
+    return {
+      now: () => t,
+      sleep: (ms: number) => new Promise<void>((wake) => sleepers.push({ at: t + ms, wake })),
+      /** Sets the time to `at` and wakes every sleeper due by `due` (default: by `at`). */
+      async wakeAt(at: number, due = at) {
+        t = at;
+        const woken = sleepers.filter((s) => s.at <= due);
+        sleepers = sleepers.filter((s) => s.at > due);
+        for (const s of woken) s.wake();
+        for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
+      },
+    };
+  }
+
+  it('holds the next caller to the limit spacing after the late one, so no eleven requests share a second', async () => {
+    const clock = lateClock();
+    const bucket = new TokenBucket({ rate: 10, headroom: 0.03, now: clock.now, sleep: clock.sleep });
+    const granted: number[] = [];
+    const signal = new AbortController().signal;
+    const all = Promise.all(Array.from({ length: 3 }, () => bucket.take(signal).then(() => granted.push(clock.now()))));
+    await clock.wakeAt(0);
+    expect(granted).toEqual([0]);
+    // The second caller's slot (103 ms) comes while the event loop is busy: its timer fires at 150.
+    await clock.wakeAt(150, 103.1);
+    expect(granted).toEqual([0, 150]);
+    // The third caller's slot (206 ms) is only 56 ms after the second actually went: it waits for 250.
+    await clock.wakeAt(206.2);
+    expect(granted).toEqual([0, 150]);
+    await clock.wakeAt(250);
+    await all;
+    expect(granted).toEqual([0, 150, 250]);
+  });
+
+  it('does not wait on a timer that fires a little late, within the headroom', async () => {
+    const clock = lateClock();
+    const bucket = new TokenBucket({ rate: 10, headroom: 0.03, now: clock.now, sleep: clock.sleep });
+    const granted: number[] = [];
+    const signal = new AbortController().signal;
+    const all = Promise.all(Array.from({ length: 3 }, () => bucket.take(signal).then(() => granted.push(clock.now()))));
+    await clock.wakeAt(0);
+    await clock.wakeAt(104, 103.1);
+    await clock.wakeAt(207, 206.2);
+    await all;
+    expect(granted).toEqual([0, 104, 207]);
+  });
+});
