@@ -7,7 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runCli } from '../helpers/run-cli.js';
-import { exited, spawnCli } from '../helpers/spawn-cli.js';
+import { exited, spawnCli, spawnCliSync } from '../helpers/spawn-cli.js';
 import { tmpTree } from '../helpers/tmp.js';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -184,6 +184,20 @@ describe('a run refused by its input or output checks', () => {
     if (code === 'hung') child.kill('SIGKILL');
     expect(code).toBe(2);
   }, 20_000);
+
+  it('a usage error hides a key that a pipe given as the key file holds (/dev/stdin)', () => {
+    const out = tmpTree();
+    const key = 'Pk'.repeat(32);
+    // The key pasted where an option's value goes, and the pipe that holds it named as the key file.
+    const run = spawnCliSync(['import', 'job.yaml', '--api-key-file', '/dev/stdin', key], {
+      cwd: out,
+      input: `${key}\n`,
+      env: { ...process.env, ENGAGE_API_KEY: '' },
+    });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('Unknown argument: [redacted]');
+    expect(run.stderr).not.toContain(key);
+  });
 
   it('an input that is a pipe with no writer, or a link to /dev/zero, is refused at once, not read forever', async () => {
     sandbox = await startSandbox({ rate: 0 });

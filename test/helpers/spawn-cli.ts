@@ -2,7 +2,7 @@
  * The CLI in a child process of its own, from source through tsx, for the tests that kill it
  * mid-run (kill -9) and then resume: a crash must not take the test runner with it.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn, spawnSync, type ChildProcess, type SpawnSyncReturns } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -24,3 +24,20 @@ export function spawnCli(
 
 /** The child's exit code once it has exited (null when a signal ended it). */
 export const exited = (child: ChildProcess) => new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
+
+/**
+ * The CLI run to its end in a child process whose stdin is a shell pipe holding `input` (a FIFO,
+ * as `echo key | engage-import … --api-key-file /dev/stdin` gives; Node's own stdin pipe is a
+ * socket, which `/dev/stdin` cannot be opened on).
+ */
+export function spawnCliSync(
+  args: readonly string[],
+  options: { readonly cwd: string; readonly env: NodeJS.ProcessEnv; readonly input: string },
+): SpawnSyncReturns<string> {
+  const cli = [process.execPath, '--import', TSX, join(ROOT, 'src/cli/bin.ts'), ...args];
+  return spawnSync('sh', ['-c', 'printf %s "$CLI_INPUT" | "$@"', 'sh', ...cli], {
+    cwd: options.cwd,
+    env: { ...options.env, CLI_INPUT: options.input },
+    encoding: 'utf8',
+  });
+}
