@@ -7,7 +7,8 @@
  * rows it would send.
  * Rows a CSV cell cannot carry go per row in the live run; the estimate counts them as imported.
  * A row whose key is already in the chunk being filled goes per row too (`chunkRepeats`): those
- * are counted as per-row requests at the run's rate.
+ * are counted as per-row requests at the run's rate. A product's later rows are not sent at all
+ * (the first row creates it; the live run refuses the others without a request).
  */
 import type { ResolvedMapping, ResourceName } from '../config/mapping-schema.js';
 import type { FileSummary } from '../report/summary.js';
@@ -28,8 +29,11 @@ export function estimateBulk(
   summary: FileSummary,
   mapping: ResolvedMapping,
   options: BulkOptions | undefined,
-  /** Rows sent per row for a key that repeats in a chunk (`chunkRepeats`), and the run's requests per second. */
-  perRow: { readonly rows: number; readonly rate: number } = { rows: 0, rate: 10 },
+  /**
+   * Rows sent per row for a key that repeats in a chunk, rows not sent for a product an earlier
+   * row creates (`chunkRepeats`), and the run's requests per second.
+   */
+  perRow: { readonly rows: number; readonly notSent?: number; readonly rate: number } = { rows: 0, rate: 10 },
 ): void {
   const sent = summary.requests;
   const valid = Object.entries(summary.counts).reduce(
@@ -40,7 +44,8 @@ export function estimateBulk(
   // products, updates, which only the import makes. A plain preview knows of none (`valid`).
   const updates = Math.max(0, sent - summary.counts.new - summary.counts.valid);
   if (sent === 0 || bulkPlanOf(mapping, valid, options, updates) === undefined) return;
-  const rows = sent - perRow.rows;
+  const notSent = perRow.notSent ?? 0;
+  const rows = sent - perRow.rows - notSent;
   const chunk = options!.chunkRows;
   // Full chunks all cost the same: one replay for them, one for the last, shorter chunk.
   const full = Math.floor(rows / chunk);
@@ -55,6 +60,7 @@ export function estimateBulk(
     rows,
     imports,
     ...(perRow.rows > 0 && { perRow: perRow.rows }),
+    ...(notSent > 0 && { notSent }),
     estimate: { seconds: ms / 1000, rowsPerS: DOCUMENTED_IMPORT_ROWS_PER_S },
   };
 }
@@ -63,26 +69,37 @@ export function estimateBulk(
  * Counts, as a dry run reads a stage's rows to send, those the live import would send per row
  * because their key is already in the chunk being filled (`bulk-strategy.ts`): one import cannot
  * hold two rows of a key. The chunks are followed as they fill, `chunkRows` keys at most held.
+ * Products differ: the first row of a product creates it and the live run refuses its later rows
+ * without a request, whichever chunk they fall in (`bulk-duplicate-creates.ts`), so every product
+ * key of the stage is held and a repeat counts as not sent.
  */
 export function chunkRepeats(resource: ResourceName, chunkRows: number) {
+  const stageWide = resource === 'product';
   let keys = new Set<string>();
   let members = 0;
   let repeats = 0;
+  let notSent = 0;
   return {
     add(payload: Readonly<Record<string, unknown>>): void {
       const key = bulkRowKey(resource, payload);
       if (key !== undefined && keys.has(key)) {
-        repeats++;
+        if (stageWide) notSent++;
+        else repeats++;
         return;
       }
       if (key !== undefined) keys.add(key);
-      if (++members >= chunkRows) {
+      if (++members >= chunkRows && !stageWide) {
         keys = new Set();
         members = 0;
       }
     },
+    /** Rows sent per row: their key repeats in the chunk being filled. */
     get repeats(): number {
       return repeats;
+    },
+    /** Product rows not sent: an earlier row of the stage creates their product. */
+    get notSent(): number {
+      return notSent;
     },
   };
 }

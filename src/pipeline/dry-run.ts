@@ -23,11 +23,8 @@ import { noteRow } from './validation-pass.js';
 import { inDependencyOrder } from './stage-order.js';
 
 type ChunkRepeats = ReturnType<typeof chunkRepeats>;
-/**
- * The resources whose repeated keys a bulk stage sends per row (products' repeats are not sent:
- * the first row creates the product, a later one is refused without a request).
- */
-const BULK_RESOURCES: ReadonlySet<string> = new Set(['user', 'deal']);
+/** The resources whose repeated keys a bulk stage does not upload (`chunkRepeats`). */
+const BULK_RESOURCES: ReadonlySet<string> = new Set(['user', 'deal', 'product']);
 
 /** Valid rows classified per sync-state lookup in an incremental preview. */
 const CLASSIFY_BATCH = 512;
@@ -97,7 +94,11 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
           : undefined;
       const context = { parents, repeats };
       aborted = await readFile(opened, syncs[index], { report, rejects, payloads }, files, context, options);
-      estimateBulk(files.at(-1)!, opened.mapping, options.bulk, { rows: repeats?.repeats ?? 0, rate: options.rate });
+      estimateBulk(files.at(-1)!, opened.mapping, options.bulk, {
+        rows: repeats?.repeats ?? 0,
+        notSent: repeats?.notSent ?? 0,
+        rate: options.rate,
+      });
       if (aborted !== undefined) break;
     }
     completed = true;

@@ -75,9 +75,17 @@ describe('bulk imports: a key that repeats every few rows', () => {
       'job.yaml':
         'resource: product\nsource: { file: products.csv }\nkey: sku\nfields:\n  custom_id: { column: sku, required: true }\n  name: title\n',
     });
-    const r = await runCli(['validate', 'job.yaml', '--bulk', 'always', '--bulk-chunk-rows', '1000'], { cwd: dir });
-    expect(r.stderr).toMatch(/\(bulk: 1 import, \d+ requests/);
+    // Chunks of 10: the 10 products fill one; their 20 later rows go in none, whichever chunk they would fall in.
+    const r = await runCli(['validate', 'job.yaml', '--bulk', 'always', '--bulk-chunk-rows', '10'], { cwd: dir });
+    expect(r.stderr).toMatch(/\(bulk: 1 import; 20 rows not sent, an earlier row creates its product, \d+ requests/);
+    expect(r.stderr).toMatch(/bulk: 10 rows in 1 import/);
     expect(r.stderr).not.toContain('per row');
+    const live = await importOnNewSandbox(dir, ['--bulk', 'always', '--bulk-chunk-rows', '10'], {
+      opened: sandboxes,
+      report: 'live.csv',
+    });
+    expect(live.stderr).toContain('bulk: 10 of 30 rows in 1 import');
+    expect(requestPaths(live.sandbox).filter((p) => p === 'POST products/import/')).toHaveLength(1);
   });
 
   it('a resume that waits for the recorded import again polls it as one chunk, whatever repeats sit between its rows', async () => {
