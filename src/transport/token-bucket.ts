@@ -5,7 +5,9 @@
  * avoid bursts". A 429 pauses the whole bucket for the time the service asked, and
  * the slots after the pause are spread evenly again from its end.
  *
- * Reservations are synchronous, so any number of concurrent `take` calls is safe.
+ * Callers are let through one at a time, in the order they asked: one loop paces the queue, so a
+ * caller never overtakes another. A permission that comes late (a busy event loop, a loaded
+ * machine) restarts the schedule from when it was given, so the next one keeps its distance.
  */
 export interface TokenBucketOptions {
   /** Requests per second. */
@@ -21,17 +23,30 @@ export interface TokenBucketOptions {
   readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
+interface Waiter {
+  readonly signal: AbortSignal;
+  readonly resolve: (go: boolean) => void;
+  readonly onAbort: () => void;
+}
+
 export class TokenBucket {
   readonly #interval: number;
-  /** The limit's own spacing, `1000 / rate`: no two permissions are closer than this. */
-  readonly #minGap: number;
-  /** When the last permission was actually given (a caller may wake later than its slot). */
-  #lastGiven = Number.NEGATIVE_INFINITY;
+  /**
+   * How late a permission may be and the schedule still hold. The headroom leaves this much slack
+   * in any second (`rate` slots span `1000 / (1 - headroom)` ms); half of it absorbs a timer's
+   * usual lateness. Later than that, the schedule starts again from the permission's own time:
+   * kept, it would let the next caller follow closely, and eleven requests could fall within one
+   * second of the service's sliding window.
+   */
+  readonly #lateness: number;
   readonly #now: () => number;
   readonly #sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
-  /** Earliest time the next slot can be given. */
+  /** Earliest time the next permission can be given. */
   #next = Number.NEGATIVE_INFINITY;
   #pausedUntil = Number.NEGATIVE_INFINITY;
+  readonly #queue: Waiter[] = [];
+  /** Set while the pacing loop runs; aborted when every waiter has given up, so no timer outlives them. */
+  #pacing: AbortController | undefined;
 
   constructor(options: TokenBucketOptions) {
     if (!(options.rate > 0) || !Number.isFinite(options.rate))
@@ -39,52 +54,36 @@ export class TokenBucket {
     const headroom = options.headroom ?? 0;
     if (!(headroom >= 0 && headroom < 1)) throw new RangeError(`headroom must be in [0, 1), got ${headroom}`);
     this.#interval = 1000 / (options.rate * (1 - headroom));
-    this.#minGap = 1000 / options.rate;
+    this.#lateness = (1000 / (1 - headroom) - 1000) / 2;
     this.#now = options.now;
     this.#sleep = options.sleep;
   }
 
   /**
-   * Waits for this caller's slot. True when the caller may send now; false when `signal`
-   * aborted first (the slot is given up).
+   * Waits for this caller's turn. True when the caller may send now; false when `signal`
+   * aborted first (the turn is given up).
    */
-  async take(signal: AbortSignal): Promise<boolean> {
-    for (;;) {
-      if (signal.aborted) return false;
-      const now = this.#now();
-      if (now < this.#pausedUntil) {
-        await this.#wait(this.#pausedUntil - now, signal);
-        continue;
-      }
-      const slot = Math.max(now, this.#next);
-      this.#next = slot + this.#interval;
-      if (slot > now) {
-        await this.#wait(slot - now, signal);
-        if (signal.aborted) return false;
-        // A 429 may have paused the bucket while this caller slept: queue again behind the pause.
-        if (this.#now() < this.#pausedUntil) continue;
-      }
-      if (!(await this.#keepDistance(signal))) return false;
-      if (this.#now() < this.#pausedUntil) continue;
-      this.#lastGiven = this.#now();
-      return true;
+  take(signal: AbortSignal): Promise<boolean> {
+    if (signal.aborted) return Promise.resolve(false);
+    if (this.#queue.length === 0 && this.#now() >= this.#earliest()) {
+      this.#give(this.#now(), false);
+      return Promise.resolve(true);
     }
-  }
-
-  /**
-   * Slots are kept on a schedule, but a caller whose timer fires late (a busy event loop, a loaded
-   * machine) sends later than its slot, and the next one, on time, would follow it closely: eleven
-   * requests could then fall within one second of the service's sliding window. So a permission
-   * also waits until the limit's own spacing has passed since the last one actually given. On an
-   * idle machine the headroom absorbs a timer's usual lateness and this never waits.
-   */
-  async #keepDistance(signal: AbortSignal): Promise<boolean> {
-    for (;;) {
-      const early = this.#lastGiven + this.#minGap - this.#now();
-      if (early <= 0) return true;
-      await this.#wait(early, signal);
-      if (signal.aborted) return false;
-    }
+    return new Promise<boolean>((resolve) => {
+      const waiter: Waiter = {
+        signal,
+        resolve,
+        onAbort: () => {
+          this.#remove(waiter);
+          resolve(false);
+        },
+      };
+      signal.addEventListener('abort', waiter.onAbort, { once: true });
+      this.#queue.push(waiter);
+      // A loop told to stop (its waiters all gave up) may still be asleep in a sleep that ignores
+      // the signal: it ends when it wakes, and a new one paces this caller.
+      if (this.#pacing === undefined || this.#pacing.signal.aborted) void this.#pace();
+    });
   }
 
   /** Nobody sends before `until` (ms on the `now` clock); later pauses extend, never shorten. */
@@ -98,12 +97,54 @@ export class TokenBucket {
     return this.#now() < this.#pausedUntil ? this.#pausedUntil : undefined;
   }
 
+  #earliest(): number {
+    return Math.max(this.#next, this.#pausedUntil);
+  }
+
+  /** Lets the queue through, its first caller at each permission's time. */
+  async #pace(): Promise<void> {
+    const pacing = new AbortController();
+    this.#pacing = pacing;
+    try {
+      while (this.#queue.length > 0) {
+        const due = this.#earliest();
+        const wait = due - this.#now();
+        if (wait > 0) {
+          await this.#wait(wait, pacing.signal);
+          if (pacing.signal.aborted) return;
+          // A 429 may have paused the bucket meanwhile: look again.
+          if (this.#now() < this.#earliest()) continue;
+        }
+        const waiter = this.#queue.shift();
+        if (waiter === undefined) return;
+        waiter.signal.removeEventListener('abort', waiter.onAbort);
+        this.#give(wait > 0 ? due : this.#now(), true);
+        waiter.resolve(true);
+      }
+    } finally {
+      if (this.#pacing === pacing) this.#pacing = undefined;
+    }
+  }
+
+  /** A permission given now, for the slot `due`: the next one is an interval after the slot, or after now when this one came late. */
+  #give(due: number, scheduled: boolean): void {
+    const now = this.#now();
+    const from = scheduled && now - due <= this.#lateness ? due : now;
+    this.#next = from + this.#interval;
+  }
+
+  #remove(waiter: Waiter): void {
+    const at = this.#queue.indexOf(waiter);
+    if (at >= 0) this.#queue.splice(at, 1);
+    if (this.#queue.length === 0) this.#pacing?.abort();
+  }
+
   async #wait(ms: number, signal: AbortSignal): Promise<void> {
     if (signal.aborted) return;
     try {
       await this.#sleep(ms, signal);
     } catch (error) {
-      // An injected sleep may reject on abort; the caller checks the signal itself.
+      // An injected sleep may reject on abort; the loop checks the signal itself.
       if (!signal.aborted) throw error;
     }
   }

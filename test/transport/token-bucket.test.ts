@@ -93,7 +93,7 @@ describe('TokenBucket, a caller that wakes late', () => {
     };
   }
 
-  it('holds the next caller to the limit spacing after the late one, so no eleven requests share a second', async () => {
+  it('restarts the schedule from a permission that came late, so the next caller keeps its distance and no eleven requests share a second', async () => {
     const clock = lateClock();
     const bucket = new TokenBucket({ rate: 10, headroom: 0.03, now: clock.now, sleep: clock.sleep });
     const granted: number[] = [];
@@ -104,12 +104,13 @@ describe('TokenBucket, a caller that wakes late', () => {
     // The second caller's slot (103 ms) comes while the event loop is busy: its timer fires at 150.
     await clock.wakeAt(150, 103.1);
     expect(granted).toEqual([0, 150]);
-    // The third caller's slot (206 ms) is only 56 ms after the second actually went: it waits for 250.
+    // The third caller's slot would have been 206 ms, only 56 ms after the second actually went:
+    // it comes an interval after 150 instead.
     await clock.wakeAt(206.2);
     expect(granted).toEqual([0, 150]);
-    await clock.wakeAt(250);
+    await clock.wakeAt(253.1);
     await all;
-    expect(granted).toEqual([0, 150, 250]);
+    expect(granted).toEqual([0, 150, 253.1]);
   });
 
   it('does not wait on a timer that fires a little late, within the headroom', async () => {
@@ -123,5 +124,28 @@ describe('TokenBucket, a caller that wakes late', () => {
     await clock.wakeAt(207, 206.2);
     await all;
     expect(granted).toEqual([0, 104, 207]);
+  });
+});
+
+describe('TokenBucket, callers that give up', () => {
+  it('paces a caller that asks while the loop of callers who all gave up still sleeps', async () => {
+    // A sleep that ignores the signal: the loop wakes only when its time comes.
+    let t = 0;
+    const timers: { at: number; wake: () => void }[] = [];
+    const sleep = (ms: number) => new Promise<void>((wake) => timers.push({ at: t + ms, wake }));
+    const bucket = new TokenBucket({ rate: 10, now: () => t, sleep });
+    expect(await bucket.take(new AbortController().signal)).toBe(true);
+    const quitter = new AbortController();
+    const gaveUp = bucket.take(quitter.signal);
+    quitter.abort();
+    expect(await gaveUp).toBe(false);
+    const later = bucket.take(new AbortController().signal);
+    const fired = async (until: number) => {
+      t = until;
+      for (const timer of timers.splice(0).filter((x) => x.at <= until)) timer.wake();
+      for (let i = 0; i < 10; i++) await new Promise((r) => setImmediate(r));
+    };
+    await fired(100);
+    expect(await later).toBe(true);
   });
 });
