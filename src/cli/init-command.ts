@@ -1,25 +1,11 @@
 import { resolve } from 'node:path';
 import type { Argv } from 'yargs';
-import { RESOURCES, type ResourceName } from '../config/mapping-schema.js';
 import { DEFAULTS } from '../defaults.js';
-import { ConfigError } from '../errors.js';
 import { initMapping } from '../init/init-mapping.js';
 import { defineCommand, type CliIo, type OptionsOf } from './command.js';
 import { EXIT } from './exit-codes.js';
+import { RESOURCE_NAMES, resourceNamed } from './resource-names.js';
 import { wholeNumber } from './number-options.js';
-
-/** The names a user may give besides the resource's own: the plural words the README uses. */
-const ALIASES: Readonly<Record<string, ResourceName>> = {
-  contacts: 'user',
-  contact: 'user',
-  users: 'user',
-  products: 'product',
-  deals: 'deal',
-  events: 'event',
-  'product-events': 'product-event',
-  'webpush-campaigns': 'webpush-campaign',
-  webpush: 'webpush-campaign',
-};
 
 const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`;
 
@@ -29,7 +15,7 @@ function initOptions(y: Argv) {
     .option('resource', {
       type: 'string',
       demandOption: true,
-      choices: [...RESOURCES, ...Object.keys(ALIASES)],
+      choices: RESOURCE_NAMES,
       describe: 'Where the rows go: product, user (contacts), deal, event, product-event, webpush-campaign',
     })
     .option('out', { type: 'string', default: DEFAULTS.initOut, describe: 'The mapping file to write' })
@@ -51,13 +37,6 @@ function initOptions(y: Argv) {
 }
 
 type InitArgs = OptionsOf<typeof initOptions>;
-
-/** The resource named by `--resource`: its own name or one of the plural words (yargs has checked it is one). */
-function resourceNamed(name: string): ResourceName {
-  const resource = ALIASES[name] ?? RESOURCES.find((r) => r === name);
-  if (resource === undefined) throw new ConfigError('USAGE', `--resource ${name} is not a resource`);
-  return resource;
-}
 
 export const initCommand = defineCommand({
   command: 'init <csv>',

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { readableStateDir } from './output-args.js';
 import type { Argv } from 'yargs';
-import { RESOURCES } from '../config/mapping-schema.js';
+import type { ResourceName } from '../config/mapping-schema.js';
 import { DEFAULTS } from '../defaults.js';
 import { ConfigError, SyncError } from '../errors.js';
 import { acquireLock } from '../ledger/lock.js';
@@ -13,6 +13,7 @@ import { catchUpWithRuns, openExisting } from './open-sync-state.js';
 import { runStateExport } from './state-export.js';
 import { runStateImport } from './state-import.js';
 import { formatShow } from './state-show.js';
+import { RESOURCE_NAMES, resourceNamed } from './resource-names.js';
 
 const ACTIONS = ['show', 'forget', 'export', 'import'] as const;
 
@@ -34,7 +35,7 @@ function stateOptions(y: Argv) {
       type: 'string',
       describe: `Where run ledgers and sync states are kept (default: ${DEFAULTS.stateDir} beside the job file, as runs keep it; without --job, in the current folder)`,
     })
-    .option('resource', { choices: RESOURCES, describe: 'forget: the resource to forget' })
+    .option('resource', { choices: RESOURCE_NAMES, describe: 'forget: the resource to forget' })
     .option('key', {
       type: 'string',
       describe:
@@ -111,13 +112,9 @@ async function runState(args: StateArgs, io: CliIo): Promise<number> {
         // What runs committed and the state has not applied yet goes in first: applied after the
         // forget, it would bring the forgotten rows back.
         catchUpWithRuns(state, stateDir, io.cwd);
-        const n = state.forget(args.resource!, args.key);
-        const what = args.key === undefined ? `every ${args.resource} row` : `${args.resource} ${args.key}`;
-        io.stderr.write(
-          n === 0
-            ? `The sync state holds nothing for ${what}; nothing changed.\n`
-            : `Forgot ${what} (${n.toLocaleString('en-US')} row${n === 1 ? '' : 's'}): the next incremental run sends ${n === 1 ? 'it' : 'them'} again.\n`,
-        );
+        const resource = resourceNamed(args.resource!);
+        const n = state.forget(resource, args.key);
+        io.stderr.write(forgotten(resource, args.key, n));
       } finally {
         state.close();
       }
@@ -173,4 +170,26 @@ function findStateFile(stateDir: string, job: string | undefined, show: (p: stri
     'USAGE',
     `${show(stateDir)} holds the sync states of ${all.length} jobs (${all.map(show).join(', ')}); name one with --job`,
   );
+}
+
+/**
+ * What `state forget` did, and what the next run will make of it: a product the account has
+ * already is refused as existing by a per-row create, and an event is not found by the key the
+ * report shows.
+ */
+function forgotten(resource: ResourceName, key: string | undefined, n: number): string {
+  const what = key === undefined ? `every ${resource} row` : `${resource} ${key}`;
+  if (n === 0) {
+    const byIdentity =
+      key !== undefined && (resource === 'event' || resource === 'product-event') && !/^[0-9a-f]{64}$/i.test(key)
+        ? ` Events are kept by their identity, a hash (the "identity" of their lines in state export), not by the report's key: give that hash, or forget every ${resource} row.`
+        : '';
+    return `The sync state holds nothing for ${what}; nothing changed.${byIdentity}\n`;
+  }
+  const them = n === 1 ? 'it' : 'them';
+  const products =
+    resource === 'product'
+      ? ` A product the account has already is refused as existing by a per-row create (POST products/ only creates): send ${them} by bulk import (--bulk always, or bulk: true in the mapping), which updates a product by its custom_id.`
+      : '';
+  return `Forgot ${what} (${n.toLocaleString('en-US')} row${n === 1 ? '' : 's'}): the next incremental run sends ${them} again.${products}\n`;
 }

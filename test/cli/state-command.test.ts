@@ -86,6 +86,30 @@ describe('engage-import state', () => {
     expect((await runCli(['state', 'show'], { cwd: dir })).stdout).not.toContain('event ');
   });
 
+  it('forget takes the plural names, and says what the next run makes of a forgotten product or an event named by its report key', async () => {
+    const { dir, job, stateFile } = project();
+    const state = SyncState.open(stateFile, job, { mode: 'write' })!;
+    state.apply(
+      fakeFeed('20261123T030000Z-0002', [
+        { resource: 'product', kind: 'entity', key: 'custom_id=P-1', hash: hex('4') },
+      ]),
+    );
+    state.close();
+    let r = await runCli(['state', 'forget', '--resource', 'contacts', '--key', 'C-2'], { cwd: dir });
+    expect([r.code, r.stderr]).toEqual([0, 'Forgot user C-2 (1 row): the next incremental run sends it again.\n']);
+    r = await runCli(['state', 'forget', '--resource', 'products'], { cwd: dir });
+    expect(r.stderr).toBe(
+      'Forgot every product row (1 row): the next incremental run sends it again. A product the account has already is refused as existing by a per-row create (POST products/ only creates): send it by bulk import (--bulk always, or bulk: true in the mapping), which updates a product by its custom_id.\n',
+    );
+    r = await runCli(['state', 'forget', '--resource', 'events', '--key', 'EV-0001'], { cwd: dir });
+    expect([r.code, r.stderr]).toEqual([
+      0,
+      'The sync state holds nothing for event EV-0001; nothing changed. Events are kept by their identity, a hash (the "identity" of their lines in state export), not by the report\'s key: give that hash, or forget every event row.\n',
+    ]);
+    r = await runCli(['state', 'forget', '--resource', 'event', '--key', hex('e')], { cwd: dir });
+    expect(r.stderr).toBe(`Forgot event ${hex('e')} (1 row): the next incremental run sends it again.\n`);
+  });
+
   it('forget needs --resource, and refuses while a run holds the state directory', async () => {
     const { dir } = project();
     expect((await runCli(['state', 'forget'], { cwd: dir })).code).toBe(2);
