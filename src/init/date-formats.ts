@@ -43,6 +43,10 @@ const allParse = (values: readonly string[], s: ValueSpec) => {
   return bad < values.length;
 };
 
+/** How many values a format reads. */
+const readCount = (values: readonly string[], { format, withTime }: { format: string; withTime: boolean }) =>
+  values.filter((v) => parseValue(v, spec(withTime ? 'datetime' : 'date', format)).ok).length;
+
 /** The first format of the list that reads every value, dates alone first, then with a time. */
 function firstFitting(
   values: readonly string[],
@@ -71,6 +75,10 @@ export function guessDateFormat(values: readonly string[], misfits = 0): DateGue
   const dayFirst = firstFitting(values, DAY_FIRST);
   const monthFirst = firstFitting(values, MONTH_FIRST);
   if (dayFirst !== undefined && monthFirst !== undefined) {
+    // Both fit within the misfits allowed, but a value one order cannot read (13/05/2026) settles it.
+    const days = readCount(values, dayFirst);
+    const months = readCount(values, monthFirst);
+    if (days !== months) return { kind: 'format', ...(days > months ? dayFirst : monthFirst) };
     const type = dayFirst.withTime ? 'datetime' : 'date';
     const example =
       values.find(

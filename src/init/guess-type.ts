@@ -153,7 +153,7 @@ function guessScalar(values: readonly string[], expect: Expect | undefined): Typ
       }
       return {
         options: { type, format: date.formats[0] },
-        why: `${all} read as ${date.formats[0]} and as ${date.formats[1]}`,
+        why: `${share(values, { type: date.withTime ? 'datetime' : 'date', format: date.formats[0] })} read as ${date.formats[0]} and as ${date.formats[1]}`,
         undecided: `ambiguous dates: "${date.example}" is ${date.readings[0]} as ${date.formats[0]} (day first) or ${date.readings[1]} as ${date.formats[1]} (month first); keep the right format and uncomment`,
       };
     }

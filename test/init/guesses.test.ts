@@ -106,6 +106,14 @@ describe('guessType', () => {
     ).toBe('19/20 sampled values are ISO 8601 date-times');
   });
 
+  it('a value only one order reads settles a known date field, though the other order is within its misfits', () => {
+    // Three values allow one misfit: MM/dd/yyyy reads two of them, dd/MM/yyyy all three.
+    const guess = guessType(['03/04/2026', '04/05/2026', '13/05/2026'], 'date');
+    expect(guess.undecided).toBeUndefined();
+    expect(guess.options).toEqual({ type: 'date', format: 'dd/MM/yyyy' });
+    expect(guess.why).toBe('3/3 sampled values are dates in the format dd/MM/yyyy');
+  });
+
   it('ambiguous day/month names both readings and is left undecided', () => {
     const guess = guessType(['03/04/2026', '05/06/2026'], 'date');
     expect(guess.undecided).toBe(
