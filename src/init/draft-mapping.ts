@@ -47,7 +47,10 @@ function describeMatch(m: ColumnMatch): string {
  * The key column: the column of the resource's identifying field, else the first column whose
  * sampled values are all present and distinct (an export's row id), else the first column.
  */
-function chooseKey(sample: Sample, matches: readonly ColumnMatch[]): { key: string; why: string } {
+function chooseKey(
+  sample: Sample,
+  matches: readonly ColumnMatch[],
+): { key: string; why: string; distinct?: true } {
   const identifying = matches.find(
     (m) => m.field.required && (m.field.target === 'custom_id' || m.field.target === 'id'),
   );
@@ -62,6 +65,7 @@ function chooseKey(sample: Sample, matches: readonly ColumnMatch[]): { key: stri
       return {
         key: column,
         why: `key: ${JSON.stringify(column)}, the first column whose sampled values are all present and distinct`,
+        distinct: true,
       };
     }
   }
@@ -125,13 +129,35 @@ export function draftMapping(sample: Sample, resource: ResourceName, sourceFile:
     };
   });
   const missing = targets.fields.filter((f) => f.required && !matches.some((m) => m.field === f));
-  for (const f of missing)
-    notes.push(`no column matched ${f.target}, which the API requires: add it under fields, or every row fails`);
+  // A required identifier no column is named after (`Kundennummer` for custom_id): the key column,
+  // present and distinct on every sampled row, is the likely one. Proposed, not decided: sent as
+  // the identifier, the wrong column would key every record by it.
+  const proposed = missing.find((f) => (f.target === 'custom_id' || f.target === 'id') && key.distinct === true);
+  for (const f of missing) {
+    if (f === proposed) {
+      notes.push(
+        `no column is named after ${f.target}, which the API requires: the key column ${JSON.stringify(key.key)} is proposed for it below (uncomment it if it holds the ID), or every row fails`,
+      );
+      const guess = guessType(cellsOf(sample, key.key), f.expect);
+      fields.push({
+        target: f.target,
+        column: key.key,
+        options: guess.options,
+        required: true,
+        why: [
+          `column ${JSON.stringify(key.key)}: a value on every sampled row, each distinct; ${guess.why}`,
+          `TO DECIDE: is ${JSON.stringify(key.key)} the ${f.target} of each record? If so, uncomment`,
+        ],
+        commentedOut: true,
+      });
+    } else notes.push(`no column matched ${f.target}, which the API requires: add it under fields, or every row fails`);
+  }
 
   const leftovers: DraftField[] = [];
   let leftoverTitle = '';
   const taken = new Set(fields.map((f) => f.target));
   for (const column of unmatched) {
+    if (proposed !== undefined && column === key.key) continue;
     const guess = guessType(cellsOf(sample, column), undefined);
     let target = attributeName(column);
     if (targets.leftovers === 'data') target = `data.${target}`;

@@ -97,6 +97,27 @@ describe('init on generated files', () => {
     });
   });
 
+  it('a required identifier no column is named after: the key column is proposed for it, left to decide', async () => {
+    const cwd = tmp({
+      'kunden.csv': 'Kundennummer;E-Mail;Stadt\nK-1;a@example.com;Berlin\nK-2;b@example.com;Bonn\n',
+    });
+    const { mapping, summary } = await initThenValidate(cwd, 'kunden.csv', 'contacts');
+    expect(mapping).toContain('key: Kundennummer');
+    expect(mapping).toContain(
+      'no column is named after custom_id, which the API requires: the key column "Kundennummer" is proposed for it below (uncomment it if it holds the ID), or every row fails',
+    );
+    expect(mapping).toMatch(
+      /# TO DECIDE: is "Kundennummer" the custom_id of each record\? If so, uncomment\n {2}# custom_id: \{ column: Kundennummer, required: true \}\n/,
+    );
+    // Not offered a second time as a custom attribute.
+    expect(mapping).not.toContain('# kundennummer: Kundennummer');
+    expect(summary.totals.invalid).toBe(2);
+    // Uncommented, the mapping sends it.
+    writeFileSync(join(cwd, 'mapping.yaml'), mapping.replace('  # custom_id: {', '  custom_id: {'));
+    const again = await runCli(['validate', 'mapping.yaml', '--quiet', '--report', 'report.csv'], { cwd });
+    expect(again.code, again.stderr).toBe(0);
+  });
+
   it('a delimiter named by a sep= line says so, not that it was found in the header', async () => {
     const cwd = tmp({ 'crm.csv': 'sep=;\nCustomer ID;Note, with commas, three\nC1;a, b, c\n' });
     const { mapping, code } = await initThenValidate(cwd, 'crm.csv', 'contacts');
