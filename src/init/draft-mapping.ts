@@ -45,14 +45,18 @@ function describeMatch(m: ColumnMatch): string {
 
 /**
  * The key column: the column of the resource's identifying field, else the first column whose
- * sampled values are all present and distinct (an export's row id), else the first column.
+ * sampled values are all present and distinct (an export's row id), else the first column. An
+ * event has no identifying field: a product event's custom_id names its product, which many
+ * events share, so its key is looked for among the distinct columns.
  */
 function chooseKey(
   sample: Sample,
   matches: readonly ColumnMatch[],
+  resource: ResourceName,
 ): { key: string; why: string; distinct?: true } {
+  const events = resource === 'event' || resource === 'product-event';
   const identifying = matches.find(
-    (m) => m.field.required && (m.field.target === 'custom_id' || m.field.target === 'id'),
+    (m) => !events && m.field.required && (m.field.target === 'custom_id' || m.field.target === 'id'),
   );
   if (identifying !== undefined)
     return {
@@ -107,7 +111,7 @@ function attributeName(column: string): string {
 export function draftMapping(sample: Sample, resource: ResourceName, sourceFile: string): Draft {
   const targets = TARGETS[resource];
   const { matches, unmatched } = matchColumns(sample.header, targets.fields);
-  const key = chooseKey(sample, matches);
+  const key = chooseKey(sample, matches, resource);
   const notes = [key.why];
   let operation: Operation | undefined;
   if (resource === 'deal') {

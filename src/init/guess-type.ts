@@ -76,7 +76,7 @@ export function guessType(values: readonly string[], expect: Expect | undefined)
     }
     case 'json':
       return fits(values, { type: 'json' })
-        ? { options: { type: 'json' }, why: `${all} are JSON` }
+        ? { options: { type: 'json' }, why: `${share(values, { type: 'json' })} are JSON` }
         : { options: {}, why: 'not all values are JSON: left as text' };
     case 'list':
     case 'integer-list':
@@ -173,6 +173,9 @@ function guessScalar(values: readonly string[], expect: Expect | undefined): Typ
   if (integers) return { options: { type: 'integer' }, why: `${all} are integers` };
   if (fits(values, { type: 'number' }))
     return { options: { type: 'number' }, why: `${all} are numbers with a decimal point` };
+  // A column of JSON objects (`{"session":"s-7f3a"}`): sent as the object it writes, not as its text.
+  if (expect === undefined && fits(values, { type: 'json' }))
+    return { options: { type: 'json' }, why: `${all} are JSON objects` };
   if (values.every((v) => /^(true|false|yes|no)$/i.test(v)))
     return { options: { type: 'boolean' }, why: `${all} are true/false or yes/no` };
   const list = listSeparator(values);

@@ -165,6 +165,8 @@ export const TARGETS: Readonly<Record<ResourceName, ResourceTargets>> = {
         required: true,
         synonyms: ['occurred_at', 'time', 'date', 'datetime', 'created_at', 'event_time', 'ts'],
       },
+      // docs/api-contract.md R-PEVT-3: a client-defined JSON object, unique per occurrence.
+      { target: 'data.custom_data', expect: 'json', synonyms: ['custom_data', 'custom'] },
     ],
   },
   'webpush-campaign': {

@@ -118,6 +118,28 @@ describe('init on generated files', () => {
     expect(again.code, again.stderr).toBe(0);
   });
 
+  it('product events: the key is the distinct hit id, not the product (which events share); JSON cells are sent as JSON', async () => {
+    const cwd = tmp();
+    const { mapping, payloads } = await initThenValidate(cwd, join(SAMPLES, 'product-events.csv'), 'product-event');
+    expect(mapping).toContain(
+      '# key: "hit_id", the first column whose sampled values are all present and distinct\nkey: hit_id\n',
+    );
+    expect(mapping).toContain(
+      '  # matched "custom_data" by synonym ("custom_data"); 15/16 sampled values are JSON\n  data.custom_data: { column: custom_data, type: json }\n',
+    );
+    expect(payloads[0].data.custom_data).toEqual({ session: 's-7f3a', referrer: 'newsletter' });
+  });
+
+  it('a custom column of JSON objects is sent as JSON', async () => {
+    const cwd = tmp({
+      'events.csv':
+        'event_id,customer_id,event,context\nE1,C1,Signed Up,"{""plan"":""pro""}"\nE2,C2,Signed Up,"{""seats"":[1,2]}"\n',
+    });
+    const { mapping, payloads } = await initThenValidate(cwd, 'events.csv', 'event');
+    expect(mapping).toContain('  # column "context": 2/2 sampled values are JSON objects\n');
+    expect(payloads.map((p) => p.data.context)).toEqual([{ plan: 'pro' }, { seats: [1, 2] }]);
+  });
+
   it('a delimiter named by a sep= line says so, not that it was found in the header', async () => {
     const cwd = tmp({ 'crm.csv': 'sep=;\nCustomer ID;Note, with commas, three\nC1;a, b, c\n' });
     const { mapping, code } = await initThenValidate(cwd, 'crm.csv', 'contacts');
