@@ -139,6 +139,7 @@ async function runState(args: StateArgs, io: CliIo): Promise<number> {
       bytes: state.size(),
       resources: counts,
       lastRun: last ?? null,
+      latestRun: state.latestRun() ?? null,
     };
     if (args.json) io.stdout.write(`${JSON.stringify(summary, null, 2)}\n`);
     else io.stdout.write(formatShow(summary, show));

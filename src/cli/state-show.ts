@@ -8,6 +8,8 @@ export function formatShow(
     bytes: number;
     resources: readonly { resource: string; kind: string; count: number; inDoubt?: number }[];
     lastRun: { runId: string; at: string } | null;
+    /** The latest run applied, which may have accepted nothing (every row unchanged). */
+    latestRun: string | null;
   },
   show: (p: string) => string,
 ): string {
@@ -17,10 +19,15 @@ export function formatShow(
     lines.push(
       `  ${r.resource.padEnd(16)}  ${n(r.count).padStart(12)} ${r.kind === 'entity' ? 'keys' : 'events'}${r.inDoubt === undefined ? '' : `, ${n(r.inDoubt)} in doubt`}`,
     );
-  lines.push(
-    s.lastRun === null ? 'Last run: none applied' : `Last run: ${s.lastRun.runId} (last accepted row ${s.lastRun.at})`,
-  );
+  lines.push(lastRunLine(s.lastRun, s.latestRun));
   return `${lines.join('\n')}\n`;
+}
+
+/** A night that accepted nothing (every row unchanged) is a run all the same: a cron job that stopped looks different. */
+function lastRunLine(last: { runId: string; at: string } | null, latest: string | null): string {
+  if (last === null) return latest === null ? 'Last run: none applied' : `Last run: ${latest}, which accepted no row`;
+  if (latest === null || latest <= last.runId) return `Last run: ${last.runId} (last accepted row ${last.at})`;
+  return `Last run: ${latest}, which accepted no row; last accepted row ${last.at}, by run ${last.runId}`;
 }
 
 function formatBytes(bytes: number): string {

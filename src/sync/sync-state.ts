@@ -264,6 +264,17 @@ export class SyncState {
     return runId === undefined || at === undefined ? undefined : { runId, at };
   }
 
+  /**
+   * The latest run whose ledger was applied, accepted rows or not (a night when every row was
+   * unchanged is applied too): run ids begin with their UTC start time, so the greatest is the latest.
+   */
+  latestRun(): string | undefined {
+    return guardState(this.place, () => {
+      const row = this.#db.prepare(`SELECT max(run_id) AS run FROM applied`).get() as { run: string | null };
+      return row.run ?? undefined;
+    });
+  }
+
   /** Bytes on disk: the file and its write-ahead log. */
   size(): number {
     const sizeOf = (f: string) => (existsSync(f) ? statSync(f).size : 0);

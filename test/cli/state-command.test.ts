@@ -59,6 +59,22 @@ describe('engage-import state', () => {
     expect(json.lastRun.runId).toBe('20261123T020000Z-0001');
   });
 
+  it('show: a later run that accepted no row (every row unchanged) is the last run, and the last accepted row is named apart', async () => {
+    const { dir, job, stateFile } = project();
+    const state = SyncState.open(stateFile, job, { mode: 'write' })!;
+    state.apply(fakeFeed('20261124T020000Z-0002', []));
+    state.close();
+    const r = await runCli(['state', 'show'], { cwd: dir });
+    expect(r.stdout).toContain(
+      'Last run: 20261124T020000Z-0002, which accepted no row; last accepted row 2026-11-23T02:03:04.000Z, by run 20261123T020000Z-0001\n',
+    );
+    const json = JSON.parse((await runCli(['state', 'show', '--json'], { cwd: dir })).stdout) as {
+      latestRun: string;
+      lastRun: { runId: string };
+    };
+    expect([json.latestRun, json.lastRun.runId]).toEqual(['20261124T020000Z-0002', '20261123T020000Z-0001']);
+  });
+
   it('show: events in doubt are counted apart from the events accepted', async () => {
     const { dir, job, stateFile } = project();
     const state = SyncState.open(stateFile, job, { mode: 'write' })!;
