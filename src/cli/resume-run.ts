@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { loadJob } from '../config/load-job.js';
+import { DEFAULTS } from '../defaults.js';
 import { LedgerError } from '../errors.js';
 import { findLatestRun, findUnfinishedRun, openForResume, readRun, type OpenLedger } from '../ledger/index.js';
 import { displayPath } from '../text/display-path.js';
@@ -44,7 +45,7 @@ export async function resumeRun(setup: LiveSetup, jobArg: string | undefined): P
       'RESUME_REFUSED',
       jobFile !== undefined
         ? `no run of ${displayPath(jobFile, io.cwd)} to resume in ${where}`
-        : `no run to resume in ${where}`,
+        : `no run to resume in ${where}: a run keeps its ledger in ${DEFAULTS.stateDir} beside its job file (or in the --state-dir it was given): name that folder with --state-dir, or the job with engage-import import JOB --resume`,
     );
   }
   io.onRunFolder?.(setup.resumeOf(run.runDir));

@@ -239,14 +239,17 @@ describe('interrupt and resume', () => {
     ]);
   });
 
-  it('says so when there is nothing to resume', async () => {
+  it('says so when there is nothing to resume, and where runs are kept', async () => {
     const dir = eventsJob(1);
-    const r = await runCli(['resume'], {
-      cwd: dir,
-      env: { ENGAGE_API_KEY: 'k', ENGAGE_BASE_URL: 'http://127.0.0.1:9/api/public/' },
-    });
+    const env = { ENGAGE_API_KEY: 'k', ENGAGE_BASE_URL: 'http://127.0.0.1:9/api/public/' };
+    const r = await runCli(['resume'], { cwd: dir, env });
     expect(r.code).toBe(2);
-    expect(r.stderr).toBe('engage-import: no run to resume in .engage-import\n');
+    expect(r.stderr).toBe(
+      'engage-import: no run to resume in .engage-import: a run keeps its ledger in .engage-import beside its job file (or in the --state-dir it was given): name that folder with --state-dir, or the job with engage-import import JOB --resume\n',
+    );
+    // As it says: the job named finds its folder (here, nothing to resume there either, named as such).
+    const named = await runCli(['import', 'job.yaml', '--resume'], { cwd: dir, env });
+    expect(named.stderr).toContain('no run of job.yaml to resume in .engage-import');
   });
 });
 
