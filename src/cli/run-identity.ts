@@ -2,6 +2,7 @@ import { createHmac } from 'node:crypto';
 import { jobDigest, mappingDigest } from '../config/config-digest.js';
 import type { LoadedJob } from '../config/load-job.js';
 import { hashFile, type RunIdentity } from '../ledger/index.js';
+import { withMappingNamed } from '../source/input-of-mapping.js';
 
 /**
  * Options that change what is sent, or in which request: a resume with other values would not
@@ -50,7 +51,12 @@ export async function runIdentity(job: LoadedJob, options: PayloadOptions, targe
     sha256: mappingDigest(m),
   }));
   const inputs = await Promise.all(
-    job.mappings.map(async (m) => ({ path: m.source.path, ...(await hashFile(m.source.path)) })),
+    job.mappings.map(async (m) => ({
+      path: m.source.path,
+      ...(await hashFile(m.source.path).catch((error: unknown) => {
+        throw withMappingNamed(error, m);
+      })),
+    })),
   );
   return {
     job: { path: job.file, sha256: jobDigest(job) },

@@ -132,7 +132,12 @@ export function resolveMapping(doc: ConfigDocument, overrides: MappingOverrides 
     mappingFile: doc.path,
     resource: file.resource,
     operation: file.operation,
-    source: { path: source, delimiter: file.source.delimiter ?? ',', encoding },
+    source: {
+      path: source,
+      delimiter: file.source.delimiter ?? ',',
+      encoding,
+      ...(overrides.input !== undefined && { fromCommandLine: true as const }),
+    },
     key: typeof file.key === 'string' ? [file.key] : file.key,
     fields,
     ...(file.order !== undefined ? { order: file.order } : {}),

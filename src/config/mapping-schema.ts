@@ -146,7 +146,13 @@ export interface ResolvedMapping extends MappingFields {
   readonly resource: ResourceName;
   /** Deal operation; `undefined` for other resources. */
   readonly operation: Operation | undefined;
-  readonly source: { readonly path: string; readonly delimiter: Delimiter; readonly encoding: string };
+  readonly source: {
+    readonly path: string;
+    readonly delimiter: Delimiter;
+    readonly encoding: string;
+    /** The path came from `--input`, not from the mapping's `source.file`. */
+    readonly fromCommandLine?: true;
+  };
   /** `timestamp`: valid rows are sent sorted by timestamp (product events). Absent: file order. */
   readonly order?: 'timestamp' | undefined;
   /** Events only: source columns that identify an event across runs (incremental sync); absent: the request itself. */

@@ -2,6 +2,7 @@ import { checkHeader } from '../config/load-mapping.js';
 import type { ResolvedMapping } from '../config/mapping-schema.js';
 import { compileMapping } from '../mapping/map-row.js';
 import { openCsv, type CsvSource } from '../source/csv-source.js';
+import { withMappingNamed } from '../source/input-of-mapping.js';
 
 export interface OpenedSource {
   readonly mapping: ResolvedMapping;
@@ -22,6 +23,8 @@ export async function openSources(mappings: readonly ResolvedMapping[]): Promise
         path: mapping.source.path,
         delimiter: mapping.source.delimiter,
         encoding: mapping.source.encoding,
+      }).catch((error: unknown) => {
+        throw withMappingNamed(error, mapping);
       });
       opened.push({ mapping, source });
       checkHeader(mapping, source.header);

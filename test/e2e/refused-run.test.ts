@@ -173,6 +173,26 @@ describe('a run refused by its input or output checks', () => {
     expect(String(received[0]!['text'])).toMatch(/^engage-import: refused \(exit 2\): no run to resume in /);
   });
 
+  it('a missing input is named with the mapping whose source.file points at it, by validate and import alike', async () => {
+    const dir = tmpTree({
+      'job.yaml': 'mappings: [m/contacts.yaml, m/events.yaml]\n',
+      'm/contacts.yaml':
+        'resource: user\nsource: { file: ../contacts.csv }\nkey: id\nfields: { custom_id: { column: id, required: true } }\n',
+      'contacts.csv': 'id\nC1\n',
+      'm/events.yaml':
+        'resource: event\nsource: { file: ../events.csv }\nkey: id\nfields: { user_custom_id: user, name: event }\n',
+    });
+    const env = { ENGAGE_API_KEY: 'k'.repeat(64), ENGAGE_BASE_URL: 'http://127.0.0.1:9/api/public/' };
+    for (const command of ['validate', 'import']) {
+      const r = await runCli([command, 'job.yaml'], { cwd: dir, env });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toContain(`events.csv: file not found (source.file of ${join(dir, 'm/events.yaml')})`);
+    }
+    // A path given with --input is the user's own: the mapping is not blamed for it.
+    const given = await runCli(['validate', 'm/events.yaml', '--input', 'gone.csv'], { cwd: dir, env });
+    expect(given.stderr).toContain('gone.csv: file not found\n');
+  });
+
   it('a usage error with a pipe named as the key file ends at once: the pipe is not read to find secrets to hide', async () => {
     const out = tmpTree();
     execFileSync('mkfifo', [join(out, 'key.fifo')]);
