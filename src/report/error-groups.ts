@@ -158,8 +158,13 @@ export class ErrorGroups {
       // Words every row of the group shares, two rows or more, are the mapping's (an attribute's
       // name): shown whole, when what they quote reads as a name, not a person's or a product's.
       if (tally.same && tally.count >= 2 && quotesNamesOnly(tally.first)) tally.message = tally.first;
-      // One row with two errors of one kind (two list elements) names its line once.
-      if (tally.lines.length < FIRST_LINES && tally.lines.at(-1) !== line) tally.lines.push(line);
+      // The earliest lines in the file, whatever order rows are reported in (product events go in
+      // time order); one row with two errors of one kind (two list elements) names its line once.
+      if (!tally.lines.includes(line) && (tally.lines.length < FIRST_LINES || line < tally.lines.at(-1)!)) {
+        tally.lines.push(line);
+        tally.lines.sort((a, b) => a - b);
+        if (tally.lines.length > FIRST_LINES) tally.lines.pop();
+      }
     }
   }
 

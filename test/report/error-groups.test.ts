@@ -160,6 +160,14 @@ describe('ErrorGroups on a file with 10,000 errors of 3 kinds', () => {
     ]);
   });
 
+  it('names the earliest lines of the file when rows are reported out of order (product events go in time order)', () => {
+    const shuffled = new ErrorGroups();
+    for (const line of [9, 4, 7, 3, 2, 8])
+      shuffled.add('invalid', line, `email: expected an email address, got "x${line}"`);
+    expect(shuffled.top()[0]?.lines).toEqual([2, 3, 4]);
+    expect(formatErrorGroup(shuffled.top()[0]!)).toBe('6 × email: expected an email address, got … (lines 2, 3, 4 …)');
+  });
+
   it('prints `count × message (lines …)` in the summary and the same groups in --json', () => {
     expect(formatErrorGroup(groups.top()[0]!)).toBe(
       '6,000 × email: expected an email address, got … (lines 2, 3, 4 …)',
