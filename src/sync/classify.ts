@@ -91,7 +91,7 @@ export function classifyRow(
   }
   if (stored.hash !== row.hash) return { status: 'changed', send: true };
   return refresh
-    ? { status: 'unchanged', send: true }
+    ? { status: 'unchanged', send: true, message: `same request as accepted by ${when}; sent again (a full refresh)` }
     : { status: 'unchanged', send: false, message: `same request as accepted by ${when}` };
 }
 

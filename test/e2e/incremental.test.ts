@@ -146,8 +146,17 @@ describe('incremental runs against the sandbox', () => {
     );
     expect(preview.code).toBe(0);
     expect(preview.stderr).toMatch(/Live import: 5 requests/);
+    // The contacts the state holds as they are: unchanged, and said to be sent again all the same.
+    const previewLines = parse(readFileSync(join(job.dir, 'refresh-preview.csv')), { columns: true }) as Line[];
+    const previewed = previewLines.filter((l) => l.status === 'unchanged');
+    expect(previewed).toHaveLength(5);
+    for (const l of previewed)
+      expect(l.message).toMatch(/^same request as accepted by run \S+ at \S+; sent again \(a full refresh\)$/);
     const refresh = await run(job.dir, ['--full-refresh']);
     expect(refresh.code).toBe(0);
+    expect(
+      refresh.lines.filter((l) => l.resource === 'user').every((l) => l.status === 'ok' || l.status === 'superseded'),
+    ).toBe(true);
     const resent = requestsSince(fourth);
     expect(resent).toHaveLength(5);
     expect(resent.every((r) => r.startsWith('POST users/update_or_create/'))).toBe(true);
