@@ -29,7 +29,8 @@ function sandboxOptions(y: Argv) {
     })
     .option('fixtures', {
       type: 'string',
-      describe: 'JSON file with the starting pipelines, stages, campaigns, users, products, events',
+      describe:
+        'JSON file with the starting pipelines, stages, campaigns, users, products, event names and user custom attributes (userAttributes: only those exist)',
     })
     .option('rate', {
       type: 'number',
