@@ -70,6 +70,8 @@ export class CsvReader implements AsyncIterator<SourceItem> {
   private bounds = new RecordBounds(0x2c);
   private values: RowBuilder = () => ({});
   private width = 0;
+  /** Nameless columns at the header's end (a spreadsheet's trailing delimiters): read, never mapped. */
+  private unnamed = 0;
   private headerSeen = false;
   /** Records of `bounds` already turned into items (or the header). */
   private taken = 0;
@@ -283,16 +285,37 @@ export class CsvReader implements AsyncIterator<SourceItem> {
           record.map((field) => field.replaceAll('\0', '')),
         ),
       );
-    else if (record.length !== this.width)
+    else if (record.length > this.width && record.length <= this.width + this.unnamed) {
+      // The cells under the header's nameless last columns: empty, as a spreadsheet's trailing
+      // delimiters leave them, they are dropped; a value there belongs to no column.
+      const stray = record.findIndex((field, i) => i >= this.width && field.trim() !== '');
+      if (stray < 0) {
+        const fields = record.slice(0, this.width);
+        this.out.push({ kind: 'row', line, values: this.values(fields), fields });
+      } else
+        this.out.push(
+          this.malformedItem(
+            k,
+            `field ${stray + 1} holds a value, but its column has no name in the header (a value after the last named column, ${JSON.stringify(this.header.at(-1))})`,
+            record,
+          ),
+        );
+    } else if (record.length !== this.width)
       this.out.push(this.malformedItem(k, recordLengthMessage(this.header, record.length), record));
     else this.out.push({ kind: 'row', line, values: this.values(record), fields: record });
   };
 
   private acceptHeader(record: string[], line: number): void {
-    validateHeader(record, `${this.name} line ${line}`);
-    this.header = record;
-    this.width = record.length;
-    this.values = rowValuesFor(record);
+    // Nameless columns at the end are a spreadsheet's trailing delimiters (`id;name;;`): the
+    // columns before them are the header. Nameless columns between named ones are refused.
+    let named = record.length;
+    while (named > 0 && record[named - 1]!.trim() === '') named--;
+    const header = named === 0 ? record : record.slice(0, named);
+    validateHeader(header, `${this.name} line ${line}`);
+    this.header = header;
+    this.width = header.length;
+    this.unnamed = record.length - header.length;
+    this.values = rowValuesFor(header);
     this.headerSeen = true;
   }
 

@@ -340,19 +340,35 @@ describe('openCsv: header', () => {
       'data.csv line 1: duplicate column names in the header: "id" (columns 1, 5), "email" (columns 2, 4); every column needs its own name',
     ],
     [
-      'a trailing delimiter',
-      'id,email,\n',
-      'data.csv line 1: column 3 of the header has no name; every column needs its own name',
+      'a column without a name between named ones',
+      'id, ,email\n',
+      'data.csv line 1: column 2 of the header has no name; every column needs its own name',
     ],
     [
-      'blank names',
-      'id, ,\n',
-      'data.csv line 1: columns 2, 3 of the header have no name; every column needs its own name',
+      'blank names only',
+      ' , ,\n',
+      'data.csv line 1: columns 1, 2, 3 of the header have no name; every column needs its own name',
     ],
   ])('rejects %s', async (_name, text, message) => {
     const error = await failure(read(`${text}1,2,3\n`));
     expect(error.code).toBe('CSV_DUPLICATE_HEADER');
     expect(error.message).toBe(message);
+  });
+
+  it("reads a spreadsheet's trailing delimiters as no columns: their empty cells are dropped, a value there makes its row malformed", async () => {
+    const { source, items } = await read(
+      'id;email;;\n1;a@example.com;;\n2;b@example.com; ;\n3;c@example.com;;x\n4;d@example.com\n',
+      {
+        delimiter: ';',
+      },
+    );
+    expect(source.header).toEqual(['id', 'email']);
+    expect(items.map((i) => (i.kind === 'row' ? i.fields : i.message))).toEqual([
+      ['1', 'a@example.com'],
+      ['2', 'b@example.com'],
+      'data.csv line 4: field 4 holds a value, but its column has no name in the header (a value after the last named column, "email")',
+      ['4', 'd@example.com'],
+    ]);
   });
 
   it.each([
@@ -485,7 +501,17 @@ describe('openCsv: properties', () => {
         core.parse(Buffer.from(content), false, push, () => undefined);
         core.parse(undefined, true, push, () => undefined);
         const pushed = items.filter((i) => i.kind === 'row' || i.message.includes(', but the header has '));
-        expect([source.header, ...pushed.map((i) => i.fields)]).toEqual(parsed);
+        // The header's nameless last columns are no columns: their empty cells are dropped, and a
+        // row with a value there is malformed (not compared).
+        const [head = [], ...records] = parsed;
+        let named = head.length;
+        while (named > 0 && head[named - 1]!.trim() === '') named--;
+        const header = named === 0 ? head : head.slice(0, named);
+        const expected = records.flatMap((r) => {
+          if (r.length <= header.length || r.length > head.length) return [r];
+          return r.slice(header.length).every((f) => f.trim() === '') ? [r.slice(0, header.length)] : [];
+        });
+        expect([source.header, ...pushed.map((i) => i.fields)]).toEqual([header, ...expected]);
       }),
       { numRuns: 500 },
     );
