@@ -52,6 +52,9 @@ export function resolveMapping(doc: ConfigDocument, overrides: MappingOverrides 
       at([...where, 'separator'], '`separator` applies to type list only');
     if (f.decimals !== undefined && type !== 'decimal')
       at([...where, 'decimals'], '`decimals` applies to type decimal only');
+    const numeric = (t: string | undefined) => t === 'number' || t === 'decimal';
+    if (f.decimal_comma !== undefined && !(numeric(type) || (type === 'list' && numeric(f.items))))
+      at([...where, 'decimal_comma'], '`decimal_comma` applies to types number and decimal (and lists of them) only');
     const dated =
       ['date', 'datetime', 'unix'].includes(type) ||
       (type === 'list' && ['date', 'datetime', 'unix'].includes(f.items ?? ''));
@@ -87,6 +90,7 @@ export function resolveMapping(doc: ConfigDocument, overrides: MappingOverrides 
       timezone: f.timezone ?? 'UTC',
       separator: f.separator ?? ',',
       decimals: f.decimals ?? 2,
+      ...(f.decimal_comma === true ? { decimalComma: true as const } : {}),
       ...(f.map !== undefined ? { map: f.map } : {}),
       ...(f.default !== undefined ? { default: f.default } : {}),
       required: f.required ?? false,

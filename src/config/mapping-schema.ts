@@ -40,6 +40,12 @@ export const FieldObjectSchema = z
     separator: z.string().min(1).optional(),
     /** Digits after the point for a `decimal`. Default 2. */
     decimals: z.number().int().min(0).max(12).optional(),
+    /**
+     * A `number`, `decimal` or list of numbers written with a decimal comma (`1.299,50`, `12,5`,
+     * `1 249,50`): the comma is the point, and `.`, spaces or `'` between groups of three digits
+     * are thousands separators. Default false.
+     */
+    decimal_comma: z.boolean().optional(),
     /** Lookup applied to the raw cell before conversion (`won: 2`). A cell not in the map is an error. */
     map: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])).optional(),
     /** Used when the cell is empty. */

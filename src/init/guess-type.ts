@@ -117,6 +117,8 @@ function guessScalar(values: readonly string[], expect: Expect | undefined): Typ
           options: { type: 'integer' },
           why: `expected integers, but ${someAre(values, { type: 'integer' })} (see the check at the top)`,
         };
+  const comma = decimalComma(values, expect === undefined);
+  if (comma !== undefined && (expect === 'number' || expect === 'decimal' || expect === undefined)) return comma;
   if (expect === 'number' || expect === 'decimal') {
     if (fits(values, { type: 'number' }))
       return { options: { type: 'number' }, why: `${share(values, { type: 'number' })} are numbers` };
@@ -181,6 +183,24 @@ function guessScalar(values: readonly string[], expect: Expect | undefined): Typ
   const list = listSeparator(values);
   if (list !== undefined) return guessList(values, 'string');
   return { options: {}, why: `text (${all})` };
+}
+
+/**
+ * Numbers written with a decimal comma (`249,00`, `1.299,50`): guessed only when a comma is
+ * followed by other than three digits somewhere, since `1,299` alone may be a thousands separator.
+ * A column of unknown meaning must read as money (two digits after every comma): `1,2` there may
+ * be a list of two ids.
+ */
+function decimalComma(values: readonly string[], unknown: boolean): TypeGuess | undefined {
+  const cents = (v: string) => !v.includes(',') || /,\d{2}$/.test(v.trim());
+  if (unknown && !values.every(cents)) return undefined;
+  if (!values.some((v) => /,(?:\d{1,2}|\d{4,})$/.test(v.trim()))) return undefined;
+  const spec = { type: 'number', decimalComma: true } as const;
+  if (!fits(values, spec)) return undefined;
+  return {
+    options: { type: 'number', decimal_comma: true },
+    why: `${share(values, spec)} are numbers with a decimal comma`,
+  };
 }
 
 /** `;` or `|` inside most cells: a list. A comma is too common in text to be guessed alone. */

@@ -35,6 +35,8 @@ export interface ResolvedField {
   readonly timezone: string;
   readonly separator: string;
   readonly decimals: number;
+  /** Numbers are written with a decimal comma (`decimal_comma: true`). */
+  readonly decimalComma?: true;
   readonly map?: Readonly<Record<string, string | number | boolean | null>>;
   readonly default?: unknown;
   readonly required: boolean;

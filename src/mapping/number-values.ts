@@ -14,8 +14,9 @@ const DECIMAL_COMMA = /^[+-]?\d*,\d+$/;
 
 function hint(text: string): string {
   if (GROUPED.test(text)) return ' without thousands separators';
-  if (GROUPED_DECIMAL_COMMA.test(text)) return ' with a decimal point and no thousands separators';
-  if (DECIMAL_COMMA.test(text)) return ' with a decimal point';
+  if (GROUPED_DECIMAL_COMMA.test(text))
+    return ' with a decimal point and no thousands separators (or set decimal_comma: true on the field)';
+  if (DECIMAL_COMMA.test(text)) return ' with a decimal point (or set decimal_comma: true on the field)';
   return '';
 }
 
@@ -44,6 +45,30 @@ export const integerValue: Converter = {
     return new Invalid(`expected an integer, got ${show(value)}`);
   },
 };
+
+/** `1.299,50`, `1 249,5`, `1'000`, `12,5`, `-3`: digits, thousands grouped by `.`, a space or `'`, a decimal comma. */
+const COMMA_NUMBER = /^([+-]?)(\d{1,3}(?:([.' \u00a0\u202f])\d{3}(?:\3\d{3})*)|\d+)(?:,(\d+))?$/;
+
+/**
+ * A converter for cells written with a decimal comma (`decimal_comma: true`): the cell is turned
+ * into the point notation `number` and `decimal` read (`1.299,50` → `1299.50`), and a cell that is
+ * not so written (`12.5`: a point where a comma is expected) is refused, never guessed at.
+ */
+export function withDecimalComma(converter: Converter): Converter {
+  return {
+    text(text) {
+      const m = COMMA_NUMBER.exec(text);
+      if (m === null)
+        return new Invalid(`expected a number with a decimal comma (such as 1.299,50 or 12,5), got ${quote(text)}`);
+      const whole = m[2]!.replace(/[.' \u00a0\u202f]/g, '');
+      const written = `${m[1]}${whole}${m[4] === undefined ? '' : `.${m[4]}`}`;
+      const value = converter.text(written);
+      // A refusal quotes the cell as the file has it, not as it was rewritten.
+      return value instanceof Invalid ? new Invalid(value.message.replace(quote(written), quote(text))) : value;
+    },
+    scalar: (value) => converter.scalar(value),
+  };
+}
 
 /** The significant digits of a number written in decimal: `-0012.300e5` → `123`. */
 function significant(text: string): string {

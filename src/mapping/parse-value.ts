@@ -4,7 +4,7 @@ import { booleanValue } from './boolean-value.js';
 import { dateValue, datetimeValue, unixValue, type DateSpec } from './date-values.js';
 import { jsonValue } from './json-value.js';
 import { listValue } from './list-value.js';
-import { decimalValue, integerValue, numberValue } from './number-values.js';
+import { decimalValue, integerValue, numberValue, withDecimalComma } from './number-values.js';
 
 /** How a cell is converted: the value options of a `ResolvedField`, which satisfies this type. */
 export interface ValueSpec extends DateSpec {
@@ -15,6 +15,8 @@ export interface ValueSpec extends DateSpec {
   readonly separator: string;
   /** Digits after the point of a `decimal`. Default 2. */
   readonly decimals: number;
+  /** `number` and `decimal` cells are written with a decimal comma (`1.299,50`). */
+  readonly decimalComma?: true;
 }
 
 /** `string`: the cell as it is, spaces included (names and free text are not touched). */
@@ -30,9 +32,9 @@ function scalarConverter(type: ScalarType, spec: ValueSpec): Converter {
     case 'integer':
       return integerValue;
     case 'number':
-      return numberValue;
+      return spec.decimalComma === true ? withDecimalComma(numberValue) : numberValue;
     case 'decimal':
-      return decimalValue(spec.decimals);
+      return spec.decimalComma === true ? withDecimalComma(decimalValue(spec.decimals)) : decimalValue(spec.decimals);
     case 'boolean':
       return booleanValue;
     case 'date':

@@ -116,6 +116,11 @@ describe('loadMapping', () => {
       '<dir>/m.yaml:9: fields.data.plan.items: `items` applies to type list only',
     ],
     [
+      'decimal_comma on a text field',
+      EVENTS.replace('data.plan: plan', 'data.plan: { column: plan, decimal_comma: true }'),
+      '<dir>/m.yaml:9: fields.data.plan.decimal_comma: `decimal_comma` applies to types number and decimal (and lists of them) only',
+    ],
+    [
       'a scalar and a nested target on the same place',
       `${EVENTS}  data: blob\n`,
       '<dir>/m.yaml:9: fields.data.plan: conflicts with field "data", which sets the same place to a single value',

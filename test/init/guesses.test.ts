@@ -70,11 +70,21 @@ describe('guessType', () => {
     expect(guessType(values, undefined).options).toEqual({});
   });
 
-  it('a known number field whose values all use a decimal comma says none is a number, not "not every"', () => {
-    expect(guessType(['1,50', '2,75', '3,10'], 'number').why).toBe(
+  it('a known number field written with a decimal comma is read with decimal_comma, one misfit allowed', () => {
+    expect(guessType(['1,50', '2,75', '3,10'], 'number')).toEqual({
+      options: { type: 'number', decimal_comma: true },
+      why: '3/3 sampled values are numbers with a decimal comma',
+    });
+    expect(guessType(['1.50', '2,75', '3,10'], 'number').why).toBe(
+      '2/3 sampled values are numbers with a decimal comma',
+    );
+  });
+
+  it('a known number field that no reading fits says none is a number, or not every one', () => {
+    expect(guessType(['n/a', 'free', 'tbd'], 'number').why).toBe(
       'expected numbers, but none of the 3 sampled values is one (see the check at the top)',
     );
-    expect(guessType(['1.50', '2,75', '3,10'], 'number').why).toBe(
+    expect(guessType(['1.50', 'free', 'tbd'], 'number').why).toBe(
       'expected numbers, but not every sampled value is one (see the check at the top)',
     );
   });

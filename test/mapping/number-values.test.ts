@@ -46,9 +46,19 @@ describe('number', () => {
     [' 49.00 ', ok(49)],
     ['abc', bad('expected a number, got "abc"')],
     ['1,299.00', bad('expected a number without thousands separators, got "1,299.00"')],
-    ['12,5', bad('expected a number with a decimal point, got "12,5"')],
-    ['1 249,50', bad('expected a number with a decimal point and no thousands separators, got "1 249,50"')],
-    ['1.249,50', bad('expected a number with a decimal point and no thousands separators, got "1.249,50"')],
+    ['12,5', bad('expected a number with a decimal point (or set decimal_comma: true on the field), got "12,5"')],
+    [
+      '1 249,50',
+      bad(
+        'expected a number with a decimal point and no thousands separators (or set decimal_comma: true on the field), got "1 249,50"',
+      ),
+    ],
+    [
+      '1.249,50',
+      bad(
+        'expected a number with a decimal point and no thousands separators (or set decimal_comma: true on the field), got "1.249,50"',
+      ),
+    ],
     ['1e999', bad('expected a number, got "1e999" (too large)')],
     ['Infinity', bad('expected a number, got "Infinity"')],
     ['NaN', bad('expected a number, got "NaN"')],
@@ -80,11 +90,48 @@ describe('decimal', () => {
     ['12.5', 0, bad('expected a whole number, got "12.5"')],
     ['1e3', 2, bad('expected a decimal number, got "1e3"')],
     ['1,299.00', 2, bad('expected a decimal number without thousands separators, got "1,299.00"')],
-    ['12,50', 2, bad('expected a decimal number with a decimal point, got "12,50"')],
+    [
+      '12,50',
+      2,
+      bad('expected a decimal number with a decimal point (or set decimal_comma: true on the field), got "12,50"'),
+    ],
     ['.', 2, bad('expected a decimal number, got "."')],
     ['-', 2, bad('expected a decimal number, got "-"')],
   ])('%j with %i decimals → %j', (cell, decimals, expected) => {
     expect(parseValue(cell, field({ type: 'decimal', decimals }))).toEqual(expected);
+  });
+});
+
+describe('decimal_comma: numbers written with a decimal comma', () => {
+  const refused = (cell: string) =>
+    bad(`expected a number with a decimal comma (such as 1.299,50 or 12,5), got ${JSON.stringify(cell)}`);
+  it.each([
+    ['12,5', ok(12.5)],
+    ['1.299,50', ok(1299.5)],
+    ['1 249,50', ok(1249.5)],
+    ['1\u00a0249,50', ok(1249.5)],
+    ["1'000", ok(1000)],
+    ['1.000.000', ok(1000000)],
+    ['-3', ok(-3)],
+    [' 249,00 ', ok(249)],
+    // A point where the comma belongs is refused, never guessed at: 12.5 is no grouping of three digits.
+    ['12.5', refused('12.5')],
+    ['1.29,50', refused('1.29,50')],
+    ['1.299 000,5', refused('1.299 000,5')],
+    ['12,', refused('12,')],
+    ['abc', refused('abc')],
+  ])('number %j → %j', (cell, expected) => {
+    expect(parseValue(cell, field({ type: 'number', decimalComma: true }))).toEqual(expected);
+  });
+
+  it('a decimal keeps its digits as text, and a list of numbers reads each element so', () => {
+    expect(parseValue('1.299,5', field({ type: 'decimal', decimals: 2, decimalComma: true }))).toEqual(ok('1299.50'));
+    expect(parseValue('12,345', field({ type: 'decimal', decimals: 2, decimalComma: true }))).toEqual(
+      bad('expected at most 2 decimals, got "12,345"'),
+    );
+    expect(
+      parseValue('1,5; 2.000,25', field({ type: 'list', items: 'number', separator: ';', decimalComma: true })),
+    ).toEqual(ok([1.5, 2000.25]));
   });
 });
 
