@@ -55,7 +55,7 @@ export class BatchQueue {
 
   /**
    * The chunk a row with this CSV line goes in: a new one when the one being filled cannot take
-   * it (a row whose key it holds is not asked here: see `filling`). A recorded chunk joined again
+   * it (a row whose key it holds is not asked here: see `holdsOpen`). A recorded chunk joined again
    * is closed first (see `resumedBatchOf`).
    */
   batchFor(text: string): FreshBatch {
