@@ -26,6 +26,7 @@ export interface TokenBucketOptions {
 interface Waiter {
   readonly signal: AbortSignal;
   readonly resolve: (go: boolean) => void;
+  readonly reject: (error: unknown) => void;
   readonly onAbort: () => void;
 }
 
@@ -69,10 +70,11 @@ export class TokenBucket {
       this.#give(this.#now(), false);
       return Promise.resolve(true);
     }
-    return new Promise<boolean>((resolve) => {
+    return new Promise<boolean>((resolve, reject) => {
       const waiter: Waiter = {
         signal,
         resolve,
+        reject,
         onAbort: () => {
           this.#remove(waiter);
           resolve(false);
@@ -82,7 +84,14 @@ export class TokenBucket {
       this.#queue.push(waiter);
       // A loop told to stop (its waiters all gave up) may still be asleep in a sleep that ignores
       // the signal: it ends when it wakes, and a new one paces this caller.
-      if (this.#pacing === undefined || this.#pacing.signal.aborted) void this.#pace();
+      if (this.#pacing === undefined || this.#pacing.signal.aborted)
+        // An injected sleep that fails fails the callers waiting on this loop, as a caller's own sleep did.
+        this.#pace().catch((error: unknown) => {
+          for (const w of this.#queue.splice(0)) {
+            w.signal.removeEventListener('abort', w.onAbort);
+            w.reject(error);
+          }
+        });
     });
   }
 
@@ -118,7 +127,7 @@ export class TokenBucket {
         const waiter = this.#queue.shift();
         if (waiter === undefined) return;
         waiter.signal.removeEventListener('abort', waiter.onAbort);
-        this.#give(wait > 0 ? due : this.#now(), true);
+        this.#give(due, true);
         waiter.resolve(true);
       }
     } finally {
@@ -126,10 +135,15 @@ export class TokenBucket {
     }
   }
 
-  /** A permission given now, for the slot `due`: the next one is an interval after the slot, or after now when this one came late. */
+  /**
+   * A permission given now, for the slot `due`: the next one is an interval after the slot, or,
+   * when this one came later than the lateness allows, after the latest slot it could have had.
+   * Each permission then comes at most `#lateness` after its slot, and slots stay an interval
+   * apart: any `rate` permissions span more than a second.
+   */
   #give(due: number, scheduled: boolean): void {
     const now = this.#now();
-    const from = scheduled && now - due <= this.#lateness ? due : now;
+    const from = scheduled ? Math.max(due, now - this.#lateness) : now;
     this.#next = from + this.#interval;
   }
 

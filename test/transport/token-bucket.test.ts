@@ -105,12 +105,14 @@ describe('TokenBucket, a caller that wakes late', () => {
     await clock.wakeAt(150, 103.1);
     expect(granted).toEqual([0, 150]);
     // The third caller's slot would have been 206 ms, only 56 ms after the second actually went:
-    // it comes an interval after 150 instead.
+    // the schedule starts again from the latest slot the second could have had (150 less the
+    // 15.5 ms of lateness the headroom allows), so the third comes at 237.6.
     await clock.wakeAt(206.2);
+    await clock.wakeAt(237);
     expect(granted).toEqual([0, 150]);
-    await clock.wakeAt(253.1);
+    await clock.wakeAt(238);
     await all;
-    expect(granted).toEqual([0, 150, 253.1]);
+    expect(granted).toEqual([0, 150, 238]);
   });
 
   it('does not wait on a timer that fires a little late, within the headroom', async () => {
@@ -147,5 +149,47 @@ describe('TokenBucket, callers that give up', () => {
     };
     await fired(100);
     expect(await later).toBe(true);
+  });
+});
+
+describe('TokenBucket, at a high rate on a clock of whole milliseconds', () => {
+  it('lets every slot that fell due within a millisecond through at once: the rate holds', async () => {
+    // Timers fire at the first whole millisecond at or after their time, at least 1 ms on.
+    let t = 0;
+    let timers: { at: number; wake: () => void }[] = [];
+    const sleep = (ms: number) =>
+      new Promise<void>((wake) => timers.push({ at: Math.max(Math.ceil(t + ms), Math.floor(t) + 1), wake }));
+    const bucket = new TokenBucket({ rate: 10_000, headroom: 0.03, now: () => t, sleep });
+    const granted: number[] = [];
+    const signal = new AbortController().signal;
+    const all = Promise.all(Array.from({ length: 5000 }, () => bucket.take(signal).then(() => granted.push(t))));
+    while (granted.length < 5000) {
+      for (let i = 0; i < 3; i++) await new Promise((r) => setImmediate(r));
+      const next = timers.sort((a, b) => a.at - b.at)[0];
+      if (next === undefined) continue;
+      t = next.at;
+      const due = timers.filter((x) => x.at <= t);
+      timers = timers.filter((x) => x.at > t);
+      for (const x of due) x.wake();
+    }
+    await all;
+    const perSecond = ((granted.length - 1) * 1000) / (granted.at(-1)! - granted[0]!);
+    expect(perSecond).toBeGreaterThan(9000);
+    expect(perSecond).toBeLessThanOrEqual(10_000);
+  });
+});
+
+describe('TokenBucket, a sleep that fails', () => {
+  it('fails the callers waiting on it, as it did before the loop, instead of leaving them waiting', async () => {
+    const bucket = new TokenBucket({
+      rate: 10,
+      now: () => 0,
+      sleep: async () => {
+        throw new Error('no timers here');
+      },
+    });
+    const signal = new AbortController().signal;
+    expect(await bucket.take(signal)).toBe(true);
+    await expect(bucket.take(signal)).rejects.toThrow('no timers here');
   });
 });
