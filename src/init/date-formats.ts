@@ -43,9 +43,11 @@ const allParse = (values: readonly string[], s: ValueSpec) => {
   return bad < values.length;
 };
 
-/** How many values a format reads. */
-const readCount = (values: readonly string[], { format, withTime }: { format: string; withTime: boolean }) =>
-  values.filter((v) => parseValue(v, spec(withTime ? 'datetime' : 'date', format)).ok).length;
+/** Whether a format reads a value. */
+const reads =
+  ({ format, withTime }: { format: string; withTime: boolean }) =>
+  (value: string): boolean =>
+    parseValue(value, spec(withTime ? 'datetime' : 'date', format)).ok;
 
 /** The first format of the list that reads every value, dates alone first, then with a time. */
 function firstFitting(
@@ -75,10 +77,13 @@ export function guessDateFormat(values: readonly string[], misfits = 0): DateGue
   const dayFirst = firstFitting(values, DAY_FIRST);
   const monthFirst = firstFitting(values, MONTH_FIRST);
   if (dayFirst !== undefined && monthFirst !== undefined) {
-    // Both fit within the misfits allowed, but a value one order cannot read (13/05/2026) settles it.
-    const days = readCount(values, dayFirst);
-    const months = readCount(values, monthFirst);
-    if (days !== months) return { kind: 'format', ...(days > months ? dayFirst : monthFirst) };
+    // Both fit within the misfits allowed, but values only one order reads (13/05/2026) settle it,
+    // as long as the other order reads none that it cannot (05/13/2026 would say the opposite).
+    const days = values.map(reads(dayFirst));
+    const months = values.map(reads(monthFirst));
+    const onlyDays = days.some((d, i) => d && !months[i]);
+    const onlyMonths = months.some((m, i) => m && !days[i]);
+    if (onlyDays !== onlyMonths) return { kind: 'format', ...(onlyDays ? dayFirst : monthFirst) };
     const type = dayFirst.withTime ? 'datetime' : 'date';
     const example =
       values.find(

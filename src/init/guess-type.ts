@@ -117,8 +117,8 @@ function guessScalar(values: readonly string[], expect: Expect | undefined): Typ
           options: { type: 'integer' },
           why: `expected integers, but ${someAre(values, { type: 'integer' })} (see the check at the top)`,
         };
-  const comma = decimalComma(values, expect === undefined);
-  if (comma !== undefined && (expect === 'number' || expect === 'decimal' || expect === undefined)) return comma;
+  const comma = expect === 'number' || expect === 'decimal' ? decimalComma(values) : undefined;
+  if (comma !== undefined) return comma;
   if (expect === 'number' || expect === 'decimal') {
     if (fits(values, { type: 'number' }))
       return { options: { type: 'number' }, why: `${share(values, { type: 'number' })} are numbers` };
@@ -155,7 +155,7 @@ function guessScalar(values: readonly string[], expect: Expect | undefined): Typ
       }
       return {
         options: { type, format: date.formats[0] },
-        why: `${share(values, { type: date.withTime ? 'datetime' : 'date', format: date.formats[0] })} read as ${date.formats[0]} and as ${date.formats[1]}`,
+        why: `${count(values.filter((v) => [0, 1].every((i) => reads({ type: date.withTime ? 'datetime' : 'date', format: date.formats[i] })(v))).length, values.length)} read as ${date.formats[0]} and as ${date.formats[1]}`,
         undecided: `ambiguous dates: "${date.example}" is ${date.readings[0]} as ${date.formats[0]} (day first) or ${date.readings[1]} as ${date.formats[1]} (month first); keep the right format and uncomment`,
       };
     }
@@ -186,14 +186,11 @@ function guessScalar(values: readonly string[], expect: Expect | undefined): Typ
 }
 
 /**
- * Numbers written with a decimal comma (`249,00`, `1.299,50`): guessed only when a comma is
- * followed by other than three digits somewhere, since `1,299` alone may be a thousands separator.
- * A column of unknown meaning must read as money (two digits after every comma): `1,2` there may
- * be a list of two ids.
+ * A known number field (a price) written with a decimal comma (`249,00`, `1.299,50`): guessed only
+ * when a comma is followed by other than three digits somewhere, since `1,299` alone may be a
+ * thousands separator. Never for a column of unknown meaning: `10,20` there may be two ids.
  */
-function decimalComma(values: readonly string[], unknown: boolean): TypeGuess | undefined {
-  const cents = (v: string) => !v.includes(',') || /,\d{2}$/.test(v.trim());
-  if (unknown && !values.every(cents)) return undefined;
+function decimalComma(values: readonly string[]): TypeGuess | undefined {
   if (!values.some((v) => /,(?:\d{1,2}|\d{4,})$/.test(v.trim()))) return undefined;
   const spec = { type: 'number', decimalComma: true } as const;
   if (!fits(values, spec)) return undefined;

@@ -12,11 +12,12 @@ const GROUPED = /^[+-]?\d{1,3}([,' \u00a0\u202f])\d{3}(?:\1\d{3})*(?:\.\d+)?$/;
 const GROUPED_DECIMAL_COMMA = /^[+-]?\d{1,3}([.' \u00a0\u202f])\d{3}(?:\1\d{3})*,\d+$/;
 const DECIMAL_COMMA = /^[+-]?\d*,\d+$/;
 
-function hint(text: string): string {
+function hint(text: string, commaOption = true): string {
+  // `decimal_comma` reads numbers and decimals; an integer has no decimals to write with a comma.
+  const or = commaOption ? ' (or set decimal_comma: true on the field)' : '';
   if (GROUPED.test(text)) return ' without thousands separators';
-  if (GROUPED_DECIMAL_COMMA.test(text))
-    return ' with a decimal point and no thousands separators (or set decimal_comma: true on the field)';
-  if (DECIMAL_COMMA.test(text)) return ' with a decimal point (or set decimal_comma: true on the field)';
+  if (GROUPED_DECIMAL_COMMA.test(text)) return ` with a decimal point and no thousands separators${or}`;
+  if (DECIMAL_COMMA.test(text)) return ` with a decimal point${or}`;
   return '';
 }
 
@@ -38,7 +39,7 @@ export const integerValue: Converter = {
     if (NUMBER.test(text) && /[eE]/.test(text)) {
       return new Invalid(`expected an integer in plain digits, got ${quote(text)} (a spreadsheet may have rounded it)`);
     }
-    return new Invalid(`expected an integer${hint(text)}, got ${quote(text)}`);
+    return new Invalid(`expected an integer${hint(text, false)}, got ${quote(text)}`);
   },
   scalar(value) {
     if (typeof value === 'number' && Number.isSafeInteger(value)) return value + 0;
@@ -47,7 +48,9 @@ export const integerValue: Converter = {
 };
 
 /** `1.299,50`, `1 249,5`, `1'000`, `12,5`, `-3`: digits, thousands grouped by `.`, a space or `'`, a decimal comma. */
-const COMMA_NUMBER = /^([+-]?)(\d{1,3}(?:([.' \u00a0\u202f])\d{3}(?:\3\d{3})*)|\d+)(?:,(\d+))?$/;
+// A group before a separator starts with 1-9: nobody groups thousands after a lone 0, so `0.500`
+// is a point decimal (refused), not 500.
+const COMMA_NUMBER = /^([+-]?)([1-9]\d{0,2}(?:([.' \u00a0\u202f])\d{3}(?:\3\d{3})*)|\d+)(?:,(\d+))?$/;
 
 /**
  * A converter for cells written with a decimal comma (`decimal_comma: true`): the cell is turned

@@ -121,6 +121,11 @@ describe('loadMapping', () => {
       '<dir>/m.yaml:9: fields.data.plan.decimal_comma: `decimal_comma` applies to types number and decimal (and lists of them) only',
     ],
     [
+      'decimal_comma on a list cut at commas',
+      EVENTS.replace('data.plan: plan', 'data.plan: { column: plan, type: list, items: number, decimal_comma: true }'),
+      '<dir>/m.yaml:9: fields.data.plan.separator: a list of numbers with a decimal comma needs a separator its numbers do not hold (such as ; or |), not ","',
+    ],
+    [
       'a scalar and a nested target on the same place',
       `${EVENTS}  data: blob\n`,
       '<dir>/m.yaml:9: fields.data.plan: conflicts with field "data", which sets the same place to a single value',

@@ -124,6 +124,17 @@ describe('guessType', () => {
     expect(guess.why).toBe('3/3 sampled values are dates in the format dd/MM/yyyy');
   });
 
+  it('values only each order reads leave a known date field undecided, and the comment counts the values both read', () => {
+    const values = [...Array(37).fill('03/04/2026'), '13/05/2026', '14/06/2026', '05/13/2026'];
+    const guess = guessType(values, 'date');
+    expect(guess.undecided).toMatch(/^ambiguous dates: /);
+    expect(guess.why).toBe('37/40 sampled values read as dd/MM/yyyy and as MM/dd/yyyy');
+  });
+
+  it('a custom column is never guessed as numbers with a decimal comma: 10,20 may be two ids', () => {
+    expect(guessType(['38,40', '42,44', '10,20'], undefined).options).toEqual({});
+  });
+
   it('ambiguous day/month names both readings and is left undecided', () => {
     const guess = guessType(['03/04/2026', '05/06/2026'], 'date');
     expect(guess.undecided).toBe(

@@ -140,17 +140,17 @@ describe('init on generated files', () => {
     expect(payloads.map((p) => p.data.context)).toEqual([{ plan: 'pro' }, { seats: [1, 2] }]);
   });
 
-  it('prices with a decimal comma are read with decimal_comma; a custom column is guessed so only when it reads as money', async () => {
+  it('prices with a decimal comma are read with decimal_comma; a custom column is never guessed so', async () => {
     const cwd = tmp({
       'products.csv':
-        'sku;name;price;weight;ids\nP-1;Tent;"1.299,50";2,5;1,2\nP-2;Bag;249,00;0,75;3,4\nP-3;Mat;19,99;1,25;5,6\n',
+        'sku;name;price;weight;ids\nP-1;Tent;"1.299,50";2,50;1,2\nP-2;Bag;249,00;0,75;38,40\nP-3;Mat;19,99;1,25;10,20\n',
     });
     const { mapping, payloads, code } = await initThenValidate(cwd, 'products.csv', 'products');
     expect(code).toBe(0);
     expect(mapping).toContain(
       '  # matched "price" by its exact name; 3/3 sampled values are numbers with a decimal comma\n  price: { column: price, type: number, decimal_comma: true }\n',
     );
-    // `1,2` may be two ids, and `2,5` is no amount of money: left as text.
+    // `10,20` may be two ids, and a weight's unit is unknown: left as text.
     expect(mapping).toContain('  # column "weight": text (3/3 sampled values)\n');
     expect(mapping).toContain('  # column "ids": text (3/3 sampled values)\n');
     expect(payloads.map((p) => p.price)).toEqual([1299.5, 249, 19.99]);

@@ -21,6 +21,8 @@ describe('integer', () => {
     ['1e3', bad('expected an integer in plain digits, got "1e3" (a spreadsheet may have rounded it)')],
     ['1.23457E+11', bad('expected an integer in plain digits, got "1.23457E+11" (a spreadsheet may have rounded it)')],
     ['1,000', bad('expected an integer without thousands separators, got "1,000"')],
+    // No decimal_comma advice: an integer field refuses that option.
+    ['12,5', bad('expected an integer with a decimal point, got "12,5"')],
     ['1 000 000', bad('expected an integer without thousands separators, got "1 000 000"')],
     ["1'000", bad('expected an integer without thousands separators, got "1\'000"')],
     [
@@ -119,6 +121,10 @@ describe('decimal_comma: numbers written with a decimal comma', () => {
     ['1.29,50', refused('1.29,50')],
     ['1.299 000,5', refused('1.299 000,5')],
     ['12,', refused('12,')],
+    // Nobody groups thousands after a lone 0: a point decimal, refused rather than read as 500.
+    ['0.500', refused('0.500')],
+    ['-0.250', refused('-0.250')],
+    ['0,5', ok(0.5)],
     ['abc', refused('abc')],
   ])('number %j → %j', (cell, expected) => {
     expect(parseValue(cell, field({ type: 'number', decimalComma: true }))).toEqual(expected);
