@@ -25,17 +25,43 @@ function keyInFile(path: string): string {
   }
 }
 
+/** How long a refusal waits for a slow pipe's writer (`pass show` decrypting the key). */
+const PIPE_WAIT_MS = 1000;
+const PIPE_POLL_MS = 20;
+
 /**
- * A pipe (`--api-key-file <(pass show key)`, `/dev/stdin`) is read without waiting: what its
- * writer has put there already, or nothing. A blocking read of a pipe with no writer would wait
- * forever, and a refusal has no run left to spoil by draining the key.
+ * A pipe (`--api-key-file <(pass show key)`, `/dev/stdin`) is read without blocking: what its
+ * writer puts there within a second, or nothing. A blocking read of a pipe with no writer would
+ * wait forever, and a refusal has no run left to spoil by draining the key.
  */
 function waitingInPipe(path: string): string {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  const deadline = Date.now() + PIPE_WAIT_MS;
   try {
     const buffer = Buffer.alloc(MAX_KEY_FILE + 1);
-    const read = readSync(fd, buffer, 0, buffer.length, null);
-    return read <= MAX_KEY_FILE ? buffer.toString('utf8', 0, read) : '';
+    let read = 0;
+    for (;;) {
+      let n: number;
+      try {
+        n = readSync(fd, buffer, read, buffer.length - read, null);
+      } catch (error) {
+        // EAGAIN: a writer is there and has not written (yet, or any more).
+        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') throw error;
+        if (read > 0 || Date.now() >= deadline) break;
+        Atomics.wait(pause, 0, 0, PIPE_POLL_MS);
+        continue;
+      }
+      if (n === 0) {
+        // Its writer is done, or has not opened the pipe yet (`<(…)` may still be starting).
+        if (read > 0 || Date.now() >= deadline) break;
+        Atomics.wait(pause, 0, 0, PIPE_POLL_MS);
+        continue;
+      }
+      read += n;
+      if (read > MAX_KEY_FILE) return '';
+    }
+    return buffer.toString('utf8', 0, read);
   } finally {
     closeSync(fd);
   }

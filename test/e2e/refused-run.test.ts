@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,7 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startSandbox, type Sandbox } from '../../src/sandbox/index.js';
 import { runCli } from '../helpers/run-cli.js';
-import { exited, spawnCli, spawnCliSync } from '../helpers/spawn-cli.js';
+import { cliCommand, exited, spawnCli, spawnCliSync } from '../helpers/spawn-cli.js';
 import { tmpTree } from '../helpers/tmp.js';
 
 const ROOT = join(import.meta.dirname, '../..');
@@ -214,6 +214,27 @@ describe('a run refused by its input or output checks', () => {
       input: `${key}\n`,
       env: { ...process.env, ENGAGE_API_KEY: '' },
     });
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('Unknown argument: [redacted]');
+    expect(run.stderr).not.toContain(key);
+  });
+
+  it('a usage error hides a key that a slow writer puts in the pipe given as the key file', () => {
+    const out = tmpTree();
+    const key = 'Sk'.repeat(32);
+    // The writer (think `pass show`) opens the pipe, which waits for the CLI to open it too, then
+    // takes a moment before the key comes.
+    execFileSync('mkfifo', [join(out, 'key.fifo')]);
+    const run = spawnSync(
+      'bash',
+      [
+        '-c',
+        '(exec 3>key.fifo; sleep 0.4; printf %s "$SLOW_KEY" >&3) & "$@" --api-key-file key.fifo; code=$?; wait; exit $code',
+        'bash',
+        ...cliCommand(['import', 'job.yaml', key]),
+      ],
+      { cwd: out, env: { ...process.env, ENGAGE_API_KEY: '', SLOW_KEY: key }, encoding: 'utf8', timeout: 20_000 },
+    );
     expect(run.status).toBe(2);
     expect(run.stderr).toContain('Unknown argument: [redacted]');
     expect(run.stderr).not.toContain(key);

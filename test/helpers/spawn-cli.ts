@@ -25,6 +25,11 @@ export function spawnCli(
 /** The child's exit code once it has exited (null when a signal ended it). */
 export const exited = (child: ChildProcess) => new Promise<number | null>((r) => child.once('exit', (code) => r(code)));
 
+/** The command line that runs the CLI from source (node, the TypeScript loader, bin.ts, then `args`). */
+export function cliCommand(args: readonly string[]): string[] {
+  return [process.execPath, '--import', TSX, join(ROOT, 'src/cli/bin.ts'), ...args];
+}
+
 /**
  * The CLI run to its end in a child process whose stdin is a shell pipe holding `input` (a FIFO,
  * as `echo key | engage-import … --api-key-file /dev/stdin` gives; Node's own stdin pipe is a
@@ -34,7 +39,7 @@ export function spawnCliSync(
   args: readonly string[],
   options: { readonly cwd: string; readonly env: NodeJS.ProcessEnv; readonly input: string },
 ): SpawnSyncReturns<string> {
-  const cli = [process.execPath, '--import', TSX, join(ROOT, 'src/cli/bin.ts'), ...args];
+  const cli = cliCommand(args);
   return spawnSync('sh', ['-c', 'printf %s "$CLI_INPUT" | "$@"', 'sh', ...cli], {
     cwd: options.cwd,
     env: { ...options.env, CLI_INPUT: options.input },
