@@ -3,7 +3,6 @@
  * being filled, the resumed chunk being joined again, and the closed ones still importing or
  * being settled. The oldest open batch holds the report window's head.
  */
-import { mkdir } from 'node:fs/promises';
 import { headerLine } from '../bulk/chunk-csv.js';
 import type { BulkChunkRecord } from '../ledger/bulk-chunks.js';
 import {
@@ -34,7 +33,8 @@ export class BatchQueue {
   constructor(run: StageBulk) {
     this.#run = run;
     this.#header = headerLine(run.deps.plan.columns);
-    this.#chain = mkdir(run.deps.dir, { recursive: true }).then(() => undefined);
+    // The chunk folder exists already (`sendByBulk` makes it before the first row).
+    this.#chain = Promise.resolve();
   }
 
   /**

@@ -180,7 +180,13 @@ export async function recordBatch(
   batch: FreshBatch,
 ): Promise<number | undefined> {
   const { chunks, ledger, state } = deps;
-  await batch.writer.close();
+  try {
+    await batch.writer.close();
+  } catch (error) {
+    // The chunk file could not be written (a full disk): the run stops (exit 3), its rows unsent.
+    state.ledgerBroke(error);
+    return undefined;
+  }
   const { members } = batch;
   if (state.stopReason !== undefined) return undefined;
   try {

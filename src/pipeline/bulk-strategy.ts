@@ -26,7 +26,7 @@
  * `bulk-settle-rows.ts` (each row's ledger outcome and report line); `bulk-deps.ts` holds what
  * the strategy is given and its counters.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { payloadLine } from '../bulk/chunk-csv.js';
 import type { BulkChunkRecord } from '../ledger/bulk-chunks.js';
@@ -49,6 +49,9 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
   const perRow = sendEachRow(stage, deps);
   const stats = { rows: 0, imports: 0 };
   removeUnrecordedChunkFiles(deps.dir, stage.index, deps.chunks.recordedFiles(stage.index));
+  // Made before the first row: that row opens its chunk file at once, and an asynchronous mkdir
+  // still under way then made the open fail (ENOENT) on a loaded machine.
+  mkdirSync(deps.dir, { recursive: true });
   const run: StageBulk = {
     stage,
     deps,
