@@ -6,9 +6,10 @@ import { openOutputFile, outputError } from './_output-file.js';
 export interface CsvFileWriter {
   /**
    * Queues one row. Returns a promise only when the caller must wait (the file is behind), so
-   * that the hot path of a million-row run costs no await per row.
+   * that the hot path of a million-row run costs no await per row. `prefix`: text written as it
+   * is before the row's cells (a record kept verbatim, its cells following on its last line).
    */
-  write(row: readonly string[]): Promise<void> | undefined;
+  write(row: readonly string[], prefix?: string): Promise<void> | undefined;
   /** `keep: false`: the run failed part-way; the file written so far is dropped (see `openOutputFile`). */
   close(keep?: boolean): Promise<void>;
 }
@@ -52,9 +53,9 @@ export function createCsvFileWriter(path: string, options: CsvFileWriterOptions)
   };
 
   return {
-    write(row) {
+    write(row, prefix) {
       if (failure) return Promise.reject(failure);
-      batch += format(row);
+      batch += prefix === undefined ? format(row) : prefix + format(row);
       if (++rows < BATCH_ROWS || !flush()) return undefined;
       return once(file, 'drain').then(
         () => undefined,

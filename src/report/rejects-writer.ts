@@ -24,8 +24,12 @@ export interface RejectsSource {
 export interface RejectsWriter {
   /**
    * `line`: where the record starts in its file; rows are written in that order. `raw`: the text
-   * of a record the parser could not split (a quote error); it goes whole into the first column,
-   * so nothing of it is lost, instead of the few cells read before the error.
+   * of a record the parser could not split (a quote error).
+   *
+   * A malformed record (a quote error, or not as many fields as the header has columns) is written
+   * as it was, its error after it: fed back unfixed, it is refused again. Made into a well-formed
+   * row (its text in one cell, a short one padded, a long one's extra fields joined into its last
+   * column), it would read as a valid row of the wrong values and be sent.
    */
   write(
     mapping: ResolvedMapping,
@@ -93,6 +97,8 @@ interface Pending {
   readonly line: number;
   readonly seq: number;
   readonly cells: string[];
+  /** A malformed record's text, written as it is before its cells (the error). */
+  readonly verbatim?: string;
 }
 
 /** Writes each mapping's invalid, failed and skipped rows to its file of `rejectsFiles`, opened at its first row. */
@@ -120,41 +126,32 @@ export function createRejectsWriter(files: ReadonlyMap<string, string>): Rejects
         w = { out, errorAt, delimiter, file, held: [] };
         writers.set(mapping.mappingFile, w);
       }
-      const cells = [
-        ...cellsOf(raw === undefined ? fields : [raw], w.errorAt, header.length, w.delimiter),
-        neutraliseFormula(error),
-      ];
+      const malformed = raw !== undefined || fields.length !== header.length;
+      // A quote error's text as the file had it, then the error; other malformed records keep
+      // their own number of fields, the error after them.
+      const verbatim = raw === undefined ? undefined : `${raw}${w.delimiter}`;
+      const own = raw !== undefined ? [] : malformed ? [...fields] : fields.slice(0, w.errorAt);
+      const cells = [...own, neutraliseFormula(error)];
       if (line === undefined) {
-        await w.out.write(cells);
+        await w.out.write(cells, verbatim);
         return;
       }
-      insertSorted(w.held, { line, seq: seq++, cells });
-      if (w.held.length > REORDER_WINDOW) await w.out.write(w.held.shift()!.cells);
+      insertSorted(w.held, { line, seq: seq++, cells, ...(verbatim !== undefined && { verbatim }) });
+      if (w.held.length > REORDER_WINDOW) {
+        const first = w.held.shift()!;
+        await w.out.write(first.cells, first.verbatim);
+      }
     },
     files: () => [...writers.values()].map((w) => w.file),
     async close(keep = true) {
       await Promise.all(
         [...writers.values()].map(async (w) => {
-          if (keep) for (const p of w.held.splice(0)) await w.out.write(p.cells);
+          if (keep) for (const p of w.held.splice(0)) await w.out.write(p.cells, p.verbatim);
           await w.out.close(keep);
         }),
       );
     },
   };
-}
-
-/**
- * The source cells of a rejects line: exactly `errorAt` of them, so that `error` is always the
- * column named `error`. A short (malformed) record is padded; the fields of a long one beyond the
- * last column are joined back into it with the delimiter, so nothing the user typed is lost and
- * the line reads as it did once that column is fixed. A rejects file fed back drops its old error.
- */
-function cellsOf(fields: readonly string[], errorAt: number, width: number, delimiter: string): string[] {
-  const own = fields.length === width ? fields.slice(0, errorAt) : fields;
-  if (own.length === errorAt) return [...own];
-  if (own.length < errorAt) return [...own, ...Array<string>(errorAt - own.length).fill('')];
-  if (errorAt === 0) return [];
-  return [...own.slice(0, errorAt - 1), own.slice(errorAt - 1).join(delimiter)];
 }
 
 /** Keeps `held` sorted by line, rows of one line in the order they came. */

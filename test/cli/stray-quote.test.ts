@@ -23,3 +23,36 @@ describe('a stray quote in one row', () => {
     ]);
   });
 });
+
+describe('malformed records in the rejects file', () => {
+  it('are written as they were, so that the rejects file fed back unfixed refuses them again instead of sending them', async () => {
+    const dir = tmpTree({
+      'data.csv':
+        'customer_id,email,first_name,last_name\nC-1,u1@ex.com,"Bob" Jr,L\nC-2,u2@ex.com,Ann\nC-3,u3@ex.com,Cy,Doe,extra\nC-4,u4@ex.com,Ann,Lee\nC-5,u5@ex.com,"open,X\nC-6,u6@ex.com,Eve,Fox\n',
+      'm.yaml':
+        'resource: user\nsource: { file: data.csv }\nkey: customer_id\nfields: { custom_id: customer_id, email: email, first_name: first_name, last_name: last_name }\n',
+    });
+    const statuses = (file: string) =>
+      readFileSync(join(dir, file), 'utf8')
+        .trim()
+        .split('\n')
+        .slice(1)
+        .map((l) => l.split(',').slice(1, 5).join(' '));
+    const first = await runCli(['validate', 'm.yaml', '--report', 'r1.csv', '--rejects', 'rejects.csv'], { cwd: dir });
+    expect(first.code).toBe(1);
+    expect(statuses('r1.csv')).toEqual([
+      '2 user C-1 invalid',
+      '3 user C-2 invalid',
+      '4 user C-3 invalid',
+      '5 user C-4 valid',
+      '6 user C-5 invalid',
+    ]);
+    // Fed back as it is, nothing in it is valid: each record is refused again as malformed.
+    const again = await runCli(['validate', 'm.yaml', '--input', 'rejects.csv', '--report', 'r2.csv'], { cwd: dir });
+    expect(again.code).toBe(1);
+    const report = readFileSync(join(dir, 'r2.csv'), 'utf8');
+    expect(report).not.toContain(',valid,');
+    expect(report).toContain('Invalid Closing Quote');
+    expect(report).toContain('but the header has 5 columns');
+  });
+});

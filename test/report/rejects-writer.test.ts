@@ -33,7 +33,7 @@ describe('createRejectsWriter', () => {
     expect(text).toBe('nazwa;wartość;error\nŁódź;-12,50;"value: expected a number, got ""-12,50"""\n');
   });
 
-  it('writes one file per source for a job, and pads malformed records', async () => {
+  it('writes one file per source for a job; a short record keeps its own fields, the error after them', async () => {
     const dir = tmpTree();
     const w = createRejectsWriter(
       rejectsFiles(join(dir, 'rejects.csv'), true, [mapping('a', ',', 'utf-8'), mapping('b', ',', 'utf-8')]),
@@ -48,7 +48,7 @@ describe('createRejectsWriter', () => {
     await w.close();
     expect(w.files()).toEqual([join(dir, 'rejects.a.csv'), join(dir, 'rejects.b.csv')]);
     expect(readFileSync(join(dir, 'rejects.a.csv'), 'utf8')).toBe(
-      'x,y,z,error\n1,,,"Invalid Record Length: expect 3, got 1"\n',
+      'x,y,z,error\n1,"Invalid Record Length: expect 3, got 1"\n',
     );
     expect(readFileSync(join(dir, 'rejects.b.csv'), 'utf8')).toBe("q,error\n=1+1,'-bad\n");
   });
@@ -65,7 +65,7 @@ describe('createRejectsWriter', () => {
     expect(readFileSync(path, 'utf8')).toBe('id,error\na,first\nb,parent line 2 failed: second\nc,third\n');
   });
 
-  it('puts the error of a record with too many fields in the named error column, its extra fields kept in the last column', async () => {
+  it('writes a record with too many fields as it was, the error after it, and a quote error verbatim: fed back unfixed, both are refused again', async () => {
     const path = join(tmpTree(), 'rejects.csv');
     const m = mapping('x', ',', 'utf-8');
     const w = createRejectsWriter(rejectsFiles(path, false, [m]));
@@ -76,9 +76,10 @@ describe('createRejectsWriter', () => {
       'Invalid Record Length: columns 2, got 4',
       2,
     );
+    await w.write(m, { header: ['id', 'name'], delimiter: ',' }, ['2'], 'Invalid Closing Quote', 3, '2,"Bob" Jr');
     await w.close();
     expect(readFileSync(path, 'utf8')).toBe(
-      'id,name,error\n1,"Ann,extra,more","Invalid Record Length: columns 2, got 4"\n',
+      'id,name,error\n1,Ann,extra,more,"Invalid Record Length: columns 2, got 4"\n2,"Bob" Jr,Invalid Closing Quote\n',
     );
   });
 });
