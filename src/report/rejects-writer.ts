@@ -130,7 +130,12 @@ export function createRejectsWriter(files: ReadonlyMap<string, string>): Rejects
       // A quote error's text as the file had it, then the error; other malformed records keep
       // their own number of fields, the error after them.
       const verbatim = raw === undefined ? undefined : `${raw}${w.delimiter}`;
-      const own = raw !== undefined ? [] : malformed ? [...fields] : fields.slice(0, w.errorAt);
+      const own =
+        raw !== undefined
+          ? []
+          : malformed
+            ? withoutOldError(fields, w.errorAt < header.length)
+            : fields.slice(0, w.errorAt);
       const cells = [...own, neutraliseFormula(error)];
       if (line === undefined) {
         await w.out.write(cells, verbatim);
@@ -152,6 +157,17 @@ export function createRejectsWriter(files: ReadonlyMap<string, string>): Rejects
       );
     },
   };
+}
+
+/**
+ * A malformed record of a rejects file fed back ends with the error an earlier run wrote after it
+ * (`data.csv line 3: …`): dropped, not kept as a field, or each round would add a field until the
+ * record had as many as the header and read as a valid row.
+ */
+function withoutOldError(fields: readonly string[], fedBack: boolean): string[] {
+  const last = fields.at(-1);
+  const old = fedBack && last !== undefined && /^\S+ lines? \d+(?:[-–]\d+)?: /.test(last);
+  return old ? fields.slice(0, -1) : [...fields];
 }
 
 /** Keeps `held` sorted by line, rows of one line in the order they came. */

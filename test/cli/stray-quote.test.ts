@@ -54,5 +54,20 @@ describe('malformed records in the rejects file', () => {
     expect(report).not.toContain(',valid,');
     expect(report).toContain('Invalid Closing Quote');
     expect(report).toContain('but the header has 5 columns');
+    // Round after round: the short record keeps its own fields, never growing into a valid row.
+    for (let round = 3; round <= 5; round++) {
+      const input = round === 3 ? 'rejects.csv' : `rejects${round - 1}.csv`;
+      const r = await runCli(
+        ['validate', 'm.yaml', '--input', input, '--report', `r${round}.csv`, '--rejects', `rejects${round}.csv`],
+        { cwd: dir },
+      );
+      expect(r.code).toBe(1);
+      expect(readFileSync(join(dir, `r${round}.csv`), 'utf8')).not.toContain(',valid,');
+    }
+    // Its three fields and this round's error: no error of an earlier round is kept as a field.
+    const c2 = readFileSync(join(dir, 'rejects5.csv'), 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('C-2,'));
+    expect(c2).toMatch(/^C-2,u2@ex\.com,Ann,"rejects4\.csv line \d+: (?:[^"]|"")*"$/);
   });
 });
