@@ -312,6 +312,23 @@ describe('incremental runs against the sandbox', () => {
     expect(sandbox!.requests.length).toBe(day3Before);
   });
 
+  it('a changed product whose new value no CSV cell carries (null) is failed with what to change, not told to use the bulk mode it is in', async () => {
+    sandbox = await startSandbox({ rate: 0, bulkRowsPerS: 0 });
+    const dir = tmpTree({
+      'products.yaml':
+        'resource: product\nsource: { file: products.csv }\nkey: sku\nfields: { custom_id: sku, name: { column: name, empty: "null" } }\n',
+      'job.yaml': 'mappings: [products.yaml]\n',
+      'products.csv': 'sku,name\nP-1,Mug\n',
+    });
+    expect((await run(dir, ['--incremental'])).code).toBe(0);
+    writeFileSync(join(dir, 'products.csv'), 'sku,name\nP-1,\n');
+    const day2 = await run(dir, ['--incremental', '--bulk', 'always']);
+    expect(day2.lines.map((l) => `${l.key}:${l.status}`)).toEqual(['P-1:failed']);
+    expect(day2.lines[0]?.message).toMatch(
+      /\(this product changed since it was created, and products are updated only by the bulk import, which cannot carry name: null \(an empty cell means "no value"\): leave such a field out, with empty: omit, so that the import updates the rest\)$/,
+    );
+  });
+
   it('with --bulk never a changed product is sent, answered "already exists" and reported failed with how products are updated', async () => {
     const { before, day2 } = await productDays(['--bulk', 'never']);
     expect(day2.code).toBe(1);
