@@ -5,7 +5,7 @@
  * is chosen as the live import chooses it (`bulkPlanOf`), from the stage's valid rows (an
  * incremental run that sends 500 of 50,000 contacts still goes by bulk); its imports carry the
  * rows it would send.
- * Rows a CSV cell cannot carry go per row in the live run; the estimate counts them as imported.
+ * Rows a CSV cell cannot carry (`null`, `""`, `[]`) go per row in the live run, and are counted so.
  * A row whose key is already in the chunk being filled goes per row too (`chunkRepeats`): those
  * are counted as per-row requests at the run's rate. A product's later rows are not sent at all
  * (the first row creates it; the live run refuses the others without a request).
@@ -14,6 +14,7 @@ import type { ResolvedMapping, ResourceName } from '../config/mapping-schema.js'
 import type { FileSummary } from '../report/summary.js';
 import { DEFAULT_POLL_DELAYS_MS } from '../transport/bulk-client.js';
 import { pollsToSeeEnd } from '../transport/bulk-poll-pause.js';
+import { cellText } from '../bulk/chunk-csv.js';
 import { bulkPlanOf, bulkRowKey } from './bulk-choice.js';
 import type { BulkOptions } from './bulk-options.js';
 
@@ -81,6 +82,11 @@ export function chunkRepeats(resource: ResourceName, chunkRows: number) {
   let notSent = 0;
   return {
     add(payload: Readonly<Record<string, unknown>>): void {
+      // A value no CSV cell carries: the live run sends the row per row.
+      if (Object.values(payload).some((v) => v !== undefined && typeof cellText(v) !== 'string')) {
+        repeats++;
+        return;
+      }
       const key = bulkRowKey(resource, payload);
       if (key !== undefined && keys.has(key)) {
         if (stageWide) notSent++;
@@ -93,7 +99,7 @@ export function chunkRepeats(resource: ResourceName, chunkRows: number) {
         members = 0;
       }
     },
-    /** Rows sent per row: their key repeats in the chunk being filled. */
+    /** Rows sent per row: their key repeats in the chunk being filled, or a cell cannot carry a value. */
     get repeats(): number {
       return repeats;
     },

@@ -147,7 +147,7 @@ export function formatSummary(summary: RunSummary): string {
       summary.mode === 'live'
         ? `  (${plural(f.requests, 'request')}, ${number.format(f.retries)} ${f.retries === 1 ? 'retry' : 'retries'}, ${number.format(f.throttled)} × 429, ${formatDuration(f.elapsedMs / 1000)}${f.elapsedMs > 0 ? `, ${(f.requests / (f.elapsedMs / 1000)).toFixed(1)} req/s` : ''})`
         : f.bulk?.estimate !== undefined
-          ? `  (bulk: ${plural(f.bulk.imports, 'import')}${f.bulk.perRow ? ` and ${plural(f.bulk.perRow, 'row')} per row, whose key repeats in a chunk` : ''}${f.bulk.notSent ? `; ${plural(f.bulk.notSent, 'row')} not sent, an earlier row creates its product` : ''}, ${plural(f.requests, 'request')} ≈ ${formatDuration(f.bulk.estimate.seconds)} at ${number.format(f.bulk.estimate.rowsPerS)} rows/s)`
+          ? `  (bulk: ${plural(f.bulk.imports, 'import')}${f.bulk.perRow ? ` and ${plural(f.bulk.perRow, 'row')} per row (a key repeating in a chunk, or a value no CSV cell carries)` : ''}${f.bulk.notSent ? `; ${plural(f.bulk.notSent, 'row')} not sent, an earlier row creates its product` : ''}, ${plural(f.requests, 'request')} ≈ ${formatDuration(f.bulk.estimate.seconds)} at ${number.format(f.bulk.estimate.rowsPerS)} rows/s)`
           : '';
     if (summary.mode === 'live' && f.bulk !== undefined) {
       // `contacts.csv  user  bulk: 100,000 rows in 10 imports, ok 99,880, failed 120, 23 requests, 3 min 42 s`;

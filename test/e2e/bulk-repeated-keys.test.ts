@@ -65,7 +65,27 @@ describe('bulk imports: a key that repeats every few rows', () => {
     const dir = writeJob();
     const r = await runCli(['validate', 'job.yaml', '--bulk', 'always', '--bulk-chunk-rows', '1000'], { cwd: dir });
     expect(r.code).toBe(0);
-    expect(r.stderr).toMatch(/\(bulk: 1 import and 19 rows per row, whose key repeats in a chunk, \d+ requests/);
+    expect(r.stderr).toMatch(
+      /\(bulk: 1 import and 19 rows per row \(a key repeating in a chunk, or a value no CSV cell carries\), \d+ requests/,
+    );
+  });
+
+  it('the dry run counts a row whose value no CSV cell carries (null) as a per-row request, as the live run sends it', async () => {
+    const dir = tmpTree({
+      'contacts.csv': 'customer_id,first_name\nC-1,Ann\nC-2,\nC-3,Cy\n',
+      'job.yaml':
+        'resource: user\nsource: { file: contacts.csv }\nkey: customer_id\nfields:\n  custom_id: { column: customer_id, required: true }\n  first_name: { column: first_name, empty: "null" }\n',
+    });
+    const dry = await runCli(['validate', 'job.yaml', '--bulk', 'always'], { cwd: dir });
+    expect(dry.stderr).toMatch(
+      /\(bulk: 1 import and 1 row per row \(a key repeating in a chunk, or a value no CSV cell carries\)/,
+    );
+    expect(dry.stderr).toMatch(/bulk: 2 rows in 1 import/);
+    const live = await importOnNewSandbox(dir, ['--bulk', 'always'], { opened: sandboxes, report: 'live.csv' });
+    expect(live.code, live.stderr).toBe(0);
+    const paths = requestPaths(live.sandbox);
+    expect(paths.filter((p) => p === 'POST users/import/')).toHaveLength(1);
+    expect(paths.filter((p) => p === 'POST users/update_or_create/')).toHaveLength(1);
   });
 
   it("the dry run counts no request for a product's repeated rows: the live run refuses them without one", async () => {
