@@ -43,6 +43,9 @@ function describeMatch(m: ColumnMatch): string {
   return `matched ${JSON.stringify(m.column)} ignoring case, spaces and underscores`;
 }
 
+/** Events have no identifying field: an event's custom_id (a product event's) names something else. */
+const isEvent = (resource: ResourceName) => resource === 'event' || resource === 'product-event';
+
 /**
  * The key column: the column of the resource's identifying field, else the first column whose
  * sampled values are all present and distinct (an export's row id), else the first column. An
@@ -54,9 +57,8 @@ function chooseKey(
   matches: readonly ColumnMatch[],
   resource: ResourceName,
 ): { key: string; why: string; distinct?: true } {
-  const events = resource === 'event' || resource === 'product-event';
   const identifying = matches.find(
-    (m) => !events && m.field.required && (m.field.target === 'custom_id' || m.field.target === 'id'),
+    (m) => !isEvent(resource) && m.field.required && (m.field.target === 'custom_id' || m.field.target === 'id'),
   );
   if (identifying !== undefined)
     return {
@@ -135,8 +137,11 @@ export function draftMapping(sample: Sample, resource: ResourceName, sourceFile:
   const missing = targets.fields.filter((f) => f.required && !matches.some((m) => m.field === f));
   // A required identifier no column is named after (`Kundennummer` for custom_id): the key column,
   // present and distinct on every sampled row, is the likely one. Proposed, not decided: sent as
-  // the identifier, the wrong column would key every record by it.
-  const proposed = missing.find((f) => (f.target === 'custom_id' || f.target === 'id') && key.distinct === true);
+  // the identifier, the wrong column would key every record by it. Not for events: a product
+  // event's custom_id names its product, which no distinct column is.
+  const proposed = isEvent(resource)
+    ? undefined
+    : missing.find((f) => (f.target === 'custom_id' || f.target === 'id') && key.distinct === true);
   for (const f of missing) {
     if (f === proposed) {
       notes.push(

@@ -112,6 +112,12 @@ describe('init on generated files', () => {
     // Not offered a second time as a custom attribute.
     expect(mapping).not.toContain('# kundennummer: Kundennummer');
     expect(summary.totals.invalid).toBe(2);
+    // Not for a product event: its custom_id names the product, which the distinct hit id is not.
+    const pe = tmp({ 'hits.csv': 'hit,customer_id,action,occurred_at\nH1,C1,view,2026-01-05T09:20:11Z\n' });
+    await runCli(['init', 'hits.csv', '--resource', 'product-event', '--out', 'pe.yaml'], { cwd: pe });
+    const peMapping = readFileSync(join(pe, 'pe.yaml'), 'utf8');
+    expect(peMapping).not.toContain('custom_id: { column: hit');
+    expect(peMapping).toContain('no column matched custom_id, which the API requires');
     // Uncommented, the mapping sends it.
     writeFileSync(join(cwd, 'mapping.yaml'), mapping.replace('  # custom_id: {', '  custom_id: {'));
     const again = await runCli(['validate', 'mapping.yaml', '--quiet', '--report', 'report.csv'], { cwd });
