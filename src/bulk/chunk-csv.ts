@@ -84,6 +84,11 @@ export function payloadLine(columns: readonly BulkColumn[], payload: Readonly<Re
   return { ok: true, text: csvLine(cells) };
 }
 
+/** The first field of a payload whose value no CSV cell carries (`null`, `""`, `[]`, …), as `[field, value]`. */
+export function uncarriedField(payload: Readonly<Record<string, unknown>>): [string, unknown] | undefined {
+  return Object.entries(payload).find(([, value]) => value !== undefined && typeof cellText(value) !== 'string');
+}
+
 /** A value as its cell's text, or why it has none. */
 export function cellText(value: unknown): string | { readonly reason: UnwritableReason; readonly message: string } {
   if (value === null)

@@ -14,7 +14,7 @@ import type { ResolvedMapping, ResourceName } from '../config/mapping-schema.js'
 import type { FileSummary } from '../report/summary.js';
 import { DEFAULT_POLL_DELAYS_MS } from '../transport/bulk-client.js';
 import { pollsToSeeEnd } from '../transport/bulk-poll-pause.js';
-import { cellText } from '../bulk/chunk-csv.js';
+import { uncarriedField } from '../bulk/chunk-csv.js';
 import { bulkPlanOf, bulkRowKey } from './bulk-choice.js';
 import type { BulkOptions } from './bulk-options.js';
 
@@ -83,7 +83,7 @@ export function chunkRepeats(resource: ResourceName, chunkRows: number) {
   return {
     add(payload: Readonly<Record<string, unknown>>): void {
       // A value no CSV cell carries: the live run sends the row per row.
-      if (Object.values(payload).some((v) => v !== undefined && typeof cellText(v) !== 'string')) {
+      if (uncarriedField(payload) !== undefined) {
         repeats++;
         return;
       }

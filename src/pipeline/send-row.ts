@@ -1,4 +1,4 @@
-import { cellText } from '../bulk/chunk-csv.js';
+import { uncarriedField } from '../bulk/chunk-csv.js';
 import { HttpError } from '../errors.js';
 import type { Ledger, LedgerEntry, Outcome } from '../ledger/index.js';
 import { failureLine } from '../report/failure-line.js';
@@ -232,7 +232,7 @@ function productExistsNote(row: SendableRow, madeBy: number | undefined): string
     return ` (line ${madeBy} of this file created this product in this run: keep one row per product in the file, the one whose values are wanted, and a bulk import updates it)`;
   if (row.sync?.status === 'changed') {
     // Sent per row although the stage went by bulk: a cell cannot carry one of its values.
-    const uncarried = Object.entries(row.payload).find(([, value]) => typeof cellText(value) !== 'string');
+    const uncarried = uncarriedField(row.payload);
     if (uncarried !== undefined)
       return ` (this product changed since it was created, and products are updated only by the bulk import, which cannot carry ${uncarried[0]}: ${JSON.stringify(uncarried[1])} (an empty cell means "no value"): leave such a field out, with empty: omit, so that the import updates the rest)`;
     return ' (this product changed since it was created, and products are updated only by the bulk import: run with --bulk auto, or set bulk: true in the products mapping)';
