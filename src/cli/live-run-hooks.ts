@@ -164,10 +164,11 @@ export function liveRunHooks(
     async refused(error: unknown, jobFile: string | undefined, began: boolean): Promise<void> {
       const code = exitCodeOf(error);
       // The key as this run read it, and as the environment or a key file holds it: a run refused
-      // because it could not read its key has none of its own to hide.
+      // because it could not read its key has none of its own to hide. A key file the run has read
+      // is not read again (a pipe would have nothing left to give).
       const message = redact(error instanceof EngageError ? error.message : 'internal error', [
         apiKey,
-        ...secretsOf(io, args['api-key-file']),
+        ...secretsOf(io, apiKey === '' ? args['api-key-file'] : undefined),
       ]);
       const name = job || (jobFile === undefined ? '' : basename(jobFile));
       const outcome = began ? 'failed' : 'refused';

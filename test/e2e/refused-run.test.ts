@@ -240,6 +240,25 @@ describe('a run refused by its input or output checks', () => {
     expect(run.stderr).not.toContain(key);
   });
 
+  it('a usage error hides a key that comes through the pipe in two pieces', () => {
+    const out = tmpTree();
+    const key = 'Tw'.repeat(32);
+    execFileSync('mkfifo', [join(out, 'key.fifo')]);
+    const run = spawnSync(
+      'bash',
+      [
+        '-c',
+        '(exec 3>key.fifo; printf %s "${SLOW_KEY:0:20}" >&3; sleep 0.3; printf %s "${SLOW_KEY:20}" >&3) & "$@" --api-key-file key.fifo; code=$?; wait; exit $code',
+        'bash',
+        ...cliCommand(['import', 'job.yaml', key]),
+      ],
+      { cwd: out, env: { ...process.env, ENGAGE_API_KEY: '', SLOW_KEY: key }, encoding: 'utf8', timeout: 20_000 },
+    );
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('Unknown argument: [redacted]\n');
+    expect(run.stderr).not.toContain(key.slice(20));
+  });
+
   it('an input that is a pipe with no writer, or a link to /dev/zero, is refused at once, not read forever', async () => {
     sandbox = await startSandbox({ rate: 0 });
     const out = tmpTree();
