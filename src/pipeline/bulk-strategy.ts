@@ -51,7 +51,12 @@ export function sendByBulk(stage: StageInfo, deps: BulkDeps): StageStrategy & { 
   removeUnrecordedChunkFiles(deps.dir, stage.index, deps.chunks.recordedFiles(stage.index));
   // Made before the first row: that row opens its chunk file at once, and an asynchronous mkdir
   // still under way then made the open fail (ENOENT) on a loaded machine.
-  mkdirSync(deps.dir, { recursive: true });
+  try {
+    mkdirSync(deps.dir, { recursive: true });
+  } catch (error) {
+    // A full disk: the run stops as on any disk failure (exit 3), its rows reported not_sent.
+    deps.state.ledgerBroke(error);
+  }
   const run: StageBulk = {
     stage,
     deps,

@@ -10,7 +10,7 @@ import type { Sandbox } from '../../src/sandbox/index.js';
 import { importOnNewSandbox, requestPaths } from '../helpers/import-on-sandbox.js';
 import { tmpTree } from '../helpers/tmp.js';
 
-const disk = vi.hoisted(() => ({ mkdirDelayMs: 0, full: false }));
+const disk = vi.hoisted(() => ({ mkdirDelayMs: 0, full: false, noFolder: false }));
 
 // A folder made asynchronously lands late, as on a loaded machine.
 vi.mock('node:fs/promises', async (original) => {
@@ -30,13 +30,25 @@ vi.mock('node:fs', async (original) => {
       disk.full && String(path).includes('/bulk/') ? '/dev/full' : path,
       options,
     )) as typeof real.createWriteStream;
-  return { ...real, createWriteStream, default: { ...real, createWriteStream } };
+  // A disk with no room left for the chunk folder itself.
+  const mkdirSync = ((path: Fs.PathLike, options?: Parameters<typeof real.mkdirSync>[1]) => {
+    if (disk.noFolder && String(path).endsWith('/bulk'))
+      throw Object.assign(new Error(`ENOSPC: no space left on device, mkdir '${String(path)}'`), { code: 'ENOSPC' });
+    return real.mkdirSync(path, options);
+  }) as typeof real.mkdirSync;
+  return {
+    ...real,
+    createWriteStream,
+    mkdirSync,
+    default: { ...real, createWriteStream, mkdirSync },
+  };
 });
 
 const sandboxes: Sandbox[] = [];
 afterEach(async () => {
   disk.mkdirDelayMs = 0;
   disk.full = false;
+  disk.noFolder = false;
   for (const s of sandboxes.splice(0)) await s.close();
 });
 
@@ -67,5 +79,14 @@ describe('bulk imports: the chunk files on disk', () => {
     expect(r.report.map((l) => l.status)).toEqual(['not_sent', 'not_sent', 'not_sent']);
     expect(r.report[0]?.message).toMatch(/^not sent: the run stopped on an error \(ENOSPC/);
     expect(requestPaths(r.sandbox).filter((p) => p.endsWith('import/'))).toEqual([]);
+  });
+
+  it('a chunk folder that cannot be made (a full disk) stops the run, exit 3, its rows not sent', async () => {
+    disk.noFolder = true;
+    const r = await importOnNewSandbox(contacts(3), ['--bulk', 'always'], { opened: sandboxes });
+    expect(r.stderr).not.toContain('internal error');
+    expect(r.code).toBe(3);
+    expect(r.report.map((l) => l.status)).toEqual(['not_sent', 'not_sent', 'not_sent']);
+    expect(r.report[0]?.message).toMatch(/^not sent: the run stopped on an error \(ENOSPC/);
   });
 });
