@@ -55,7 +55,11 @@ export function resolveMapping(doc: ConfigDocument, overrides: MappingOverrides 
     const numeric = (t: string | undefined) => t === 'number' || t === 'decimal';
     if (f.decimal_comma !== undefined && !(numeric(type) || (type === 'list' && numeric(f.items))))
       at([...where, 'decimal_comma'], '`decimal_comma` applies to types number and decimal (and lists of them) only');
-    else if (f.decimal_comma === true && type === 'list' && [',', '.', ' ', "'"].includes(f.separator ?? ','))
+    else if (
+      f.decimal_comma === true &&
+      type === 'list' &&
+      [',', '.', ' ', "'", '\u00a0', '\u202f'].includes(f.separator ?? ',')
+    )
       // The list would be cut inside its numbers (`12,5` → 12 and 5) before any of them is read.
       at(
         [...where, 'separator'],

@@ -126,6 +126,14 @@ describe('loadMapping', () => {
       '<dir>/m.yaml:9: fields.data.plan.separator: a list of numbers with a decimal comma needs a separator its numbers do not hold (such as ; or |), not ","',
     ],
     [
+      'decimal_comma on a list cut at no-break spaces, which group thousands',
+      EVENTS.replace(
+        'data.plan: plan',
+        'data.plan: { column: plan, type: list, items: number, separator: "\\u00a0", decimal_comma: true }',
+      ),
+      '<dir>/m.yaml:9: fields.data.plan.separator: a list of numbers with a decimal comma needs a separator its numbers do not hold (such as ; or |), not "\u00a0"',
+    ],
+    [
       'a scalar and a nested target on the same place',
       `${EVENTS}  data: blob\n`,
       '<dir>/m.yaml:9: fields.data.plan: conflicts with field "data", which sets the same place to a single value',
