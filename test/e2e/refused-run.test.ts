@@ -248,11 +248,16 @@ describe('a run refused by its input or output checks', () => {
       'bash',
       [
         '-c',
-        '(exec 3>key.fifo; printf %s "${SLOW_KEY:0:20}" >&3; sleep 0.3; printf %s "${SLOW_KEY:20}" >&3) & "$@" --api-key-file key.fifo; code=$?; wait; exit $code',
+        '(exec 3>key.fifo; printf %s "$KEY_HEAD" >&3; sleep 0.3; printf %s "$KEY_TAIL" >&3) & "$@" --api-key-file key.fifo; code=$?; wait; exit $code',
         'bash',
         ...cliCommand(['import', 'job.yaml', key]),
       ],
-      { cwd: out, env: { ...process.env, ENGAGE_API_KEY: '', SLOW_KEY: key }, encoding: 'utf8', timeout: 20_000 },
+      {
+        cwd: out,
+        env: { ...process.env, ENGAGE_API_KEY: '', KEY_HEAD: key.slice(0, 20), KEY_TAIL: key.slice(20) },
+        encoding: 'utf8',
+        timeout: 20_000,
+      },
     );
     expect(run.status).toBe(2);
     expect(run.stderr).toContain('Unknown argument: [redacted]\n');
