@@ -186,14 +186,14 @@ describe('spaces around ids', () => {
 });
 
 describe('a record the parser cannot split', () => {
-  it('goes to the rejects whole, in its first column, not as the few cells read before the quote error', async () => {
+  it('goes to the rejects whole, as it was, its error after it: not as the few cells read before the quote error', async () => {
     const dir = tmpTree({ 'm.yaml': USERS, 'users.csv': 'cid,email\nA1,a@x\nB2,x"y,z\nC3,c@x\n' });
     const r = await runCli(['validate', 'm.yaml', '--rejects', 'rej.csv'], { cwd: dir });
     expect(r.code).toBe(1);
     const rejects = readFileSync(join(dir, 'rej.csv'), 'utf8');
     expect(rejects.split('\n')[0]).toBe('cid,email,error');
     expect(rejects.split('\n')[1]).toBe(
-      `"B2,x""y,z",,"users.csv line 3: Invalid Opening Quote: a quote is found in column 2 (""email"") at line 3, value is ""x"""`,
+      `B2,x"y,z,"users.csv line 3: Invalid Opening Quote: a quote is found in column 2 (""email"") at line 3, value is ""x"""`,
     );
   });
 });
