@@ -14,6 +14,11 @@ export interface CliIo {
    * the process at once.
    */
   readonly onRunFolder?: ((resumeCommand: string | undefined) => void) | undefined;
+  /**
+   * Told the API key a command has read: a refusal reported after it hides that key without
+   * reading the key file again (a pipe would have nothing left to give). Set by `main`.
+   */
+  readonly keyRead?: ((key: string) => void) | undefined;
   /** The transport's clock (tests: virtual time for waits of 30 s and more). Default: the real one. */
   readonly clock?:
     | { readonly now: () => number; readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void> }

@@ -1,6 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError } from '../errors.js';
+import type { CliIo } from './command.js';
+
+/** The command's API key (`readApiKey`), told to `io.keyRead` so that a refusal after it hides it. */
+export function commandApiKey(io: CliIo, keyFile: string | undefined): string {
+  const key = readApiKey(io.env, keyFile, io.cwd);
+  io.keyRead?.(key);
+  return key;
+}
 
 /**
  * The API key comes from ENGAGE_API_KEY or --api-key-file, never from argv: argv is visible to

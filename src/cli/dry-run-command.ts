@@ -3,7 +3,7 @@ import { loadJob } from '../config/load-job.js';
 import { stateDirBeside } from '../sync/index.js';
 import { runDryRun } from '../pipeline/dry-run.js';
 import type { CliIo } from './command.js';
-import { readApiKey } from './credentials.js';
+import { commandApiKey } from './credentials.js';
 import type { JobArgs } from './common-options.js';
 import { EXIT } from './exit-codes.js';
 import { openPreview, type PreviewArgs } from './incremental-preview.js';
@@ -68,7 +68,7 @@ function bulkChoiceOf(args: Partial<BulkChoiceArgs>) {
 function previewTarget(args: { 'base-url'?: string | undefined; 'api-key-file'?: string | undefined }, io: CliIo) {
   let apiKey: string | undefined;
   try {
-    apiKey = readApiKey(io.env, args['api-key-file'], io.cwd);
+    apiKey = commandApiKey(io, args['api-key-file']);
   } catch {
     apiKey = undefined;
   }

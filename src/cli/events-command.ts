@@ -1,6 +1,6 @@
 import type { Argv } from 'yargs';
 import { defineCommand, type CliIo, type OptionsOf } from './command.js';
-import { readApiKey, readBaseUrl } from './credentials.js';
+import { commandApiKey, readBaseUrl } from './credentials.js';
 import { EXIT } from './exit-codes.js';
 import { VERSION } from './version.js';
 
@@ -33,7 +33,7 @@ export const eventsCommand = defineCommand({
     const { createTransport, listAll, resolveBaseUrl } = await import('../transport/index.js');
     const transport = createTransport({
       baseUrl: resolveBaseUrl(readBaseUrl(io.env, args['base-url'])),
-      apiKey: readApiKey(io.env, args['api-key-file'], io.cwd),
+      apiKey: commandApiKey(io, args['api-key-file']),
       userAgent: `engage-import/${VERSION}`,
       signal: io.signal,
     });

@@ -7,7 +7,7 @@ import { displayPath } from '../text/display-path.js';
 import { resumeCommand } from '../pipeline/resume-command.js';
 import { inDoubtModeOf, resolveBaseUrl, type InDoubtMode } from '../transport/index.js';
 import type { CliIo } from './command.js';
-import { readApiKey, readBaseUrl } from './credentials.js';
+import { commandApiKey, readBaseUrl } from './credentials.js';
 import { EXIT } from './exit-codes.js';
 import type { LiveArgs } from './live-options.js';
 import { liveRunHooks, type LiveRunHooks } from './live-run-hooks.js';
@@ -34,7 +34,7 @@ export async function runLive(start: LiveStart, args: LiveRunArgs, io: CliIo): P
   let apiKey = '';
   let keyError: unknown;
   try {
-    apiKey = readApiKey(io.env, args['api-key-file'], io.cwd);
+    apiKey = commandApiKey(io, args['api-key-file']);
   } catch (error) {
     keyError = error;
   }

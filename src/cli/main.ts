@@ -33,7 +33,9 @@ const COMMANDS: readonly CliCommand[] = [
 export async function main(argv: readonly string[], cliIo: CliIo): Promise<number> {
   // --log-format json: every line on stderr, even a usage error, is one json object.
   const early = earlyArgs(argv);
-  const io = withLogFormat(cliIo, early.logFormat);
+  // The key a command reads, so that a refusal below hides it whatever the key file is.
+  const keys: string[] = [];
+  const io = { ...withLogFormat(cliIo, early.logFormat), keyRead: (key: string) => void keys.push(key) };
   let exitCode: number | undefined;
   let parser = yargs([...argv])
     .scriptName('engage-import')
@@ -78,8 +80,9 @@ export async function main(argv: readonly string[], cliIo: CliIo): Promise<numbe
     });
   } catch (error) {
     // The key (or the webhook URL) pasted where an argument goes is not repeated back: as the
-    // environment holds it, as the run reads it (trimmed), or as its file holds it.
-    const secrets = secretsOf(io, early.apiKeyFile);
+    // environment holds it, as the run read it, or as its file holds it (read only when the run
+    // did not: a pipe it read is empty now).
+    const secrets = [...keys, ...secretsOf(io, keys.length > 0 ? undefined : early.apiKeyFile)];
     const code = reportError(error, io, secrets);
     // --json: a batch job reads stdout; a refused command (nothing sent) still gives it an object.
     if (early.json) io.stdout.write(`${JSON.stringify(refusal(error, code, secrets), null, 2)}\n`);

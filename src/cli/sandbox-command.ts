@@ -12,7 +12,7 @@ import {
   DEFAULT_SEED,
 } from '../sandbox/options.js';
 import { defineCommand, type CliIo, type OptionsOf } from './command.js';
-import { readApiKey } from './credentials.js';
+import { commandApiKey } from './credentials.js';
 import { EXIT } from './exit-codes.js';
 
 function sandboxOptions(y: Argv) {
@@ -90,7 +90,7 @@ export const sandboxCommand = defineCommand({
   builder: sandboxOptions,
   run: async (args: SandboxArgs, io: CliIo) => {
     const keyFile = args['api-key-file'];
-    const apiKey = keyFile === undefined ? undefined : readApiKey(io.env, keyFile, io.cwd);
+    const apiKey = keyFile === undefined ? undefined : commandApiKey(io, keyFile);
     if (apiKey !== undefined && apiKey.length !== API_KEY_LENGTH) {
       throw new ConfigError(
         'USAGE',

@@ -27,21 +27,18 @@ function keyInFile(path: string): string {
 
 /** How long a refusal waits for a slow pipe's writer (`pass show` decrypting the key). */
 const PIPE_WAIT_MS = 1000;
-/** How long a pipe with no writer is given for one to open it (`<(…)` still starting). */
-const WRITER_GRACE_MS = 150;
 const PIPE_POLL_MS = 20;
 
 /**
  * A pipe (`--api-key-file <(pass show key)`, `/dev/stdin`) is read without blocking: what its
- * writer puts there, to its end, within a second. A blocking read of a pipe with no writer would
- * wait forever, and a refusal has no run left to spoil by draining the key. A pipe nobody writes
- * to (one the run has read already) costs a moment, not the second.
+ * writer puts there, to its end, within a second (its writer may open it late). A blocking read
+ * of a pipe with no writer would wait forever, and a refusal has no run left to spoil by draining
+ * the key. A pipe the run has read already is not asked (`CliIo.keyRead`).
  */
 function waitingInPipe(path: string): string {
   const fd = openSync(path, constants.O_RDONLY | constants.O_NONBLOCK);
   const pause = new Int32Array(new SharedArrayBuffer(4));
-  const opened = Date.now();
-  const deadline = opened + PIPE_WAIT_MS;
+  const deadline = Date.now() + PIPE_WAIT_MS;
   try {
     const buffer = Buffer.alloc(MAX_KEY_FILE + 1);
     let read = 0;
@@ -58,7 +55,7 @@ function waitingInPipe(path: string): string {
       }
       if (n === 0) {
         // Its writer is done, or has not opened the pipe yet.
-        if (read > 0 || Date.now() >= opened + WRITER_GRACE_MS) break;
+        if (read > 0 || Date.now() >= deadline) break;
         Atomics.wait(pause, 0, 0, PIPE_POLL_MS);
         continue;
       }

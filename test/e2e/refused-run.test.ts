@@ -264,6 +264,29 @@ describe('a run refused by its input or output checks', () => {
     expect(run.stderr).not.toContain(key.slice(20));
   });
 
+  it('a run refused after reading its key from a pipe hides that key, which the pipe no longer holds', () => {
+    const out = tmpTree({
+      'm.yaml': 'resource: user\nsource: { file: users.csv }\nkey: id\nfields: { custom_id: id }\n',
+    });
+    const key = 'Pr'.repeat(32);
+    execFileSync('mkfifo', [join(out, 'key.fifo')]);
+    // The key pasted as the input's path: the run reads the key, then refuses the missing input.
+    const run = spawnSync(
+      'bash',
+      [
+        '-c',
+        '(exec 3>key.fifo; printf %s "$PIPED_KEY" >&3) & "$@" --api-key-file key.fifo --json; code=$?; wait; exit $code',
+        'bash',
+        ...cliCommand(['import', 'm.yaml', '--base-url', 'http://127.0.0.1:9/api/public/', '--input', key]),
+      ],
+      { cwd: out, env: { ...process.env, ENGAGE_API_KEY: '', PIPED_KEY: key }, encoding: 'utf8', timeout: 20_000 },
+    );
+    expect(run.status).toBe(2);
+    expect(run.stderr).toContain('[redacted]: file not found');
+    expect(run.stderr).not.toContain(key);
+    expect(run.stdout).not.toContain(key);
+  });
+
   it('an input that is a pipe with no writer, or a link to /dev/zero, is refused at once, not read forever', async () => {
     sandbox = await startSandbox({ rate: 0 });
     const out = tmpTree();
