@@ -129,13 +129,10 @@ export function createRejectsWriter(files: ReadonlyMap<string, string>): Rejects
       const malformed = raw !== undefined || fields.length !== header.length;
       // A quote error's text as the file had it, then the error; other malformed records keep
       // their own number of fields, the error after them.
-      const verbatim = raw === undefined ? undefined : `${raw}${w.delimiter}`;
-      const own =
-        raw !== undefined
-          ? []
-          : malformed
-            ? withoutOldError(fields, w.errorAt < header.length)
-            : fields.slice(0, w.errorAt);
+      const fedBack = w.errorAt < header.length;
+      const verbatim =
+        raw === undefined ? undefined : `${fedBack ? rawWithoutOldError(raw, w.delimiter) : raw}${w.delimiter}`;
+      const own = raw !== undefined ? [] : malformed ? withoutOldError(fields, fedBack) : fields.slice(0, w.errorAt);
       const cells = [...own, neutraliseFormula(error)];
       if (line === undefined) {
         await w.out.write(cells, verbatim);
@@ -166,8 +163,32 @@ export function createRejectsWriter(files: ReadonlyMap<string, string>): Rejects
  */
 function withoutOldError(fields: readonly string[], fedBack: boolean): string[] {
   const last = fields.at(-1);
-  const old = fedBack && last !== undefined && /^\S+ lines? \d+(?:[-–]\d+)?: /.test(last);
-  return old ? fields.slice(0, -1) : [...fields];
+  return fedBack && last !== undefined && isOldError(last) ? fields.slice(0, -1) : [...fields];
+}
+
+/** The error an earlier run wrote after a malformed record: `<file> line N: …` (a file name may hold spaces). */
+const isOldError = (cell: string) => /^.+? lines? \d+(?:[-–]\d+)?: /.test(cell);
+
+/**
+ * A quote error's text from a rejects file fed back, without the error an earlier run wrote at
+ * its end (`…<delimiter>"data.csv line 3: …"`), so the record does not gain a field each round.
+ */
+function rawWithoutOldError(raw: string, delimiter: string): string {
+  let start: number;
+  let cell: string;
+  if (raw.endsWith('"')) {
+    // A quoted last cell: back to its opening quote, doubled quotes inside it skipped.
+    let i = raw.length - 2;
+    while (i >= 0 && !(raw[i] === '"' && raw[i - 1] !== '"')) i -= raw[i] === '"' ? 2 : 1;
+    if (i < 1 || raw.slice(i - delimiter.length, i) !== delimiter) return raw;
+    start = i - delimiter.length;
+    cell = raw.slice(i + 1, -1).replaceAll('""', '"');
+  } else {
+    start = raw.lastIndexOf(delimiter);
+    if (start < 0) return raw;
+    cell = raw.slice(start + delimiter.length);
+  }
+  return isOldError(cell) ? raw.slice(0, start) : raw;
 }
 
 /** Keeps `held` sorted by line, rows of one line in the order they came. */

@@ -71,3 +71,29 @@ describe('malformed records in the rejects file', () => {
     expect(c2).toMatch(/^C-2,u2@ex\.com,Ann,"rejects4\.csv line \d+: (?:[^"]|"")*"$/);
   });
 });
+
+describe('malformed records fed back from a rejects file, round after round', () => {
+  it('keep their own fields, whatever the file is called and whether the parser could split them', async () => {
+    const dir = tmpTree({
+      'my data.csv': 'customer_id,email,first_name,last_name\nC-2,u2@ex.com,Ann\nC-5,u5@ex.com,"Ann" X,Lee\n',
+      'm.yaml':
+        'resource: user\nsource: { file: my data.csv }\nkey: customer_id\nfields: { custom_id: customer_id, email: email, first_name: first_name, last_name: last_name }\n',
+    });
+    let input = 'my data.csv';
+    for (let round = 1; round <= 4; round++) {
+      const r = await runCli(
+        ['validate', 'm.yaml', '--input', input, '--report', `r${round}.csv`, '--rejects', `rej ${round}.csv`],
+        {
+          cwd: dir,
+        },
+      );
+      expect(r.code).toBe(1);
+      expect(readFileSync(join(dir, `r${round}.csv`), 'utf8')).not.toContain(',valid,');
+      input = `rej ${round}.csv`;
+    }
+    // Each record as the source had it, and only the last round's error after it.
+    const lines = readFileSync(join(dir, 'rej 4.csv'), 'utf8').split('\n');
+    expect(lines[1]).toMatch(/^C-2,u2@ex\.com,Ann,"rej 3\.csv line 2: (?:[^"]|"")*"$/);
+    expect(lines[2]).toMatch(/^C-5,u5@ex\.com,"Ann" X,Lee,"?rej 3\.csv line 3: (?:[^"]|"")*"?$/);
+  });
+});
