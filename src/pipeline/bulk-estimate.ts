@@ -82,19 +82,25 @@ export function chunkRepeats(resource: ResourceName, chunkRows: number) {
   let notSent = 0;
   return {
     add(payload: Readonly<Record<string, unknown>>): void {
+      const key = bulkRowKey(resource, payload);
       // A value no CSV cell carries: the live run sends the row per row.
-      if (uncarriedField(payload) !== undefined) {
-        repeats++;
+      const uncarried = uncarriedField(payload) !== undefined;
+      if (stageWide) {
+        if (key !== undefined && keys.has(key)) notSent++;
+        else {
+          if (key !== undefined) keys.add(key);
+          if (uncarried) repeats++;
+        }
         return;
       }
-      const key = bulkRowKey(resource, payload);
-      if (key !== undefined && keys.has(key)) {
-        if (stageWide) notSent++;
-        else repeats++;
+      if (uncarried || (key !== undefined && keys.has(key))) {
+        repeats++;
+        // The later rows of its key follow it per row, in order, while the chunk fills.
+        if (key !== undefined) keys.add(key);
         return;
       }
       if (key !== undefined) keys.add(key);
-      if (++members >= chunkRows && !stageWide) {
+      if (++members >= chunkRows) {
         keys = new Set();
         members = 0;
       }

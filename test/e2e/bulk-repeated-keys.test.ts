@@ -88,6 +88,35 @@ describe('bulk imports: a key that repeats every few rows', () => {
     expect(paths.filter((p) => p === 'POST users/update_or_create/')).toHaveLength(1);
   });
 
+  it('the dry run follows a key whose earlier row went per row (a null): its later rows go per row too, or for a product not at all', async () => {
+    const users = tmpTree({
+      'contacts.csv': 'customer_id,first_name\nK1,\nK1,Ann\nK2,Bo\nK2,Bob\nK3,Cy\nK3,\n',
+      'job.yaml':
+        'resource: user\nsource: { file: contacts.csv }\nkey: customer_id\nfields:\n  custom_id: { column: customer_id, required: true }\n  first_name: { column: first_name, empty: "null" }\n',
+    });
+    const dry = await runCli(['validate', 'job.yaml', '--bulk', 'always'], { cwd: users });
+    expect(dry.stderr).toMatch(/\(bulk: 1 import and 4 rows per row /);
+    const live = await importOnNewSandbox(users, ['--bulk', 'always'], { opened: sandboxes, report: 'live.csv' });
+    expect(requestPaths(live.sandbox).filter((p) => p === 'POST users/update_or_create/')).toHaveLength(4);
+
+    const products = tmpTree({
+      'products.csv': 'sku,title\nP1,\nP1,Mug\nP2,Cup\nP2,\nP3,Plate\n',
+      'job.yaml':
+        'resource: product\nsource: { file: products.csv }\nkey: sku\nfields:\n  custom_id: { column: sku, required: true }\n  name: { column: title, empty: "null" }\n',
+    });
+    const dryProducts = await runCli(['validate', 'job.yaml', '--bulk', 'always'], { cwd: products });
+    expect(dryProducts.stderr).toMatch(
+      /\(bulk: 1 import and 1 row per row .*; 2 rows not sent, an earlier row creates its product/,
+    );
+    const liveProducts = await importOnNewSandbox(products, ['--bulk', 'always'], {
+      opened: sandboxes,
+      report: 'live.csv',
+    });
+    const paths = requestPaths(liveProducts.sandbox);
+    expect(paths.filter((p) => p === 'POST products/')).toHaveLength(1);
+    expect(paths.filter((p) => p === 'POST products/import/')).toHaveLength(1);
+  });
+
   it("the dry run counts no request for a product's repeated rows: the live run refuses them without one", async () => {
     const rows = Array.from({ length: 30 }, (_, i) => `SKU-${i % 10},Product ${i}`);
     const dir = tmpTree({
