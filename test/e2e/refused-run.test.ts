@@ -44,6 +44,30 @@ const runEnd = (stderr: string) =>
     .map((l) => JSON.parse(l) as Record<string, unknown>)
     .find((l) => l['event'] === 'run_end');
 
+/**
+ * The CLI run in `dir` with `--api-key-file key.fifo`, a named pipe whose writer (`writes`, a
+ * shell line on fd 3, the key in $KEY_HEAD and $KEY_TAIL) opens it, waiting for the CLI to open
+ * it too, as `pass show` or `<(…)` would.
+ */
+function withPipedKey(dir: string, key: string, writes: string, args: readonly string[]) {
+  execFileSync('mkfifo', [join(dir, 'key.fifo')]);
+  return spawnSync(
+    'bash',
+    [
+      '-c',
+      `(exec 3>key.fifo; ${writes}) & "$@" --api-key-file key.fifo; code=$?; wait; exit $code`,
+      'bash',
+      ...cliCommand(args),
+    ],
+    {
+      cwd: dir,
+      env: { ...process.env, ENGAGE_API_KEY: '', KEY_HEAD: key.slice(0, 20), KEY_TAIL: key.slice(20) },
+      encoding: 'utf8',
+      timeout: 20_000,
+    },
+  );
+}
+
 /** The products mapping run on `input` against the sandbox, as a cron line would. */
 const night = (
   out: string,
@@ -222,19 +246,8 @@ describe('a run refused by its input or output checks', () => {
   it('a usage error hides a key that a slow writer puts in the pipe given as the key file', () => {
     const out = tmpTree();
     const key = 'Sk'.repeat(32);
-    // The writer (think `pass show`) opens the pipe, which waits for the CLI to open it too, then
-    // takes a moment before the key comes.
-    execFileSync('mkfifo', [join(out, 'key.fifo')]);
-    const run = spawnSync(
-      'bash',
-      [
-        '-c',
-        '(exec 3>key.fifo; sleep 0.4; printf %s "$SLOW_KEY" >&3) & "$@" --api-key-file key.fifo; code=$?; wait; exit $code',
-        'bash',
-        ...cliCommand(['import', 'job.yaml', key]),
-      ],
-      { cwd: out, env: { ...process.env, ENGAGE_API_KEY: '', SLOW_KEY: key }, encoding: 'utf8', timeout: 20_000 },
-    );
+    // The writer (think `pass show`) takes a moment before the key comes.
+    const run = withPipedKey(out, key, 'sleep 0.4; printf %s "$KEY_HEAD$KEY_TAIL" >&3', ['import', 'job.yaml', key]);
     expect(run.status).toBe(2);
     expect(run.stderr).toContain('Unknown argument: [redacted]');
     expect(run.stderr).not.toContain(key);
@@ -243,22 +256,11 @@ describe('a run refused by its input or output checks', () => {
   it('a usage error hides a key that comes through the pipe in two pieces', () => {
     const out = tmpTree();
     const key = 'Tw'.repeat(32);
-    execFileSync('mkfifo', [join(out, 'key.fifo')]);
-    const run = spawnSync(
-      'bash',
-      [
-        '-c',
-        '(exec 3>key.fifo; printf %s "$KEY_HEAD" >&3; sleep 0.3; printf %s "$KEY_TAIL" >&3) & "$@" --api-key-file key.fifo; code=$?; wait; exit $code',
-        'bash',
-        ...cliCommand(['import', 'job.yaml', key]),
-      ],
-      {
-        cwd: out,
-        env: { ...process.env, ENGAGE_API_KEY: '', KEY_HEAD: key.slice(0, 20), KEY_TAIL: key.slice(20) },
-        encoding: 'utf8',
-        timeout: 20_000,
-      },
-    );
+    const run = withPipedKey(out, key, 'printf %s "$KEY_HEAD" >&3; sleep 0.3; printf %s "$KEY_TAIL" >&3', [
+      'import',
+      'job.yaml',
+      key,
+    ]);
     expect(run.status).toBe(2);
     expect(run.stderr).toContain('Unknown argument: [redacted]\n');
     expect(run.stderr).not.toContain(key.slice(20));
@@ -269,18 +271,16 @@ describe('a run refused by its input or output checks', () => {
       'm.yaml': 'resource: user\nsource: { file: users.csv }\nkey: id\nfields: { custom_id: id }\n',
     });
     const key = 'Pr'.repeat(32);
-    execFileSync('mkfifo', [join(out, 'key.fifo')]);
     // The key pasted as the input's path: the run reads the key, then refuses the missing input.
-    const run = spawnSync(
-      'bash',
-      [
-        '-c',
-        '(exec 3>key.fifo; printf %s "$PIPED_KEY" >&3) & "$@" --api-key-file key.fifo --json; code=$?; wait; exit $code',
-        'bash',
-        ...cliCommand(['import', 'm.yaml', '--base-url', 'http://127.0.0.1:9/api/public/', '--input', key]),
-      ],
-      { cwd: out, env: { ...process.env, ENGAGE_API_KEY: '', PIPED_KEY: key }, encoding: 'utf8', timeout: 20_000 },
-    );
+    const run = withPipedKey(out, key, 'printf %s "$KEY_HEAD$KEY_TAIL" >&3', [
+      'import',
+      'm.yaml',
+      '--base-url',
+      'http://127.0.0.1:9/api/public/',
+      '--input',
+      key,
+      '--json',
+    ]);
     expect(run.status).toBe(2);
     expect(run.stderr).toContain('[redacted]: file not found');
     expect(run.stderr).not.toContain(key);
