@@ -168,7 +168,7 @@ export function liveRunHooks(
       // is not read again (a pipe would have nothing left to give).
       const message = redact(error instanceof EngageError ? error.message : 'internal error', [
         apiKey,
-        ...secretsOf(io, apiKey === '' ? args['api-key-file'] : undefined),
+        ...secretsOf(io, args['api-key-file'], apiKey === '' ? [] : [apiKey]),
       ]);
       const name = job || (jobFile === undefined ? '' : basename(jobFile));
       const outcome = began ? 'failed' : 'refused';

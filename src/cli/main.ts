@@ -82,7 +82,7 @@ export async function main(argv: readonly string[], cliIo: CliIo): Promise<numbe
     // The key (or the webhook URL) pasted where an argument goes is not repeated back: as the
     // environment holds it, as the run read it, or as its file holds it (read only when the run
     // did not: a pipe it read is empty now).
-    const secrets = [...keys, ...secretsOf(io, keys.length > 0 ? undefined : early.apiKeyFile)];
+    const secrets = secretsOf(io, early.apiKeyFile, keys);
     const code = reportError(error, io, secrets);
     // --json: a batch job reads stdout; a refused command (nothing sent) still gives it an object.
     if (early.json) io.stdout.write(`${JSON.stringify(refusal(error, code, secrets), null, 2)}\n`);

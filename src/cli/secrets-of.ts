@@ -2,10 +2,14 @@ import { closeSync, constants, openSync, readFileSync, readSync, statSync } from
 import { resolve } from 'node:path';
 import type { CliIo } from './command.js';
 
-/** The secrets a refusal must not repeat: the key and the notify URL, whichever way they were given. */
-export function secretsOf(io: CliIo, apiKeyFile: string | undefined): string[] {
-  const given = [io.env['ENGAGE_API_KEY'], io.env['ENGAGE_NOTIFY_URL']];
-  if (apiKeyFile !== undefined) given.push(keyInFile(resolve(io.cwd, apiKeyFile)));
+/**
+ * The secrets a refusal must not repeat: the key and the notify URL, whichever way they were
+ * given. `read`: the keys a command read (`CliIo.keyRead`); the key file is read only when there
+ * are none (a pipe a command read is empty now).
+ */
+export function secretsOf(io: CliIo, apiKeyFile: string | undefined, read: readonly string[] = []): string[] {
+  const given = [io.env['ENGAGE_API_KEY'], io.env['ENGAGE_NOTIFY_URL'], ...read];
+  if (apiKeyFile !== undefined && read.length === 0) given.push(keyInFile(resolve(io.cwd, apiKeyFile)));
   // Very short values would mask ordinary words; no key or webhook URL is that short.
   return given.flatMap((s) => (s === undefined ? [] : [s, s.trim()])).filter((s) => s.length >= 8);
 }
