@@ -29,6 +29,8 @@ class Spilled {
 export interface SpillOptions {
   readonly inMemory: number;
   readonly file: string;
+  /** Told once when the file cannot take a line (a full disk); the lines stay in memory, none lost. */
+  readonly onFailure?: (error: Error) => void;
 }
 
 /**
@@ -56,6 +58,7 @@ export class ReportWindow {
   readonly #write: (s: Settled) => Promise<void>;
   readonly #spillAfter: number;
   readonly #spill: SpillFile | undefined;
+  #onSpillFailure: ((error: Error) => void) | undefined;
 
   /**
    * `write` gets each line in input order, once every line before it is written. `size` bounds
@@ -67,6 +70,7 @@ export class ReportWindow {
     this.#write = write;
     this.#spillAfter = spill?.inMemory ?? Number.POSITIVE_INFINITY;
     this.#spill = spill === undefined ? undefined : new SpillFile(spill.file);
+    this.#onSpillFailure = spill?.onFailure;
   }
 
   get full(): boolean {
@@ -123,6 +127,7 @@ export class ReportWindow {
       // One line of the segment; the segment stays at the head until its last line is read.
       head.count--;
       const line = this.#spill!.next() as Settled;
+      this.#toldFailure();
       if (head.count === 0) this.#advance();
       await this.#write(line);
       return;
@@ -141,6 +146,15 @@ export class ReportWindow {
     this.#spill?.close();
   }
 
+  /** Tells `onFailure` of a spill file that stopped taking lines, once. */
+  #toldFailure(): void {
+    const failure = this.#spill?.failure;
+    if (failure === undefined || this.#onSpillFailure === undefined) return;
+    const tell = this.#onSpillFailure;
+    this.#onSpillFailure = undefined;
+    tell(failure);
+  }
+
   #advance(): void {
     this.#lines[this.#head] = undefined;
     this.#head++;
@@ -152,6 +166,7 @@ export class ReportWindow {
 
   #spillLine(line: Settled): void {
     this.#spill!.append(line);
+    this.#toldFailure();
     const last = this.#lines.at(-1);
     if (last instanceof Spilled && this.#lines.length > this.#head) last.count++;
     else this.#lines.push(new Spilled(1));

@@ -68,7 +68,12 @@ export async function runStage(run: StageRun): Promise<void> {
     // on disk beyond the first few thousand.
     batching ? Math.max(size, HELD_SETTLED_LINES) : size,
     batching
-      ? { inMemory: HELD_IN_MEMORY, file: join(run.ledger.runDir, `held-lines-${run.stage.index}.ndjson`) }
+      ? {
+          inMemory: HELD_IN_MEMORY,
+          file: join(run.ledger.runDir, `held-lines-${run.stage.index}.ndjson`),
+          // A full disk: the run stops as on any disk failure (exit 3); the held lines stay in memory.
+          onFailure: (error: Error) => void run.state.ledgerBroke(error),
+        }
       : undefined,
   );
   try {

@@ -29,6 +29,8 @@ export class SpillFile {
   #carryAt = 0;
   /** Records appended and not yet read back. */
   #count = 0;
+  /** Set when the file could not take a write (a full disk): records then stay in memory. */
+  #failure: Error | undefined;
 
   constructor(path: string) {
     this.#path = path;
@@ -37,6 +39,14 @@ export class SpillFile {
   /** Records appended and not yet read back. */
   get count(): number {
     return this.#count;
+  }
+
+  /**
+   * Why the file stopped taking records (a full disk), or undefined. No record is lost: those the
+   * file could not take, and every one after, are kept in memory and read back in order.
+   */
+  get failure(): Error | undefined {
+    return this.#failure;
   }
 
   /** Bytes the file holds now (records read back included, until it starts over). */
@@ -49,7 +59,7 @@ export class SpillFile {
     this.#pending.push(text);
     this.#pendingBytes += text.length;
     this.#count++;
-    if (this.#pendingBytes >= BLOCK_BYTES) this.#flush();
+    if (this.#pendingBytes >= BLOCK_BYTES && this.#failure === undefined) this.#flush();
   }
 
   /** The oldest record not yet read back. Throws when there is none. */
@@ -77,6 +87,15 @@ export class SpillFile {
 
   #readBlock(): void {
     if (this.#readAt >= this.#end) this.#flush();
+    if (this.#readAt >= this.#end && this.#failure !== undefined) {
+      // The file is read to its end; the rest never reached it.
+      if (this.#pending.length === 0) throw new Error(`SpillFile: ${this.#path} ended before its records`);
+      this.#carry = this.#carry.slice(this.#carryAt) + this.#pending.join('');
+      this.#carryAt = 0;
+      this.#pending = [];
+      this.#pendingBytes = 0;
+      return;
+    }
     const block = Buffer.allocUnsafe(BLOCK_BYTES);
     const n = readSync(this.#fd!, block, 0, BLOCK_BYTES, this.#readAt);
     if (n === 0) throw new Error(`SpillFile: ${this.#path} ended before its records`);
@@ -86,11 +105,23 @@ export class SpillFile {
   }
 
   #flush(): void {
-    if (this.#pending.length === 0) return;
-    const fd = this.#open();
+    if (this.#pending.length === 0 || this.#failure !== undefined) return;
     const bytes = Buffer.from(this.#pending.join(''), 'utf8');
-    // A write may take fewer bytes than asked (a full disk throws on the next one): go on until all are in.
-    for (let done = 0; done < bytes.length; ) done += writeSync(fd, bytes, done, bytes.length - done, this.#end + done);
+    try {
+      const fd = this.#open();
+      // A write may take fewer bytes than asked (a full disk throws on the next one): go on until all are in.
+      for (let done = 0; done < bytes.length; )
+        done += writeSync(fd, bytes, done, bytes.length - done, this.#end + done);
+    } catch (error) {
+      // The records stay in memory (`failure`); a part written past the file's end is cut off.
+      this.#failure = error instanceof Error ? error : new Error(String(error));
+      try {
+        if (this.#fd !== undefined) ftruncateSync(this.#fd, this.#end);
+      } catch {
+        // Reads stop at the file's end as recorded; nothing past it is read.
+      }
+      return;
+    }
     this.#end += bytes.length;
     this.#pending = [];
     this.#pendingBytes = 0;

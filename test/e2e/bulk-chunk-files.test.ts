@@ -10,7 +10,13 @@ import type { Sandbox } from '../../src/sandbox/index.js';
 import { importOnNewSandbox, requestPaths } from '../helpers/import-on-sandbox.js';
 import { tmpTree } from '../helpers/tmp.js';
 
-const disk = vi.hoisted(() => ({ mkdirDelayMs: 0, full: false, noFolder: false }));
+const disk = vi.hoisted(() => ({
+  mkdirDelayMs: 0,
+  full: false,
+  noFolder: false,
+  heldFull: false,
+  held: new Set<number>(),
+}));
 
 // A folder made asynchronously lands late, as on a loaded machine.
 vi.mock('node:fs/promises', async (original) => {
@@ -36,11 +42,24 @@ vi.mock('node:fs', async (original) => {
       throw Object.assign(new Error(`ENOSPC: no space left on device, mkdir '${String(path)}'`), { code: 'ENOSPC' });
     return real.mkdirSync(path, options);
   }) as typeof real.mkdirSync;
+  // A disk that cannot take the lines a stage holds behind a slow row (its spill file).
+  const openSync = ((path: Fs.PathLike, ...rest: unknown[]) => {
+    const fd = (real.openSync as (...a: unknown[]) => number)(path, ...rest);
+    if (String(path).includes('held-lines-')) disk.held.add(fd);
+    return fd;
+  }) as typeof real.openSync;
+  const writeSync = ((fd: number, ...rest: unknown[]) => {
+    if (disk.heldFull && disk.held.has(fd))
+      throw Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC' });
+    return (real.writeSync as (...a: unknown[]) => number)(fd, ...rest);
+  }) as typeof real.writeSync;
   return {
     ...real,
     createWriteStream,
     mkdirSync,
-    default: { ...real, createWriteStream, mkdirSync },
+    openSync,
+    writeSync,
+    default: { ...real, createWriteStream, mkdirSync, openSync, writeSync },
   };
 });
 
@@ -49,6 +68,7 @@ afterEach(async () => {
   disk.mkdirDelayMs = 0;
   disk.full = false;
   disk.noFolder = false;
+  disk.heldFull = false;
   for (const s of sandboxes.splice(0)) await s.close();
 });
 
@@ -89,4 +109,23 @@ describe('bulk imports: the chunk files on disk', () => {
     expect(r.report.map((l) => l.status)).toEqual(['not_sent', 'not_sent', 'not_sent']);
     expect(r.report[0]?.message).toMatch(/^not sent: the run stopped on an error \(ENOSPC/);
   });
+
+  it('lines held behind a chunk that the disk cannot take stop the run (exit 3), every line still in the report', async () => {
+    disk.heldFull = true;
+    // One row fills the chunk; the 12,000 invalid rows after it settle at once and wait behind it,
+    // past what is held in memory.
+    const rows = ['customer_id,first_name', 'C-0,Ann', ...Array.from({ length: 12_000 }, (_, i) => `,Nobody ${i}`)];
+    const dir = tmpTree({
+      'contacts.csv': `${rows.join('\n')}\n`,
+      'job.yaml':
+        'resource: user\nsource: { file: contacts.csv }\nkey: customer_id\nfields:\n  custom_id: { column: customer_id, required: true }\n  first_name: first_name\n',
+    });
+    const r = await importOnNewSandbox(dir, ['--bulk', 'always'], { opened: sandboxes });
+    expect(r.stderr).not.toContain('internal error');
+    expect(r.code).toBe(3);
+    expect(r.report).toHaveLength(12_001);
+    expect(r.report[0]?.status).toBe('not_sent');
+    expect(r.report[0]?.message).toMatch(/^not sent: the run stopped on an error \(ENOSPC/);
+    expect(r.report.slice(1).every((l) => l.status === 'invalid')).toBe(true);
+  }, 60_000);
 });
