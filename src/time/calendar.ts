@@ -39,8 +39,9 @@ export function wallTime(
   if (minute > 59) return 'no such minute';
   if (second > 59) return 'no such second';
   let wall = Date.UTC(year, month - 1, day, hour, minute, second, ms);
-  // Date.UTC reads years 0–99 as 1900–1999.
-  if (year < 100) wall = new Date(wall).setUTCFullYear(year);
+  // Date.UTC reads years 0–99 as 1900–1999: the year is set again, with the month and day, since
+  // 29 February of a leap year among them (0004, 0000) fell on 1 March of a 19xx year.
+  if (year < 100) wall = new Date(wall).setUTCFullYear(year, month - 1, day);
   return wall;
 }
 
