@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
+    // Property tests on one seed: deterministic runs (test/helpers/fixed-seed.ts).
+    setupFiles: ['test/helpers/fixed-seed.ts'],
     // vitest's default for `run` is one worker fewer than the cores: one worker on a 2-core CI
     // machine, which then runs 144 files one after the other while the second core idles. Many
     // files also spend their time waiting (sandbox latency, child processes), so one per core.
