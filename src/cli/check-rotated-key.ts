@@ -24,10 +24,11 @@ export async function checkRotatedKey(
     concurrency: 1,
     ...runLimits(args, io),
   });
+  const interrupted = () => new InterruptedWhileWaiting(String(io.signal.reason ?? 'SIGINT'), 'the new API key');
   try {
     await transport.getJson('events/');
   } catch (error) {
-    if (io.signal.aborted) throw new InterruptedWhileWaiting(String(io.signal.reason ?? 'SIGINT'), 'the new API key');
+    if (io.signal.aborted) throw interrupted();
     if (error instanceof HttpError && error.code === 'HTTP_UNAUTHORIZED')
       throw new ConfigError(
         'USAGE',
@@ -51,5 +52,5 @@ export async function checkRotatedKey(
   } catch (error) {
     if (!io.signal.aborted) throw error;
   }
-  if (io.signal.aborted) throw new InterruptedWhileWaiting(String(io.signal.reason ?? 'SIGINT'), 'the new API key');
+  if (io.signal.aborted) throw interrupted();
 }

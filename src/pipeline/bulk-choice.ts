@@ -20,6 +20,9 @@ const KINDS: Partial<Record<ResolvedMapping['resource'], BulkKind>> = {
   deal: 'deals',
 };
 
+/** Whether the resource has a CSV import endpoint (users, products, deals): only those can go by bulk. */
+export const hasImportEndpoint = (resource: ResourceName): boolean => KINDS[resource] !== undefined;
+
 export interface BulkPlan {
   readonly kind: BulkKind;
   readonly columns: readonly BulkColumn[];

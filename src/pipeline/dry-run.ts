@@ -7,9 +7,8 @@ import { createReportWriter, type ReportWriter } from '../report/report-writer.j
 import { newFileSummary, summarise, type FileSummary, type RunSummary } from '../report/summary.js';
 import { watchTimestampOrder } from '../sort/timestamp-order.js';
 import type { Classification, RunClassifier, SourceClassifier } from '../sync/index.js';
-import { checkBulkHeaders } from './bulk-choice.js';
+import { checkBulkHeaders, hasImportEndpoint } from './bulk-choice.js';
 import { chunkRepeats, estimateBulk } from './bulk-estimate.js';
-
 import type { BulkOptions } from './bulk-options.js';
 import { displayPath } from '../text/display-path.js';
 import { createEmitter, type DryRunWriters, type Emit } from './dry-run-emit.js';
@@ -23,8 +22,6 @@ import { noteRow } from './validation-pass.js';
 import { inDependencyOrder } from './stage-order.js';
 
 type ChunkRepeats = ReturnType<typeof chunkRepeats>;
-/** The resources whose repeated keys a bulk stage does not upload (`chunkRepeats`). */
-const BULK_RESOURCES: ReadonlySet<string> = new Set(['user', 'deal', 'product']);
 
 /** Valid rows classified per sync-state lookup in an incremental preview. */
 const CLASSIFY_BATCH = 512;
@@ -89,7 +86,7 @@ export async function runDryRun(job: LoadedJob, options: DryRunOptions): Promise
       const { resource } = opened.mapping;
       // Rows the live import would send per row, should this stage go by bulk (`chunkRepeats`).
       const repeats =
-        options.bulk !== undefined && BULK_RESOURCES.has(resource)
+        options.bulk !== undefined && hasImportEndpoint(resource)
           ? chunkRepeats(resource, options.bulk.chunkRows)
           : undefined;
       const context = { parents, repeats };
